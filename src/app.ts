@@ -1,0 +1,99 @@
+import express, { type Express } from 'express';
+import http from 'node:http';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import { buildDomain, type Domain } from './domain.ts';
+import type { Clock } from './kernel/clock.ts';
+import type { Bucket } from './kernel/rate-limit.ts';
+import { createLogger } from './logger.ts';
+import { buildApiRouter } from './rest/api-router.ts';
+import { buildOpenApiDocument } from './rest/openapi.ts';
+import { requestId } from './rest/request-id.ts';
+import { mountGraphql } from './graphql/server.ts';
+
+export interface AppDeps {
+  database: Database;
+  config: Config;
+  logger?: Logger;
+  clock?: Clock;
+  rateLimits?: Partial<Record<Bucket, number>>;
+  redis?: Redis;
+}
+
+export interface App {
+  express: Express;
+  domain: Domain;
+  /** Starts an HTTP server (with the GraphQL WebSocket endpoint) on the port; 0 picks a free one. */
+  listen(port: number, host?: string): Promise<{ server: http.Server; port: number }>;
+  close(): Promise<void>;
+}
+
+export function buildApp(deps: AppDeps): App {
+  const { config } = deps;
+  const logger = deps.logger ?? createLogger(config.LOG_LEVEL);
+  const domain = buildDomain({
+    prisma: deps.database.prisma,
+    clock: deps.clock,
+    authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
+    rateLimits: deps.rateLimits,
+    redis: deps.redis,
+  });
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', config.TRUST_PROXY ?? false);
+  app.use(requestId);
+  app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const auth = req.auth && 'principal' in req.auth ? req.auth.principal : null;
+      logger.info(
+        {
+          request_id: req.requestId,
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+          key_id: auth?.key.id,
+          account_id: auth?.accountId,
+        },
+        'request',
+      );
+    });
+    next();
+  });
+  let openapi: object | null = null;
+  app.use('/api/v2', buildApiRouter(domain, config, logger, () => (openapi ??= buildOpenApiDocument())));
+  const graphql = mountGraphql(app, domain, config, logger);
+  const servers = new Set<http.Server>();
+
+  return {
+    express: app,
+    domain,
+    async listen(port, host = config.HOST) {
+      const server = http.createServer(app);
+      graphql.attach(server);
+      servers.add(server);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => resolve());
+      });
+      const address = server.address();
+      return { server, port: typeof address === 'object' && address ? address.port : port };
+    },
+    async close() {
+      await graphql.close();
+      await Promise.all(
+        [...servers].map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeAllConnections();
+            }),
+        ),
+      );
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  /** postgresql://... ; unset means the embedded PGlite database in DATA_DIR. */
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** redis://... ; when set, rate-limit counters are shared through Redis. */
+  REDIS_URL: z.string().optional(),
+  /** Base of the problem+json `type` and `doc_url` links. */
+  ERRORS_URL: z.string().url().default('https://docs.fieldline.dev/errors'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** How long a verified API key is trusted before it is read again (revocation takes effect within this). */
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
+  /** Largest accepted request body, in bytes. */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
+  TRUST_PROXY: z.string().optional(),
+});
+
+export type Config = Readonly<z.infer<typeof schema>>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new Error(`invalid configuration: ${problems}`);
+  }
+  return Object.freeze(parsed.data);
+}

@@ -1,0 +1,95 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import { hashToken, looksLikeToken } from './api-keys.ts';
+import type { Clock } from './clock.ts';
+import type { AccountModules, Principal } from './context.ts';
+import { AppError } from './errors.ts';
+import type { Role } from './permissions.ts';
+import { grants, type Scope } from './scopes.ts';
+
+// Authentication of `Authorization: Bearer svc_...`: every row of the spec's Authentication table.
+// Verified key rows are cached briefly (AUTH_CACHE_TTL_MS, at most 5 s); decisions (expiry, revocation,
+// deactivation, inactivation) are taken on every request from the cached row, so each change to the
+// key, user or account takes effect within the cache lifetime.
+
+export const defaultModules: AccountModules = { AddressRequired: 'Yes', System: 'off' };
+
+interface KeyRow {
+  id: string;
+  token_hash: string;
+  scopes: string[];
+  api_version: string;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  created_at: Date;
+  user: { id: bigint; name: string; email: string; role: string; active: boolean };
+  account: { id: string; name: string; sandbox: boolean; api_access: boolean; active: boolean; deactivation_reason: string | null; modules: unknown };
+}
+
+export class Authenticator {
+  private readonly cache = new Map<string, { at: number; row: KeyRow | null }>();
+
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {}
+
+  private async load(hash: string): Promise<KeyRow | null> {
+    const cached = this.cache.get(hash);
+    if (cached && Date.now() - cached.at < this.ttlMs) return cached.row;
+    let row: KeyRow | null;
+    try {
+      row = (await this.db.apiKey.findUnique({
+        where: { token_hash: hash },
+        select: {
+          id: true, token_hash: true, scopes: true, api_version: true, expires_at: true, revoked_at: true, created_at: true,
+          user: { select: { id: true, name: true, email: true, role: true, active: true } },
+          account: { select: { id: true, name: true, sandbox: true, api_access: true, active: true, deactivation_reason: true, modules: true } },
+        },
+      })) as KeyRow | null;
+    } catch {
+      throw new AppError('auth.failed', 'The API key could not be verified; retry later.');
+    }
+    if (this.cache.size > 10_000) this.cache.clear();
+    if (this.ttlMs > 0) this.cache.set(hash, { at: Date.now(), row });
+    return row;
+  }
+
+  async authenticate(authorization: string | undefined): Promise<Principal> {
+    const match = authorization ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization) : null;
+    if (!match) throw new AppError('auth.missing_token', 'Send the API key as Authorization: Bearer <API_KEY>.');
+    const token = match[1];
+    if (!looksLikeToken(token)) throw new AppError('auth.invalid_token', 'The token matches no active, unexpired API key.');
+    const hash = hashToken(token);
+    const row = await this.load(hash);
+    if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(hash, 'hex'))) {
+      throw new AppError('auth.invalid_token', 'The token matches no active, unexpired API key.');
+    }
+    if (row.revoked_at) throw new AppError('auth.token_revoked', 'This API key was revoked or rotated.');
+    if (row.expires_at && row.expires_at.getTime() <= this.clock.now().getTime()) {
+      throw new AppError('auth.invalid_token', 'The token matches no active, unexpired API key.');
+    }
+    const { account, user } = row;
+    if (!account.active) {
+      throw new AppError('account.deactivated', 'The account is deactivated.', account.deactivation_reason ? { reason: account.deactivation_reason } : {});
+    }
+    if (!user.active) throw new AppError('account.inactive', "The key's user is inactive.");
+    if (!account.api_access && !account.sandbox) throw new AppError('auth.plan_required', "The account's plan has no API access.");
+    return {
+      accountId: account.id,
+      account: { id: account.id, name: account.name, sandbox: account.sandbox, modules: { ...defaultModules, ...(account.modules as object) } },
+      user: { id: user.id, name: user.name, email: user.email, role: user.role as Role },
+      key: { id: row.id, scopes: row.scopes, expiresAt: row.expires_at, createdAt: row.created_at, apiVersion: row.api_version },
+    };
+  }
+}
+
+export function requireScope(principal: Principal, scope: Scope): void {
+  if (!grants(principal.key.scopes, scope)) {
+    throw new AppError('auth.scope_missing', `This endpoint needs the scope ${scope}.`, {
+      required_scope: scope,
+      granted_scopes: principal.key.scopes,
+    });
+  }
+}

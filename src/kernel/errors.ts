@@ -1,0 +1,89 @@
+// The one catalog of error codes: code -> HTTP status and fixed title. REST renders an AppError as
+// problem+json (RFC 9457); GraphQL puts the same code in extensions.code.
+
+export const errorCatalog = {
+  'auth.missing_token': { status: 401, title: 'Missing bearer token' },
+  'auth.invalid_token': { status: 401, title: 'Invalid or expired API key' },
+  'auth.failed': { status: 401, title: 'Authentication failed' },
+  'auth.token_revoked': { status: 401, title: 'API key revoked' },
+  'auth.scope_missing': { status: 403, title: 'Scope missing' },
+  'auth.permission_denied': { status: 403, title: 'Permission denied' },
+  'auth.plan_required': { status: 403, title: 'Plan without API access' },
+  'account.deactivated': { status: 403, title: 'Account deactivated' },
+  'account.inactive': { status: 403, title: 'User inactive' },
+  'resource.not_found': { status: 404, title: 'Resource not found' },
+  'precondition.required': { status: 428, title: 'If-Match header required' },
+  'precondition.failed': { status: 412, title: 'ETag mismatch' },
+  'idempotency_key.required': { status: 400, title: 'Idempotency-Key header required' },
+  'idempotency_key.in_use': { status: 409, title: 'Idempotency key in use' },
+  'cursor.invalid': { status: 400, title: 'Invalid cursor' },
+  'cursor.invalid_filters': { status: 400, title: 'Cursor does not match the filters' },
+  'cursor.expired': { status: 400, title: 'Cursor expired' },
+  'pagination.limit_too_large': { status: 400, title: 'Limit too large' },
+  'sort.invalid': { status: 400, title: 'Invalid sort' },
+  'filter.invalid': { status: 400, title: 'Invalid filter' },
+  'rate_limit.exceeded': { status: 429, title: 'Rate limit exceeded' },
+  'validation.failed': { status: 422, title: 'Validation failed' },
+  'validation.no_topics': { status: 422, title: 'No topics' },
+  'status.transition_invalid': { status: 422, title: 'Status not configured' },
+  'number.immutable': { status: 422, title: 'Number is immutable' },
+  'system.duplicate': { status: 409, title: 'Duplicate system' },
+  'contact.has_linkages': { status: 409, title: 'Contact has linkages' },
+  'contact.primary_linkage': { status: 409, title: 'Primary contact linkage' },
+  'topic.not_available': { status: 422, title: 'Topic not available' },
+  'endpoint.disabled': { status: 409, title: 'Endpoint disabled' },
+  'endpoint.paused': { status: 409, title: 'Endpoint paused' },
+  'verification.echo_mismatch': { status: 422, title: 'Challenge not echoed' },
+  'verification.timeout': { status: 422, title: 'Verification timed out' },
+  'verification.ssl_error': { status: 422, title: 'TLS handshake failed' },
+  'verification.network_unreachable': { status: 422, title: 'Endpoint unreachable' },
+  'verification.unknown_error': { status: 422, title: 'Verification error' },
+  'verification.failed': { status: 422, title: 'Verification failed' },
+  'internal.error': { status: 500, title: 'Internal server error' },
+  // Codes the spec leaves to us ("not shown"), in the same dotted style; see docs/errors.md.
+  'request.malformed_json': { status: 400, title: 'Malformed JSON' },
+  'request.unsupported_media_type': { status: 415, title: 'Unsupported media type' },
+  'request.body_too_large': { status: 413, title: 'Request body too large' },
+  'route.not_found': { status: 404, title: 'No such endpoint' },
+  'method.not_allowed': { status: 405, title: 'Method not allowed' },
+  'version.invalid': { status: 400, title: 'Unknown API version' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof errorCatalog;
+
+export type FieldErrors = Record<string, string[]>;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string | null;
+  /** Top-level problem fields that some codes add (required_scope, errors, max_limit, reason ...). */
+  readonly extra: Record<string, unknown>;
+  /** Response headers that belong to this error (Retry-After). */
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, detail?: string | null, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+    super(detail ?? errorCatalog[code].title);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = errorCatalog[code].status;
+    this.title = errorCatalog[code].title;
+    this.detail = detail ?? null;
+    this.extra = extra;
+    this.headers = headers;
+  }
+}
+
+export function validationError(errors: FieldErrors, detail?: string): AppError {
+  const fields = Object.keys(errors);
+  return new AppError('validation.failed', detail ?? `Invalid fields: ${fields.join(', ')}`, { errors });
+}
+
+export function notFound(resource: string): AppError {
+  return new AppError('resource.not_found', `${resource} not found`);
+}
+
+export function docSlug(code: string): string {
+  return code.replace(/[._]/g, '-');
+}

@@ -1,0 +1,29 @@
+import { AppError } from './errors.ts';
+
+export interface Versioned {
+  updated_at: Date;
+  lock_version: number;
+}
+
+/** Weak ETag W/"<updated_at epoch ms>-<lock_version>". */
+export function etagOf(record: Versioned): string {
+  return `W/"${record.updated_at.getTime()}-${record.lock_version}"`;
+}
+
+export interface ExpectedVersion {
+  updatedAt: Date;
+  lockVersion: number;
+}
+
+/**
+ * Parses If-Match. Absent: 428 precondition.required. Anything that is not one of our ETags can never match
+ * the current one: 412 precondition.failed. Weak and strong spellings of the same tag are accepted.
+ */
+export function parseIfMatch(header: string | undefined | null): ExpectedVersion {
+  if (header === undefined || header === null || header.trim() === '') {
+    throw new AppError('precondition.required', 'This request needs an If-Match header holding the ETag of a prior GET.');
+  }
+  const match = /^\s*(?:W\/)?"(\d{1,16})-(\d{1,10})"\s*$/.exec(header);
+  if (!match) throw new AppError('precondition.failed', 'If-Match does not match the current ETag of the record.');
+  return { updatedAt: new Date(Number(match[1])), lockVersion: Number(match[2]) };
+}

@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import { parseCalendarDate, parseTimestamp } from './dates.ts';
+import { isUuid } from './ids.ts';
+
+// Field kinds shared by every resource: how a value is validated at the boundary, stored, serialised to the
+// REST wire format, typed in GraphQL and described in OpenAPI. A resource declares its fields with these.
+
+export type FieldKind = 'string' | 'text' | 'integer' | 'int64' | 'number' | 'boolean' | 'date' | 'datetime' | 'uuid' | 'email' | 'url';
+
+export interface FieldSpec {
+  kind: FieldKind;
+  create: 'required' | 'optional' | 'not_accepted';
+  update: 'optional' | 'not_accepted';
+  /** null is accepted on write (clears the value); every optional field is nullable unless it says otherwise. */
+  nullable?: boolean;
+  max?: number;
+  /** The value must be the id of a live record of this Prisma model in the same tenant. */
+  references?: { model: string; live?: boolean; label: string };
+  description?: string;
+}
+
+const messages = {
+  string: 'must be a string',
+  integer: 'must be an integer',
+  number: 'must be a number',
+  boolean: 'must be true or false',
+};
+
+/** zod schema of a non-null value of the field (strings are trimmed; blank required strings are refused). */
+export function valueSchema(field: FieldSpec): z.ZodType {
+  const str = (max: number) => z.string({ error: messages.string }).trim().max(max, `is too long (maximum is ${max} characters)`);
+  switch (field.kind) {
+    case 'string':
+      return str(field.max ?? 255);
+    case 'text':
+      return str(field.max ?? 20_000);
+    case 'email':
+      return str(field.max ?? 255).pipe(z.email({ error: 'is not a valid email address' }));
+    case 'url':
+      return str(field.max ?? 2048);
+    case 'integer':
+      return z.number({ error: messages.integer }).int(messages.integer).min(-2147483648).max(2147483647);
+    case 'int64':
+      return z.number({ error: messages.integer }).int(messages.integer).min(1, 'must be positive').max(Number.MAX_SAFE_INTEGER);
+    case 'number':
+      return z.number({ error: messages.number }).finite();
+    case 'boolean':
+      return z.boolean({ error: messages.boolean });
+    case 'uuid':
+      return z.string({ error: messages.string }).refine(isUuid, 'is not a valid UUID');
+    case 'date':
+      return z.string({ error: 'is not a valid date (YYYY-MM-DD)' }).refine((v) => parseCalendarDate(v) !== null, 'is not a valid date (YYYY-MM-DD)');
+    case 'datetime':
+      return z
+        .string({ error: 'is not a valid ISO 8601 timestamp' })
+        .refine((v) => parseTimestamp(v) !== null, 'is not a valid ISO 8601 timestamp')
+        .transform((v) => parseTimestamp(v)!);
+  }
+}
+
+/** Value as stored through Prisma. */
+export function toStorage(field: FieldSpec, value: unknown): unknown {
+  if (value === null || value === undefined) return value;
+  if (field.kind === 'int64') return BigInt(value as number);
+  if (field.kind === 'date') return new Date(`${value as string}T00:00:00Z`);
+  return value;
+}
+
+/** Value as written on the REST wire (and given to GraphQL). */
+export function toWire(kind: FieldKind | 'json' | 'string[]', value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'bigint') return Number(value);
+  if (value instanceof Date) return kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
+  return value;
+}

@@ -1,0 +1,53 @@
+import type { TenantTx, TenantClient } from './tenancy.ts';
+
+// Tenant-configured lookup values: statuses, labels and custom field definitions, per resource class
+// (`related_name`: Customer, Job, Estimate ...). Only live rows (not deleted) count.
+
+type Reader = TenantTx | TenantClient;
+
+export const defaultStatuses: Record<string, string[]> = {
+  Customer: ['Active', 'Inactive'],
+  Lead: ['New', 'Contacted', 'Qualified', 'Converted', 'Lost'],
+  Job: ['Pending', 'Scheduled', 'In Progress', 'Completed', 'Cancelled'],
+  Estimate: ['Draft', 'Sent', 'Accepted', 'Declined'],
+  Invoice: ['Draft', 'Sent', 'Paid', 'Void'],
+};
+
+export const relatedNames = ['Customer', 'Site', 'Contact', 'Lead', 'Job', 'Estimate', 'Invoice', 'Item', 'System'] as const;
+
+export const customFieldTypes = ['text', 'number', 'date', 'checkbox', 'select', 'multiselect', 'attachment'] as const;
+export type CustomFieldType = (typeof customFieldTypes)[number];
+
+export interface CustomFieldDefinition {
+  id: string;
+  name: string;
+  field_type: CustomFieldType;
+  options: string[];
+  required: boolean;
+}
+
+export async function liveStatuses(db: Reader, relatedName: string): Promise<string[]> {
+  const rows = await db.status.findMany({
+    where: { related_name: relatedName, deleted_at: null },
+    orderBy: [{ position: 'asc' }, { created_at: 'asc' }],
+    select: { display_name: true },
+  });
+  return rows.map((r) => r.display_name);
+}
+
+export async function liveLabels(db: Reader, relatedName: string): Promise<string[]> {
+  const rows = await db.label.findMany({
+    where: { related_name: relatedName, deleted_at: null },
+    select: { display_name: true },
+  });
+  return rows.map((r) => r.display_name);
+}
+
+export async function customFieldDefinitions(db: Reader, relatedName: string): Promise<CustomFieldDefinition[]> {
+  const rows = await db.customFieldDefinition.findMany({
+    where: { related_name: relatedName, deleted_at: null },
+    orderBy: [{ position: 'asc' }, { created_at: 'asc' }],
+    select: { id: true, name: true, field_type: true, options: true, required: true },
+  });
+  return rows as CustomFieldDefinition[];
+}

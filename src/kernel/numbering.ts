@@ -1,0 +1,22 @@
+import type { TenantTx } from './tenancy.ts';
+import { currentTenant } from './context.ts';
+
+/**
+ * The next sequential number of a resource in the current tenant. The counter row is incremented inside the
+ * caller's transaction, so concurrent creators queue on its row lock and a rolled-back create gives its
+ * value back: no gaps, no duplicates. Values already taken by client-supplied numbers are skipped.
+ */
+export async function nextNumber(tx: TenantTx, resource: string, isTaken: (candidate: string) => Promise<boolean>): Promise<string> {
+  const accountId = currentTenant();
+  for (;;) {
+    const rows = await tx.$queryRawUnsafe<{ last_value: bigint }[]>(
+      `INSERT INTO number_sequences (account_id, resource, last_value) VALUES ($1::uuid, $2, 1)
+       ON CONFLICT (account_id, resource) DO UPDATE SET last_value = number_sequences.last_value + 1
+       RETURNING last_value`,
+      accountId,
+      resource,
+    );
+    const candidate = String(rows[0].last_value);
+    if (!(await isTaken(candidate))) return candidate;
+  }
+}

@@ -1,0 +1,54 @@
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { AppError } from './errors.ts';
+
+// Per-key buckets (per source IP when unauthenticated): read on GET/HEAD, write on POST/PATCH/PUT/DELETE,
+// webhook_ingest for webhook management. Memory store on one process, Redis when REDIS_URL is set, with
+// the memory store as insurance if Redis fails.
+
+export type Bucket = 'read' | 'write' | 'webhook_ingest';
+export const defaultBucketLimits: Record<Bucket, number> = { read: 1000, write: 300, webhook_ingest: 60 };
+const WINDOW_SECONDS = 60;
+
+export interface RateDecision {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+export class RateLimits {
+  private readonly limiters: Record<Bucket, RateLimiterAbstract>;
+
+  constructor(
+    private readonly limits: Record<Bucket, number> = defaultBucketLimits,
+    redis?: Redis,
+  ) {
+    const make = (bucket: Bucket): RateLimiterAbstract => {
+      const options = { points: limits[bucket], duration: WINDOW_SECONDS, keyPrefix: `fl_rl_${bucket}` };
+      if (!redis) return new RateLimiterMemory(options);
+      return new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new RateLimiterMemory(options) });
+    };
+    this.limiters = { read: make('read'), write: make('write'), webhook_ingest: make('webhook_ingest') };
+  }
+
+  /** Takes one request from the bucket. Returns the header values; throws rate_limit.exceeded with them. */
+  async consume(bucket: Bucket, subject: string): Promise<RateDecision> {
+    const limit = this.limits[bucket];
+    try {
+      const res = await this.limiters[bucket].consume(subject, 1);
+      return { limit, remaining: res.remainingPoints, resetSeconds: Math.max(0, Math.ceil(res.msBeforeNext / 1000)) };
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      const resetSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      // Jitter spreads the retries of many clients over a few seconds after the window resets.
+      const retryAfter = resetSeconds + Math.floor(Math.random() * Math.max(2, Math.ceil(resetSeconds / 10)));
+      const error = new AppError('rate_limit.exceeded', `The ${bucket} bucket allows ${limit} requests per minute.`, {}, { 'Retry-After': String(retryAfter) });
+      (error as AppError & { decision: RateDecision }).decision = { limit, remaining: 0, resetSeconds };
+      throw error;
+    }
+  }
+}
+
+export function bucketOf(method: string): Bucket {
+  return method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? 'read' : 'write';
+}

@@ -1,0 +1,46 @@
+import { loadConfig } from './config.ts';
+import { openDatabase } from './db/client.ts';
+import { buildApp } from './app.ts';
+import { createLogger } from './logger.ts';
+import { bootstrapDemo } from './resources/accounts/bootstrap.ts';
+import { Redis } from 'ioredis';
+
+const config = loadConfig();
+const logger = createLogger(config.LOG_LEVEL);
+
+async function main() {
+  const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolSize: config.DATABASE_POOL_SIZE });
+  const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  const app = buildApp({ database, config, logger, redis });
+  const demo = await bootstrapDemo(app.domain.admin, database.prisma);
+  const { port } = await app.listen(config.PORT);
+  const base = `http://localhost:${port}`;
+  console.log(`Fieldline listening on ${base} (${database.kind === 'pglite' ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL'})`);
+  console.log(`  REST    ${base}/api/v2   (OpenAPI: ${base}/api/v2/openapi.json)`);
+  console.log(`  GraphQL ${base}/graphql`);
+  if (demo) {
+    console.log(`\nFirst start: created the demo account "${demo.account.name}" (${demo.account.id}).`);
+    console.log(`Demo API key (every scope; shown only now, store it):\n\n  ${demo.key.token}\n`);
+    console.log(`  curl -H "Authorization: Bearer ${demo.key.token}" ${base}/api/v2/me\n`);
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    await app.close();
+    await redis?.quit().catch(() => {});
+    await database.close();
+    clearTimeout(force);
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error) => {
+  logger.fatal({ err_name: (error as Error)?.name, err_message: (error as Error)?.message }, 'failed to start');
+  process.exit(1);
+});

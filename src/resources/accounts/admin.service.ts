@@ -1,0 +1,202 @@
+import type { PrismaClient } from '../../generated/prisma/client.ts';
+import { hashToken, newToken } from '../../kernel/api-keys.ts';
+import { defaultModules } from '../../kernel/auth.ts';
+import type { AccountModules } from '../../kernel/context.ts';
+import { newId } from '../../kernel/ids.ts';
+import { customFieldTypes, defaultStatuses, relatedNames, type CustomFieldType } from '../../kernel/lookups.ts';
+import { roles, type Role } from '../../kernel/permissions.ts';
+import { allScopes, isScope } from '../../kernel/scopes.ts';
+import { CURRENT_VERSION, supportedVersions } from '../../kernel/versioning.ts';
+
+// Tenant administration (the `fieldline` command and the first-start bootstrap): accounts, users, API keys
+// and lookup values. It works outside any request, so it writes account_id explicitly.
+
+export class AdminError extends Error {}
+
+function fail(message: string): never {
+  throw new AdminError(message);
+}
+
+export interface CreatedKey {
+  id: string;
+  token: string;
+  scopes: string[];
+  expires_at: string | null;
+  api_version: string;
+}
+
+export class AdminService {
+  constructor(private readonly db: PrismaClient) {}
+
+  async createAccount(input: { name: string; sandbox?: boolean; apiAccess?: boolean }) {
+    const name = input.name?.trim();
+    if (!name) fail('--name is required');
+    const accountId = newId();
+    const now = new Date();
+    await this.db.$transaction(async (tx) => {
+      await tx.account.create({
+        data: { id: accountId, name, sandbox: input.sandbox ?? false, api_access: input.apiAccess ?? true, modules: { ...defaultModules } },
+      });
+      const statuses = Object.entries(defaultStatuses).flatMap(([related_name, names]) =>
+        names.map((display_name, position) => ({ id: newId(), account_id: accountId, related_name, display_name, position, created_at: now, updated_at: now })),
+      );
+      await tx.status.createMany({ data: statuses });
+    });
+    const user = await this.createUser({ accountId, name: 'Admin', email: `admin+${accountId.slice(-12)}@fieldline.invalid`, role: 'admin' });
+    const key = await this.createKey({ userId: user.id, scopes: allScopes });
+    return { account: { id: accountId, name }, user, key };
+  }
+
+  async updateAccount(id: string, input: { active?: boolean; reason?: string | null; apiAccess?: boolean; modules?: Partial<AccountModules> }) {
+    const account = await this.db.account.findUnique({ where: { id } });
+    if (!account) fail(`no account ${id}`);
+    const modules = { ...defaultModules, ...(account.modules as object), ...(input.modules ?? {}) };
+    const updated = await this.db.account.update({
+      where: { id },
+      data: {
+        ...(input.active !== undefined ? { active: input.active, deactivation_reason: input.active ? null : (input.reason ?? null) } : {}),
+        ...(input.apiAccess !== undefined ? { api_access: input.apiAccess } : {}),
+        modules,
+        updated_at: new Date(),
+      },
+    });
+    return {
+      id: updated.id,
+      name: updated.name,
+      sandbox: updated.sandbox,
+      active: updated.active,
+      deactivation_reason: updated.deactivation_reason,
+      api_access: updated.api_access,
+      modules,
+    };
+  }
+
+  async createUser(input: { accountId: string; name: string; email: string; role?: Role }) {
+    if (!input.name?.trim()) fail('--name is required');
+    if (!/^[^\s@]+@[^\s@]+$/.test(input.email ?? '')) fail('--email must be an email address');
+    const role = input.role ?? 'office';
+    if (!roles.includes(role)) fail(`--role must be one of ${roles.join(', ')}`);
+    const account = await this.db.account.findUnique({ where: { id: input.accountId } });
+    if (!account) fail(`no account ${input.accountId}`);
+    const clash = await this.db.user.findFirst({ where: { account_id: input.accountId, email: input.email } });
+    if (clash) fail(`a user with email ${input.email} already exists in this account`);
+    const user = await this.db.user.create({ data: { account_id: input.accountId, name: input.name.trim(), email: input.email, role } });
+    return { id: Number(user.id), name: user.name, email: user.email, role: user.role, active: user.active };
+  }
+
+  async updateUser(id: number, input: { active?: boolean; role?: Role }) {
+    if (input.role && !roles.includes(input.role)) fail(`--role must be one of ${roles.join(', ')}`);
+    const user = await this.db.user.findUnique({ where: { id: BigInt(id) } });
+    if (!user) fail(`no user ${id}`);
+    const updated = await this.db.user.update({
+      where: { id: BigInt(id) },
+      data: { ...(input.active !== undefined ? { active: input.active } : {}), ...(input.role ? { role: input.role } : {}), updated_at: new Date() },
+    });
+    return { id: Number(updated.id), name: updated.name, email: updated.email, role: updated.role, active: updated.active };
+  }
+
+  async createKey(input: { userId: number; scopes?: readonly string[]; expiresAt?: Date | null; apiVersion?: string }): Promise<CreatedKey> {
+    const scopes = [...new Set(input.scopes ?? allScopes)];
+    const unknown = scopes.filter((s) => !isScope(s));
+    if (unknown.length) fail(`unknown scopes: ${unknown.join(', ')} (known: ${allScopes.join(', ')})`);
+    const apiVersion = input.apiVersion ?? CURRENT_VERSION;
+    if (!(supportedVersions as readonly string[]).includes(apiVersion)) fail(`--api-version must be one of ${supportedVersions.join(', ')}`);
+    if (input.expiresAt && Number.isNaN(input.expiresAt.getTime())) fail('--expires-at must be an ISO 8601 timestamp');
+    const user = await this.db.user.findUnique({ where: { id: BigInt(input.userId) } });
+    if (!user) fail(`no user ${input.userId}`);
+    const token = newToken();
+    const key = await this.db.apiKey.create({
+      data: {
+        id: newId(),
+        account_id: user.account_id,
+        user_id: user.id,
+        token_hash: hashToken(token),
+        scopes,
+        api_version: apiVersion,
+        expires_at: input.expiresAt ?? null,
+      },
+    });
+    return { id: key.id, token, scopes, expires_at: key.expires_at?.toISOString() ?? null, api_version: apiVersion };
+  }
+
+  async revokeKey(id: string) {
+    const key = await this.db.apiKey.findUnique({ where: { id } });
+    if (!key) fail(`no key ${id}`);
+    const updated = await this.db.apiKey.update({ where: { id }, data: { revoked_at: key.revoked_at ?? new Date() } });
+    return { id: updated.id, revoked_at: updated.revoked_at!.toISOString() };
+  }
+
+  /** A new key with the same user, scopes, expiry and version; the old one is revoked in the same transaction. */
+  async rotateKey(id: string): Promise<CreatedKey> {
+    const old = await this.db.apiKey.findUnique({ where: { id } });
+    if (!old) fail(`no key ${id}`);
+    if (old.revoked_at) fail(`key ${id} is already revoked`);
+    const token = newToken();
+    const newKeyId = newId();
+    await this.db.$transaction([
+      this.db.apiKey.create({
+        data: {
+          id: newKeyId,
+          account_id: old.account_id,
+          user_id: old.user_id,
+          token_hash: hashToken(token),
+          scopes: old.scopes,
+          api_version: old.api_version,
+          expires_at: old.expires_at,
+        },
+      }),
+      this.db.apiKey.update({ where: { id }, data: { revoked_at: new Date(), replaced_by_id: newKeyId } }),
+    ]);
+    return { id: newKeyId, token, scopes: old.scopes, expires_at: old.expires_at?.toISOString() ?? null, api_version: old.api_version };
+  }
+
+  private checkLookupTarget(accountId: string, relatedName: string, name: string) {
+    if (!(relatedNames as readonly string[]).includes(relatedName)) fail(`--resource must be one of ${relatedNames.join(', ')}`);
+    if (!name?.trim()) fail('--name is required');
+    return this.db.account.findUnique({ where: { id: accountId } }).then((a) => a ?? fail(`no account ${accountId}`));
+  }
+
+  async addLookup(kind: 'status' | 'label', input: { accountId: string; relatedName: string; name: string }) {
+    await this.checkLookupTarget(input.accountId, input.relatedName, input.name);
+    const delegate = kind === 'status' ? this.db.status : this.db.label;
+    const where = { account_id: input.accountId, related_name: input.relatedName, display_name: input.name, deleted_at: null };
+    if (await (delegate as typeof this.db.status).findFirst({ where })) fail(`${kind} "${input.name}" already exists for ${input.relatedName}`);
+    const position = await (delegate as typeof this.db.status).count({ where: { account_id: input.accountId, related_name: input.relatedName, deleted_at: null } });
+    const row = await (delegate as typeof this.db.status).create({
+      data: { id: newId(), account_id: input.accountId, related_name: input.relatedName, display_name: input.name, position },
+    });
+    return { id: row.id, related_name: row.related_name, display_name: row.display_name, position: row.position };
+  }
+
+  async removeLookup(kind: 'status' | 'label', input: { accountId: string; relatedName: string; name: string }) {
+    await this.checkLookupTarget(input.accountId, input.relatedName, input.name);
+    const delegate = (kind === 'status' ? this.db.status : this.db.label) as typeof this.db.status;
+    const row = await delegate.findFirst({ where: { account_id: input.accountId, related_name: input.relatedName, display_name: input.name, deleted_at: null } });
+    if (!row) fail(`no live ${kind} "${input.name}" for ${input.relatedName}`);
+    await delegate.update({ where: { id: row.id }, data: { deleted_at: new Date(), updated_at: new Date() } });
+    return { id: row.id, related_name: row.related_name, display_name: row.display_name, removed: true };
+  }
+
+  async addCustomField(input: { accountId: string; relatedName: string; name: string; type: string; options?: string[]; required?: boolean }) {
+    await this.checkLookupTarget(input.accountId, input.relatedName, input.name);
+    if (!(customFieldTypes as readonly string[]).includes(input.type)) fail(`--type must be one of ${customFieldTypes.join(', ')}`);
+    const options = (input.options ?? []).map((o) => o.trim()).filter(Boolean);
+    if ((input.type === 'select' || input.type === 'multiselect') && options.length === 0) fail(`--options is required for ${input.type} fields`);
+    const where = { account_id: input.accountId, related_name: input.relatedName, name: input.name, deleted_at: null };
+    if (await this.db.customFieldDefinition.findFirst({ where })) fail(`custom field "${input.name}" already exists for ${input.relatedName}`);
+    const position = await this.db.customFieldDefinition.count({ where: { account_id: input.accountId, related_name: input.relatedName, deleted_at: null } });
+    const row = await this.db.customFieldDefinition.create({
+      data: {
+        id: newId(),
+        account_id: input.accountId,
+        related_name: input.relatedName,
+        name: input.name.trim(),
+        field_type: input.type as CustomFieldType,
+        options,
+        required: input.required ?? false,
+        position,
+      },
+    });
+    return { id: row.id, related_name: row.related_name, name: row.name, field_type: row.field_type, options: row.options, required: row.required };
+  }
+}

@@ -1,0 +1,61 @@
+import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { addError } from '../../kernel/body.ts';
+import { currentTenant } from '../../kernel/context.ts';
+
+const range = ['gt', 'gte', 'lt', 'lte'] as const;
+
+export const customerResource: ResourceDefinition = {
+  name: 'customer',
+  plural: 'customers',
+  className: 'Customer',
+  model: 'customer',
+  table: 'customers',
+  scope: 'customers',
+  description: "A company, organization or individual in the tenant's CRM. Contact and address data live on linked contacts and sites.",
+  fields: {
+    organization: { kind: 'string', create: 'required', update: 'optional', nullable: false, description: 'Display name, unique per account (case-insensitive).' },
+    main_phone: { kind: 'string', create: 'optional', update: 'optional', max: 64 },
+    fax: { kind: 'string', create: 'optional', update: 'optional', max: 64 },
+    website: { kind: 'url', create: 'optional', update: 'optional' },
+    description: { kind: 'text', create: 'optional', update: 'optional' },
+    reference: { kind: 'string', create: 'optional', update: 'optional', description: 'Partner-defined reference.' },
+    assignee_id: { kind: 'int64', create: 'optional', update: 'optional', references: { model: 'user', label: 'user of this account' }, description: 'Assignee user id.' },
+    customer_notes: { kind: 'text', create: 'optional', update: 'optional', description: 'Internal rich text, not on customer PDFs.' },
+  },
+  conventions: { number: true, status: true, labels: true, customFields: true, softDelete: true },
+  list: {
+    filters: {
+      organization: { type: 'string', ops: ['eq'] },
+      number: { type: 'string', ops: ['eq'] },
+      status: { type: 'string', ops: ['eq', 'in'] },
+      created_at: { type: 'datetime', ops: range },
+    },
+    sorts: {
+      created_at: { type: 'datetime' },
+      updated_at: { type: 'datetime' },
+      organization: { type: 'string' },
+      number: { type: 'string' },
+      status: { type: 'string' },
+    },
+    defaultSort: '-created_at',
+    searchable: 'organization, number, status, reference and the primary site address',
+  },
+  uniqueIndexes: {
+    customers_account_organization_ci_live: { field: 'organization', message: 'has already been taken' },
+    customers_account_id_number_key: { field: 'number', message: 'has already been taken' },
+  },
+  hooks: {
+    async beforeWrite({ tx, values, existing, errors }) {
+      const organization = values.organization;
+      if (typeof organization !== 'string' || errors.organization) return;
+      // Same expression as the unique index customers_account_organization_ci_live, which settles races.
+      const clash = await tx.$queryRawUnsafe<unknown[]>(
+        `SELECT 1 FROM customers WHERE account_id = $1::uuid AND lower(organization) = lower($2) AND deleted_at IS NULL AND id <> $3::uuid LIMIT 1`,
+        currentTenant(),
+        organization,
+        (existing?.id as string | undefined) ?? '00000000-0000-0000-0000-000000000000',
+      );
+      if (clash.length > 0) addError(errors, 'organization', 'has already been taken');
+    },
+  },
+};

@@ -1,0 +1,12 @@
+import type { RequestContext } from '../../kernel/context.ts';
+
+/** GET /me: who is calling. Never the token, its hash or any prefix of it. */
+export function describeCaller(ctx: RequestContext) {
+  const { account, user, key } = ctx.principal;
+  return {
+    account: { id: account.id, name: account.name, sandbox: account.sandbox, modules: account.modules },
+    user: { id: Number(user.id), name: user.name, email: user.email, role: user.role },
+    key: { id: key.id, scopes: key.scopes, expires_at: key.expiresAt?.toISOString() ?? null, created_at: key.createdAt.toISOString() },
+    api_version: ctx.apiVersion,
+  };
+}

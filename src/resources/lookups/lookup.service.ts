@@ -1,0 +1,45 @@
+import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
+import { AppError } from '../../kernel/errors.ts';
+import { toWire } from '../../kernel/fields.ts';
+import { relatedNames } from '../../kernel/lookups.ts';
+import type { TenantClient } from '../../kernel/tenancy.ts';
+
+// Lookup catalogs (statuses, labels, custom field definitions): readable by any valid key, filtered by
+// related_name, ordered by position, not paginated (has_more is always false).
+
+export const lookupKinds = {
+  statuses: { model: 'status', fields: ['id', 'related_name', 'display_name', 'position', 'created_at', 'updated_at'] },
+  labels: { model: 'label', fields: ['id', 'related_name', 'display_name', 'position', 'created_at', 'updated_at'] },
+  custom_field_definitions: {
+    model: 'customFieldDefinition',
+    fields: ['id', 'related_name', 'name', 'field_type', 'options', 'required', 'position', 'created_at', 'updated_at'],
+  },
+} as const;
+
+export type LookupKind = keyof typeof lookupKinds;
+
+export class LookupService {
+  constructor(private readonly db: TenantClient) {}
+
+  list(ctx: RequestContext, kind: LookupKind, entries: [string, string][]): Promise<{ data: Record<string, unknown>[]; hasMore: false }> {
+    let relatedName: string | undefined;
+    for (const [key, value] of entries) {
+      if (key !== 'related_name') throw new AppError('filter.invalid', `unknown parameter: ${key} (${kind} accept related_name only)`);
+      if (relatedName !== undefined) throw new AppError('filter.invalid', 'related_name: given more than once');
+      if (!(relatedNames as readonly string[]).includes(value)) {
+        throw new AppError('filter.invalid', `related_name: "${value}" is not a resource class (one of ${relatedNames.join(', ')})`);
+      }
+      relatedName = value;
+    }
+    const { model, fields } = lookupKinds[kind];
+    return runAsTenant(ctx.principal.accountId, async () => {
+      const delegate = (this.db as unknown as Record<string, { findMany(args: object): Promise<Record<string, unknown>[]> }>)[model];
+      const rows = await delegate.findMany({
+        where: { deleted_at: null, ...(relatedName ? { related_name: relatedName } : {}) },
+        orderBy: [{ related_name: 'asc' }, { position: 'asc' }, { created_at: 'asc' }],
+      });
+      const data = rows.map((row) => Object.fromEntries(fields.map((f) => [f, toWire('string', row[f])])));
+      return { data, hasMore: false as const };
+    });
+  }
+}

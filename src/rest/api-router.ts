@@ -1,0 +1,104 @@
+import express, { type Request, type Response, type Router } from 'express';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Domain } from '../domain.ts';
+import { AppError } from '../kernel/errors.ts';
+import type { ListResult } from '../kernel/listing.ts';
+import type { Single } from '../kernel/resource-service.ts';
+import type { Scope } from '../kernel/scopes.ts';
+import { describeCaller } from '../resources/identity/me.service.ts';
+import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
+import { contextOf, identify, jsonBody } from './gate.ts';
+import { sendProblem } from './problem.ts';
+
+export function queryEntries(req: Request): [string, string][] {
+  return [...new URL(req.originalUrl, 'http://localhost').searchParams.entries()];
+}
+
+function sendSingle(res: Response, single: Single, status = 200): void {
+  res.setHeader('ETag', single.etag);
+  res.status(status).json({ data: single.record });
+}
+
+function sendList(req: Request, res: Response, result: ListResult<unknown>): void {
+  if (result.nextCursor) {
+    const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host')}`);
+    url.searchParams.delete('sort');
+    url.searchParams.set('cursor', result.nextCursor);
+    res.setHeader('Link', `<${url.toString()}>; rel="next"`);
+  }
+  res.json({ data: result.data, has_more: result.hasMore });
+}
+
+/** The /api/v2 router: routes assembled from the resource declarations plus identity, lookups and OpenAPI. */
+export function buildApiRouter(domain: Domain, config: Config, logger: Logger, openapi: () => object): Router {
+  const router = express.Router();
+  const body = jsonBody(config.BODY_LIMIT_BYTES);
+  const routes: { pattern: RegExp; methods: string[] }[] = [];
+  const register = (method: 'get' | 'post' | 'patch' | 'delete', path: string, ...handlers: express.RequestHandler[]) => {
+    const pattern = new RegExp(`^${path.replace(/:[a-z_]+/g, '[^/]+')}/?$`);
+    const known = routes.find((r) => r.pattern.source === pattern.source);
+    if (known) known.methods.push(method.toUpperCase());
+    else routes.push({ pattern, methods: [method.toUpperCase()] });
+    router[method](path, ...handlers);
+  };
+
+  router.use(identify(domain));
+
+  register('get', '/me', (req, res) => {
+    const ctx = contextOf(req, null);
+    res.setHeader('Cache-Control', 'private, no-store');
+    res.json({ data: describeCaller(ctx) });
+  });
+
+  for (const kind of Object.keys(lookupKinds) as LookupKind[]) {
+    register('get', `/${kind}`, async (req, res) => {
+      const ctx = contextOf(req, null);
+      const result = await domain.lookups.list(ctx, kind, queryEntries(req));
+      res.json({ data: result.data, has_more: result.hasMore });
+    });
+  }
+
+  for (const service of domain.resources.values()) {
+    const { plural, scope } = service.def;
+    const read = `${scope}:read` as Scope;
+    const write = `${scope}:write` as Scope;
+    register('get', `/${plural}`, async (req, res) => {
+      sendList(req, res, await service.list(contextOf(req, read), queryEntries(req)));
+    });
+    register('post', `/${plural}`, (req, _res, next) => (contextOf(req, write), next()), body, async (req, res) => {
+      const single = await service.create(contextOf(req, write), req.body);
+      res.setHeader('Location', `${req.baseUrl}/${plural}/${single.record.id as string}`);
+      sendSingle(res, single, 201);
+    });
+    register('get', `/${plural}/:id`, async (req, res) => {
+      sendSingle(res, await service.get(contextOf(req, read), String(req.params.id)));
+    });
+    register('patch', `/${plural}/:id`, (req, _res, next) => (contextOf(req, write), next()), body, async (req, res) => {
+      sendSingle(res, await service.update(contextOf(req, write), String(req.params.id), req.get('if-match'), req.body));
+    });
+    register('delete', `/${plural}/:id`, async (req, res) => {
+      await service.remove(contextOf(req, write), String(req.params.id), req.get('if-match'));
+      res.status(204).end();
+    });
+  }
+
+  register('get', '/openapi.json', (_req, res) => {
+    res.json(openapi());
+  });
+
+  router.use((req, res, next) => {
+    const path = req.path;
+    const route = routes.find((r) => r.pattern.test(path));
+    if (route) {
+      res.setHeader('Allow', route.methods.join(', '));
+      return next(new AppError('method.not_allowed', `${req.method} is not allowed on ${path}; allowed: ${route.methods.join(', ')}.`));
+    }
+    next(new AppError('route.not_found', `No endpoint ${req.method} ${req.baseUrl}${path}.`));
+  });
+
+  router.use((error: unknown, req: Request, res: Response, _next: express.NextFunction) => {
+    sendProblem(req, res, error, config.ERRORS_URL, logger);
+  });
+  return router;
+}

@@ -1,0 +1,81 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Domain } from '../domain.ts';
+import { requireScope } from '../kernel/auth.ts';
+import type { RequestContext } from '../kernel/context.ts';
+import { AppError } from '../kernel/errors.ts';
+import { bucketOf, type RateDecision } from '../kernel/rate-limit.ts';
+import type { Scope } from '../kernel/scopes.ts';
+import { resolveVersion, VERSION_HEADER } from '../kernel/versioning.ts';
+
+function setRateHeaders(res: Response, decision: RateDecision): void {
+  res.setHeader('RateLimit-Limit', String(decision.limit));
+  res.setHeader('RateLimit-Remaining', String(decision.remaining));
+  res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+}
+
+/**
+ * Runs for every /api/v2 request: authenticates (keeping any failure for the matched route to raise), then
+ * takes one request from the rate bucket of the key, or of the source IP when unauthenticated. Rate-limit
+ * headers are set here so that every response, errors included, carries them.
+ */
+export function identify(domain: Domain): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      req.auth = { principal: await domain.authenticator.authenticate(req.get('authorization')) };
+    } catch (error) {
+      if (!(error instanceof AppError)) return next(error);
+      req.auth = { error };
+    }
+    const subject = 'principal' in req.auth ? `key:${req.auth.principal.key.id}` : `ip:${req.ip}`;
+    try {
+      setRateHeaders(res, await domain.rateLimits.consume(bucketOf(req.method), subject));
+      next();
+    } catch (error) {
+      const decision = (error as { decision?: RateDecision }).decision;
+      if (decision) setRateHeaders(res, decision);
+      next(error);
+    }
+  };
+}
+
+/** The request context of an authenticated request with the scope the route needs (null: any valid key). */
+export function contextOf(req: Request, scope: Scope | null): RequestContext {
+  if (!req.auth) throw new AppError('auth.failed');
+  if ('error' in req.auth) throw req.auth.error;
+  const { principal } = req.auth;
+  const apiVersion = resolveVersion(req.get(VERSION_HEADER), principal.key.apiVersion);
+  if (scope) requireScope(principal, scope);
+  return { requestId: req.requestId, principal, apiVersion };
+}
+
+const jsonParser = (limit: number) =>
+  express.json({ limit, type: () => true, strict: false });
+
+/**
+ * JSON bodies: a body must be declared application/json (or +json); malformed JSON, other media types and
+ * bodies over the limit are problems with their own codes.
+ */
+export function jsonBody(limitBytes: number): RequestHandler {
+  const parse = jsonParser(limitBytes);
+  return (req, res, next) => {
+    const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+    if (!hasBody) {
+      req.body = undefined;
+      return next();
+    }
+    const type = (req.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+    if (type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
+      return next(new AppError('request.unsupported_media_type', `Send the body as application/json (got ${type || 'no Content-Type'}).`));
+    }
+    parse(req, res, (error?: unknown) => {
+      if (!error) return next();
+      const e = error as { type?: string; limit?: number };
+      if (e.type === 'entity.too.large') return next(new AppError('request.body_too_large', `The body exceeds ${limitBytes} bytes.`));
+      if (e.type === 'entity.parse.failed') return next(new AppError('request.malformed_json', 'The body is not valid JSON.'));
+      if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+        return next(new AppError('request.unsupported_media_type', 'The body must be UTF-8 JSON.'));
+      }
+      return next(error);
+    });
+  };
+}
