@@ -65,7 +65,7 @@ export function buildApp(deps: AppDeps): App {
     next();
   });
   let openapi: object | null = null;
-  app.use('/api/v2', buildApiRouter(domain, config, logger, () => (openapi ??= buildOpenApiDocument())));
+  app.use('/api/v2', buildApiRouter(domain, config, logger, () => (openapi ??= buildOpenApiDocument({ errorsUrl: config.ERRORS_URL }))));
   const graphql = mountGraphql(app, domain, config, logger);
   const servers = new Set<http.Server>();
 

@@ -1,0 +1,125 @@
+import { errorCatalog, docSlug, type ErrorCode } from '../kernel/errors.ts';
+import { MAX_LIMIT } from '../kernel/listing.ts';
+import type { ResourceDefinition } from '../kernel/resource.ts';
+
+// Which problem codes each operation the REST adapter mounts can answer, derived from what the kernel does
+// on that path (gate.ts identify/contextOf/jsonBody, ResourceService, runList, LookupService).
+
+export type Operation =
+  | { kind: 'list' | 'create' | 'get' | 'update' | 'delete'; def: ResourceDefinition }
+  | { kind: 'me' }
+  | { kind: 'lookup' }
+  | { kind: 'openapi' };
+
+/** identify() + contextOf(): every authenticated route (authentication, account states, version header). */
+const authenticated: ErrorCode[] = [
+  'auth.missing_token',
+  'auth.invalid_token',
+  'auth.failed',
+  'auth.token_revoked',
+  'account.deactivated',
+  'account.inactive',
+  'auth.plan_required',
+  'version.invalid',
+];
+/** jsonBody(): every route that reads a JSON body. */
+const bodyCodes: ErrorCode[] = ['request.malformed_json', 'request.unsupported_media_type', 'request.body_too_large'];
+const always: ErrorCode[] = ['rate_limit.exceeded', 'internal.error'];
+
+export function errorCodesOf(op: Operation): ErrorCode[] {
+  const codes = new Set<ErrorCode>(always);
+  const add = (...list: ErrorCode[]) => list.forEach((c) => codes.add(c));
+  if (op.kind === 'openapi') return ordered(codes);
+  add(...authenticated);
+  if (op.kind === 'lookup') add('filter.invalid');
+  if (op.kind === 'me' || op.kind === 'lookup') return ordered(codes);
+  const { def } = op;
+  add('auth.scope_missing');
+  switch (op.kind) {
+    case 'list':
+      add('filter.invalid', 'cursor.invalid', 'cursor.invalid_filters', 'cursor.expired', 'pagination.limit_too_large');
+      if (Object.keys(def.list.sorts).length > 0) add('sort.invalid');
+      break;
+    case 'create':
+      add(...bodyCodes, 'validation.failed');
+      // The initial status is the first live status; none configured is a status problem.
+      if (def.conventions.status) add('status.transition_invalid');
+      break;
+    case 'get':
+      add('resource.not_found');
+      break;
+    case 'update':
+      add(...bodyCodes, 'precondition.required', 'precondition.failed', 'resource.not_found', 'validation.failed');
+      if (def.conventions.status) add('status.transition_invalid');
+      if (def.conventions.number) add('number.immutable');
+      break;
+    case 'delete':
+      add('precondition.required', 'precondition.failed', 'resource.not_found');
+      break;
+  }
+  return ordered(codes);
+}
+
+/** Catalog order, so the document is the same on every build. */
+function ordered(codes: Set<ErrorCode>): ErrorCode[] {
+  return (Object.keys(errorCatalog) as ErrorCode[]).filter((c) => codes.has(c));
+}
+
+/** Codes grouped by HTTP status, statuses ascending. */
+export function byStatus(codes: ErrorCode[]): [number, ErrorCode[]][] {
+  const groups = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = errorCatalog[code].status;
+    groups.set(status, [...(groups.get(status) ?? []), code]);
+  }
+  return [...groups.entries()].sort(([a], [b]) => a - b);
+}
+
+/** What an example problem of an operation shows: the scope it needs and the key its body travels under. */
+export interface ExampleContext {
+  instance: string;
+  scope: string | null;
+  bodyKey?: string;
+}
+
+function extras(code: ErrorCode, ctx: ExampleContext): Record<string, unknown> {
+  switch (code) {
+    case 'auth.scope_missing':
+      return { required_scope: ctx.scope, granted_scopes: [] };
+    case 'account.deactivated':
+      return { reason: 'Closed at the account owner\'s request' };
+    case 'pagination.limit_too_large':
+      return { max_limit: MAX_LIMIT };
+    case 'validation.failed':
+      return { errors: { [ctx.bodyKey ?? 'body']: ['is missing'] } };
+    default:
+      return {};
+  }
+}
+
+/** An example problem body of a code, as sendProblem() renders it. */
+export function problemExample(code: ErrorCode, ctx: ExampleContext, errorsUrl: string): Record<string, unknown> {
+  const { status, title } = errorCatalog[code];
+  return {
+    type: `${errorsUrl}/${code}`,
+    title,
+    status,
+    code,
+    detail: null,
+    instance: ctx.instance,
+    request_id: '0190f7a2-5b1c-7d3e-8f4a-2b6c9d0e1f23',
+    doc_url: `${errorsUrl}/${docSlug(code)}`,
+    ...extras(code, ctx),
+  };
+}
+
+/** The whole catalog, for agents: code -> status, title, type and doc_url. */
+export function errorCatalogEntries(errorsUrl: string) {
+  return (Object.keys(errorCatalog) as ErrorCode[]).map((code) => ({
+    code,
+    status: errorCatalog[code].status,
+    title: errorCatalog[code].title,
+    type: `${errorsUrl}/${code}`,
+    doc_url: `${errorsUrl}/${docSlug(code)}`,
+  }));
+}
