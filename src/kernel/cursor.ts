@@ -11,8 +11,9 @@ export const CURSOR_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const KEYS_CACHE_MS = 5000;
 
 export interface CursorPayload {
-  /** resource the cursor belongs to */
+  /** list (resource) and account the cursor belongs to: it is valid nowhere else */
   r: string;
+  a: string;
   /** sort field and direction */
   s: string;
   d: 'asc' | 'desc';
@@ -85,7 +86,7 @@ export class CursorCodec {
     return `${body}.${mac(active.secret, body).toString('base64url')}`;
   }
 
-  async decode(cursor: string, expected: { resource: string; fingerprint: string }): Promise<CursorPayload> {
+  async decode(cursor: string, expected: { resource: string; account: string; fingerprint: string }): Promise<CursorPayload> {
     const invalid = () => new AppError('cursor.invalid', 'The cursor cannot be decoded; pass back the cursor of the previous page verbatim.');
     const parts = cursor.split('.');
     if (parts.length !== 2 || !parts[0] || !parts[1]) throw invalid();
@@ -101,7 +102,7 @@ export class CursorCodec {
     const given = Buffer.from(parts[1], 'base64url');
     const wanted = mac(key.secret, parts[0]);
     if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw invalid();
-    if (payload.r !== expected.resource || typeof payload.t !== 'number' || typeof payload.id !== 'string') throw invalid();
+    if (payload.r !== expected.resource || payload.a !== expected.account || typeof payload.t !== 'number' || typeof payload.id !== 'string') throw invalid();
     if (this.clock.now().getTime() - payload.t > CURSOR_LIFETIME_MS) {
       throw new AppError('cursor.expired', 'The cursor is older than 24 hours; start again from the first page.');
     }

@@ -104,7 +104,11 @@ function customFieldFilterValue(def: CustomFieldDefinition, raw: string): unknow
       if (raw.trim() === '' || !Number.isFinite(n)) throw bad();
       return n;
     }
+    case 'select':
+      if (!def.options.includes(raw)) throw bad();
+      return raw;
     case 'multiselect':
+      if (!def.options.includes(raw)) throw bad();
       return [raw];
     case 'attachment':
       throw invalidFilter(`custom_fields[${def.id}]: attachment fields cannot be filtered`);
@@ -216,13 +220,16 @@ export async function runList<Row extends { id: string }>(
   }
 
   const print = fingerprint(boundEntries);
+  const account = String(params[0]);
   let sortField: string;
   let direction: 'asc' | 'desc';
   let position: CursorPayload | null = null;
   if (cursor !== undefined) {
     // Continuation pages keep the cursor's ordering; a sort given with them is ignored.
-    position = await deps.cursors.decode(cursor, { resource: spec.resource, fingerprint: print });
-    if (!spec.sorts[position.s]) throw new AppError('cursor.invalid', 'The cursor cannot be decoded.');
+    position = await deps.cursors.decode(cursor, { resource: spec.resource, account, fingerprint: print });
+    if (!spec.sorts[position.s] || (position.d !== 'asc' && position.d !== 'desc') || position.v === null || position.v === undefined) {
+      throw new AppError('cursor.invalid', 'The cursor cannot be decoded.');
+    }
     sortField = position.s;
     direction = position.d;
   } else {
@@ -257,7 +264,7 @@ export async function runList<Row extends { id: string }>(
     const last = data[data.length - 1];
     const raw = last[sortColumn];
     const v = raw instanceof Date ? raw.getTime() : typeof raw === 'bigint' ? Number(raw) : (raw as string | number | boolean | null);
-    nextCursor = await deps.cursors.encode({ r: spec.resource, s: sortField, d: direction, v, id: last.id, f: print });
+    nextCursor = await deps.cursors.encode({ r: spec.resource, a: account, s: sortField, d: direction, v, id: last.id, f: print });
   }
   return { data, hasMore, nextCursor };
 }

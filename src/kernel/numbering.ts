@@ -20,3 +20,18 @@ export async function nextNumber(tx: TenantTx, resource: string, isTaken: (candi
     if (!(await isTaken(candidate))) return candidate;
   }
 }
+
+/**
+ * Takes the row lock of the resource's number counter without moving it. A create with a client-supplied
+ * number holds it while checking and inserting its value, so it queues with automatic numbering: each side
+ * then sees the other's committed number instead of both taking the same one.
+ */
+export async function lockNumberSequence(tx: TenantTx, resource: string): Promise<void> {
+  await tx.$queryRawUnsafe(
+    `INSERT INTO number_sequences (account_id, resource, last_value) VALUES ($1::uuid, $2, 0)
+     ON CONFLICT (account_id, resource) DO UPDATE SET last_value = number_sequences.last_value
+     RETURNING last_value`,
+    currentTenant(),
+    resource,
+  );
+}

@@ -11,7 +11,7 @@ import { toStorage, toWire, valueSchema } from './fields.ts';
 import { isUuid, newId } from './ids.ts';
 import { runList, type ListResult } from './listing.ts';
 import type { CursorCodec } from './cursor.ts';
-import { nextNumber } from './numbering.ts';
+import { lockNumberSequence, nextNumber } from './numbering.ts';
 import { outputFields, selectColumns, type ResourceDefinition } from './resource.ts';
 import type { TenantClient, TenantTx } from './tenancy.ts';
 
@@ -165,10 +165,11 @@ export class ResourceService {
         if (number !== existing!.number) throw new AppError('number.immutable', `number cannot be changed once assigned (it is "${String(existing!.number)}")`);
       } else if (typeof number !== 'string' || number.trim() === '' || number.length > 64) {
         addError(errors, 'number', 'must be a non-blank string of at most 64 characters');
-      } else if ((await this.delegate(tx).count({ where: { number: number.trim() } })) > 0) {
-        addError(errors, 'number', 'has already been taken');
       } else {
-        values.number = number.trim();
+        // Queue with automatic numbering before checking that the value is free (see lockNumberSequence).
+        await lockNumberSequence(tx, def.className);
+        if ((await this.delegate(tx).count({ where: { number: number.trim() } })) > 0) addError(errors, 'number', 'has already been taken');
+        else values.number = number.trim();
       }
     }
     if (def.conventions.status && mode === 'update' && input.status !== undefined) {
