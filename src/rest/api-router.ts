@@ -32,7 +32,7 @@ function sendList(req: Request, res: Response, result: ListResult<unknown>): voi
 
 /** The /api/v2 router: routes assembled from the resource declarations plus identity, lookups and OpenAPI. */
 export function buildApiRouter(domain: Domain, config: Config, logger: Logger, openapi: () => object): Router {
-  const router = express.Router();
+  const router = express.Router({ caseSensitive: true });
   const body = jsonBody(config.BODY_LIMIT_BYTES);
   const routes: { pattern: RegExp; methods: string[] }[] = [];
   const register = (method: 'get' | 'post' | 'patch' | 'delete', path: string, ...handlers: express.RequestHandler[]) => {
@@ -98,6 +98,8 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
   });
 
   router.use((error: unknown, req: Request, res: Response, _next: express.NextFunction) => {
+    // A record path whose id is not valid percent-encoding (the router fails to decode it): a malformed id.
+    if (error instanceof URIError) error = new AppError('resource.not_found', 'No record has this id.');
     sendProblem(req, res, error, config.ERRORS_URL, logger);
   });
   return router;

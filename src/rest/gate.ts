@@ -75,6 +75,11 @@ export function jsonBody(limitBytes: number): RequestHandler {
       if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
         return next(new AppError('request.unsupported_media_type', 'The body must be UTF-8 JSON.'));
       }
+      // Other client-side body failures (undecodable Content-Encoding, length mismatch, aborted upload).
+      const status = (error as { status?: number }).status;
+      if (typeof status === 'number' && status >= 400 && status < 500) {
+        return next(new AppError('request.malformed_json', 'The body could not be read as JSON.'));
+      }
       return next(error);
     });
   };

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { buildApp, type App } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Database } from '../../src/db/client.ts';
@@ -39,11 +40,13 @@ export async function startTestApp(
     rateLimits?: Partial<Record<Bucket, number>>;
     env?: Record<string, string>;
     onQuery?: (sql: string) => void;
+    /** A logger to receive the app's logs (tests that inspect log lines); default: LOG_LEVEL silent. */
+    logger?: Logger;
   } = {},
 ): Promise<TestApp> {
   const database = await freshDatabase({ onQuery: options.onQuery });
   const config = loadConfig({ LOG_LEVEL: 'silent', AUTH_CACHE_TTL_MS: '0', ...options.env });
-  const app = buildApp({ database, config, clock: options.clock, rateLimits: options.rateLimits });
+  const app = buildApp({ database, config, clock: options.clock, rateLimits: options.rateLimits, logger: options.logger });
   const { port } = await app.listen(0, '127.0.0.1');
   let counter = 0;
   return {

@@ -1,0 +1,188 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { client } from '../helpers/http.ts';
+import { expectProblem } from '../helpers/problem.ts';
+
+// GET /me and the lookup catalogs: GET /statuses, /labels, /custom_field_definitions (query related_name).
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const api = (token: string) => client(`${t.url}/api/v2`, token);
+const admin = () => t.app.domain.admin;
+
+describe('GET /me', () => {
+  it('returns the account, the user, the key id and scopes and the api_version, with Cache-Control: private, no-store', async () => {
+    const tenant = await t.tenant({ name: 'Me Corp' });
+    const key = await admin().createKey({ userId: tenant.userId, scopes: ['customers:read', 'jobs:write'] });
+    const res = await api(key.token).get('/me');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('private, no-store');
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(Object.keys(res.body)).toEqual(['data']);
+    const data = res.body.data;
+    expect(data.account).toMatchObject({ id: tenant.accountId, name: 'Me Corp' });
+    expect(data.user).toMatchObject({ id: tenant.userId });
+    expect(Number.isInteger(data.user.id)).toBe(true);
+    expect(data.key.id).toBe(key.id);
+    expect([...data.key.scopes].sort()).toEqual(['customers:read', 'jobs:write']);
+    expect(data.api_version).toBe('2026-04-30');
+    // The identity body carries no environment field.
+    expect(res.text).not.toMatch(/"environment"/);
+  });
+
+  it("describes the calling key's own user when the account has several", async () => {
+    const tenant = await t.tenant();
+    const user = await admin().createUser({ accountId: tenant.accountId, name: 'Office Olga', email: 'olga@example.com', role: 'office' });
+    const key = await admin().createKey({ userId: user.id, scopes: [] });
+    const res = await api(key.token).get('/me');
+    expect(res.body.data.user).toMatchObject({ id: user.id, name: 'Office Olga' });
+    expect(res.body.data.account.id).toBe(tenant.accountId);
+    expect(res.body.data.key).toMatchObject({ id: key.id, scopes: [] });
+  });
+
+  it('never contains the token, its hash or any prefix of it', async () => {
+    const tenant = await t.tenant();
+    const key = await admin().createKey({ userId: tenant.userId });
+    const res = await api(key.token).get('/me');
+    expect(res.status).toBe(200);
+    const text = res.text.toLowerCase();
+    const digest = createHash('sha256').update(key.token).digest();
+    const uuid = key.token.slice('svc_'.length);
+    const forbidden = [
+      key.token,
+      'svc_', // every prefix of the token that a UI would show starts with it
+      uuid,
+      uuid.replace(/-/g, ''),
+      // The random part of the UUID (its leading timestamp is the creation time, shared with the key id).
+      uuid.slice(14),
+      uuid.slice(-12),
+      digest.toString('hex'),
+      digest.toString('hex').slice(0, 16),
+      digest.toString('base64'),
+      digest.toString('base64url'),
+    ];
+    for (const needle of forbidden) expect(text, needle).not.toContain(needle.toLowerCase());
+  });
+});
+
+describe('lookups', () => {
+  let tenant: Tenant;
+  beforeAll(async () => {
+    tenant = await t.tenant();
+  });
+
+  it('lists the default Customer statuses Active, Inactive in order, as {data, has_more: false}', async () => {
+    const res = await api(tenant.token).get('/statuses?related_name=Customer');
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['data', 'has_more']);
+    expect(res.body.has_more).toBe(false);
+    expect(res.body.data.map((s: { display_name: string }) => s.display_name)).toEqual(['Active', 'Inactive']);
+    for (const status of res.body.data) {
+      expect(status.related_name).toBe('Customer');
+      expect(status.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    }
+  });
+
+  it('lists the statuses of every resource class when related_name is omitted', async () => {
+    const res = await api(tenant.token).get('/statuses');
+    expect(res.status).toBe(200);
+    expect(res.body.has_more).toBe(false);
+    const job = res.body.data.filter((s: { related_name: string }) => s.related_name === 'Job').map((s: { display_name: string }) => s.display_name);
+    expect(job).toEqual(['Pending', 'Scheduled', 'In Progress', 'Completed', 'Cancelled']);
+  });
+
+  it('shows a status added by the administrator after the defaults, and hides it once removed', async () => {
+    const own = await t.tenant();
+    await admin().addLookup('status', { accountId: own.accountId, relatedName: 'Customer', name: 'Prospect' });
+    const added = await api(own.token).get('/statuses?related_name=Customer');
+    expect(added.body.data.map((s: { display_name: string }) => s.display_name)).toEqual(['Active', 'Inactive', 'Prospect']);
+    await admin().removeLookup('status', { accountId: own.accountId, relatedName: 'Customer', name: 'Inactive' });
+    const removed = await api(own.token).get('/statuses?related_name=Customer');
+    expect(removed.body.data.map((s: { display_name: string }) => s.display_name)).toEqual(['Active', 'Prospect']);
+  });
+
+  it('lists labels added by the administrator for the resource class, and drops removed ones', async () => {
+    const own = await t.tenant();
+    const empty = await api(own.token).get('/labels?related_name=Customer');
+    expect(empty.status).toBe(200);
+    expect(empty.body).toEqual({ data: [], has_more: false });
+    await admin().addLookup('label', { accountId: own.accountId, relatedName: 'Customer', name: 'VIP' });
+    await admin().addLookup('label', { accountId: own.accountId, relatedName: 'Customer', name: 'Net 30' });
+    await admin().addLookup('label', { accountId: own.accountId, relatedName: 'Job', name: 'Urgent' });
+    const listed = await api(own.token).get('/labels?related_name=Customer');
+    expect(listed.body.has_more).toBe(false);
+    expect(listed.body.data.map((l: { display_name: string }) => l.display_name)).toEqual(['VIP', 'Net 30']);
+    expect(listed.body.data.every((l: { related_name: string }) => l.related_name === 'Customer')).toBe(true);
+    await admin().removeLookup('label', { accountId: own.accountId, relatedName: 'Customer', name: 'VIP' });
+    const after = await api(own.token).get('/labels?related_name=Customer');
+    expect(after.body.data.map((l: { display_name: string }) => l.display_name)).toEqual(['Net 30']);
+    const jobs = await api(own.token).get('/labels?related_name=Job');
+    expect(jobs.body.data.map((l: { display_name: string }) => l.display_name)).toEqual(['Urgent']);
+  });
+
+  it('lists custom field definitions added by the administrator with their type, options and required flag', async () => {
+    const own = await t.tenant();
+    const tier = await admin().addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Tier', type: 'select', options: ['Gold', 'Silver'], required: true });
+    const since = await admin().addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Customer since', type: 'date' });
+    await admin().addCustomField({ accountId: own.accountId, relatedName: 'Job', name: 'Gate code', type: 'text' });
+    const res = await api(own.token).get('/custom_field_definitions?related_name=Customer');
+    expect(res.status).toBe(200);
+    expect(res.body.has_more).toBe(false);
+    expect(res.body.data).toHaveLength(2);
+    expect(res.body.data[0]).toMatchObject({ id: tier.id, related_name: 'Customer', name: 'Tier', field_type: 'select', options: ['Gold', 'Silver'], required: true });
+    expect(res.body.data[1]).toMatchObject({ id: since.id, name: 'Customer since', field_type: 'date', options: [], required: false });
+  });
+
+  it('drops a custom field definition once it is removed', async () => {
+    const own = await t.tenant();
+    const gone = await admin().addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Legacy id', type: 'text' });
+    const kept = await admin().addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Region', type: 'text' });
+    // AdminService has no removal for custom fields yet (no `fieldline custom-field remove`); mark the row
+    // deleted the way a removal would.
+    await t.database.prisma.customFieldDefinition.update({ where: { id: gone.id }, data: { deleted_at: new Date() } });
+    const res = await api(own.token).get('/custom_field_definitions?related_name=Customer');
+    expect(res.body.data.map((d: { id: string }) => d.id)).toEqual([kept.id]);
+  });
+
+  it.each([
+    ['/statuses?foo=bar', 'foo'],
+    ['/labels?related_name=Customer&limit=5', 'limit'],
+    ['/custom_field_definitions?related_name=Widget', 'Widget'],
+    ['/statuses?related_name=customer', 'customer'],
+    ['/labels?related_name=Customer&related_name=Job', 'related_name'],
+    ['/statuses?related_name[in]=Customer', 'related_name[in]'],
+  ])('answers 400 filter.invalid naming the offending item for %s', async (path, offending) => {
+    const body = expectProblem(await api(tenant.token).get(path), 400, 'filter.invalid', { instance: `/api/v2${path.split('?')[0]}` });
+    expect(body.detail).toContain(offending);
+  });
+
+  it("never shows another tenant's statuses, labels or custom field definitions", async () => {
+    const a = await t.tenant();
+    const b = await t.tenant();
+    await admin().addLookup('label', { accountId: a.accountId, relatedName: 'Customer', name: 'Only A' });
+    await admin().addLookup('status', { accountId: a.accountId, relatedName: 'Customer', name: 'A Status' });
+    const field = await admin().addCustomField({ accountId: a.accountId, relatedName: 'Customer', name: 'A Field', type: 'number' });
+    const aStatuses = await api(a.token).get('/statuses?related_name=Customer');
+    const bStatuses = await api(b.token).get('/statuses?related_name=Customer');
+    expect(bStatuses.body.data.map((s: { display_name: string }) => s.display_name)).toEqual(['Active', 'Inactive']);
+    const aIds = new Set(aStatuses.body.data.map((s: { id: string }) => s.id));
+    for (const s of bStatuses.body.data) expect(aIds.has(s.id)).toBe(false);
+    expect((await api(b.token).get('/statuses')).text).not.toContain('A Status');
+    expect((await api(b.token).get('/labels')).body).toEqual({ data: [], has_more: false });
+    const bFields = await api(b.token).get('/custom_field_definitions');
+    expect(bFields.body).toEqual({ data: [], has_more: false });
+    expect(bFields.text).not.toContain(field.id);
+    expect((await api(a.token).get('/labels?related_name=Customer')).body.data.map((l: { display_name: string }) => l.display_name)).toEqual(['Only A']);
+  });
+
+  it('needs a valid key (401 auth.missing_token without one)', async () => {
+    for (const path of ['/statuses', '/labels', '/custom_field_definitions']) {
+      expectProblem(await client(`${t.url}/api/v2`).get(`${path}?related_name=Customer`), 401, 'auth.missing_token', { instance: `/api/v2${path}` });
+    }
+  });
+});
