@@ -1,5 +1,6 @@
 import { loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
+import { acquireDataDirLock } from './db/data-dir-lock.ts';
 import { buildApp } from './app.ts';
 import { createLogger } from './logger.ts';
 import { bootstrapDemo } from './resources/accounts/bootstrap.ts';
@@ -9,6 +10,8 @@ const config = loadConfig();
 const logger = createLogger(config.LOG_LEVEL);
 
 async function main() {
+  // The embedded database can be opened by one process only; the `fieldline` command takes the same lock.
+  const lock = config.DATABASE_URL ? null : acquireDataDirLock(config.DATA_DIR, 'server');
   const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, poolSize: config.DATABASE_POOL_SIZE });
   const redis = config.REDIS_URL ? new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
   const app = buildApp({ database, config, logger, redis });
@@ -33,6 +36,7 @@ async function main() {
     await app.close();
     await redis?.quit().catch(() => {});
     await database.close();
+    lock?.release();
     clearTimeout(force);
     process.exit(0);
   };

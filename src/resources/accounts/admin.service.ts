@@ -1,4 +1,6 @@
 import type { PrismaClient } from '../../generated/prisma/client.ts';
+
+type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 import { hashToken, newToken } from '../../kernel/api-keys.ts';
 import { defaultModules } from '../../kernel/auth.ts';
 import type { AccountModules } from '../../kernel/context.ts';
@@ -28,23 +30,23 @@ export interface CreatedKey {
 export class AdminService {
   constructor(private readonly db: PrismaClient) {}
 
+  /** The account, its default statuses, an admin user and a key with every scope: all or nothing. */
   async createAccount(input: { name: string; sandbox?: boolean; apiAccess?: boolean }) {
     const name = input.name?.trim();
     if (!name) fail('--name is required');
     const accountId = newId();
     const now = new Date();
-    await this.db.$transaction(async (tx) => {
-      await tx.account.create({
-        data: { id: accountId, name, sandbox: input.sandbox ?? false, api_access: input.apiAccess ?? true, modules: { ...defaultModules } },
-      });
+    const account = { id: accountId, name, sandbox: input.sandbox ?? false, active: true, api_access: input.apiAccess ?? true, modules: { ...defaultModules } };
+    return this.db.$transaction(async (tx) => {
+      await tx.account.create({ data: { id: accountId, name, sandbox: account.sandbox, api_access: account.api_access, modules: account.modules } });
       const statuses = Object.entries(defaultStatuses).flatMap(([related_name, names]) =>
         names.map((display_name, position) => ({ id: newId(), account_id: accountId, related_name, display_name, position, created_at: now, updated_at: now })),
       );
       await tx.status.createMany({ data: statuses });
+      const user = await this.insertUser(tx, { accountId, name: 'Admin', email: `admin+${accountId.slice(-12)}@fieldline.invalid`, role: 'admin' });
+      const key = await this.insertKey(tx, { userId: user.id, scopes: allScopes });
+      return { account, user, key };
     });
-    const user = await this.createUser({ accountId, name: 'Admin', email: `admin+${accountId.slice(-12)}@fieldline.invalid`, role: 'admin' });
-    const key = await this.createKey({ userId: user.id, scopes: allScopes });
-    return { account: { id: accountId, name }, user, key };
   }
 
   async updateAccount(id: string, input: { active?: boolean; reason?: string | null; apiAccess?: boolean; modules?: Partial<AccountModules> }) {
@@ -71,16 +73,20 @@ export class AdminService {
     };
   }
 
-  async createUser(input: { accountId: string; name: string; email: string; role?: Role }) {
+  createUser(input: { accountId: string; name: string; email: string; role?: Role }) {
+    return this.insertUser(this.db, input);
+  }
+
+  private async insertUser(db: Tx | PrismaClient, input: { accountId: string; name: string; email: string; role?: Role }) {
     if (!input.name?.trim()) fail('--name is required');
     if (!/^[^\s@]+@[^\s@]+$/.test(input.email ?? '')) fail('--email must be an email address');
     const role = input.role ?? 'office';
     if (!roles.includes(role)) fail(`--role must be one of ${roles.join(', ')}`);
-    const account = await this.db.account.findUnique({ where: { id: input.accountId } });
+    const account = await db.account.findUnique({ where: { id: input.accountId } });
     if (!account) fail(`no account ${input.accountId}`);
-    const clash = await this.db.user.findFirst({ where: { account_id: input.accountId, email: input.email } });
+    const clash = await db.user.findFirst({ where: { account_id: input.accountId, email: input.email } });
     if (clash) fail(`a user with email ${input.email} already exists in this account`);
-    const user = await this.db.user.create({ data: { account_id: input.accountId, name: input.name.trim(), email: input.email, role } });
+    const user = await db.user.create({ data: { account_id: input.accountId, name: input.name.trim(), email: input.email, role } });
     return { id: Number(user.id), name: user.name, email: user.email, role: user.role, active: user.active };
   }
 
@@ -95,17 +101,24 @@ export class AdminService {
     return { id: Number(updated.id), name: updated.name, email: updated.email, role: updated.role, active: updated.active };
   }
 
-  async createKey(input: { userId: number; scopes?: readonly string[]; expiresAt?: Date | null; apiVersion?: string }): Promise<CreatedKey> {
+  createKey(input: { userId: number; scopes?: readonly string[]; expiresAt?: Date | null; apiVersion?: string }): Promise<CreatedKey> {
+    return this.insertKey(this.db, input);
+  }
+
+  private async insertKey(
+    db: Tx | PrismaClient,
+    input: { userId: number; scopes?: readonly string[]; expiresAt?: Date | null; apiVersion?: string },
+  ): Promise<CreatedKey> {
     const scopes = [...new Set(input.scopes ?? allScopes)];
     const unknown = scopes.filter((s) => !isScope(s));
     if (unknown.length) fail(`unknown scopes: ${unknown.join(', ')} (known: ${allScopes.join(', ')})`);
     const apiVersion = input.apiVersion ?? CURRENT_VERSION;
     if (!(supportedVersions as readonly string[]).includes(apiVersion)) fail(`--api-version must be one of ${supportedVersions.join(', ')}`);
     if (input.expiresAt && Number.isNaN(input.expiresAt.getTime())) fail('--expires-at must be an ISO 8601 timestamp');
-    const user = await this.db.user.findUnique({ where: { id: BigInt(input.userId) } });
+    const user = await db.user.findUnique({ where: { id: BigInt(input.userId) } });
     if (!user) fail(`no user ${input.userId}`);
     const token = newToken();
-    const key = await this.db.apiKey.create({
+    const key = await db.apiKey.create({
       data: {
         id: newId(),
         account_id: user.account_id,
@@ -198,5 +211,16 @@ export class AdminService {
       },
     });
     return { id: row.id, related_name: row.related_name, name: row.name, field_type: row.field_type, options: row.options, required: row.required };
+  }
+
+  /** Retires a custom field definition: it leaves the lookup and can no longer be written or filtered. */
+  async removeCustomField(input: { accountId: string; relatedName: string; name: string }) {
+    await this.checkLookupTarget(input.accountId, input.relatedName, input.name);
+    const row = await this.db.customFieldDefinition.findFirst({
+      where: { account_id: input.accountId, related_name: input.relatedName, name: input.name, deleted_at: null },
+    });
+    if (!row) fail(`no live custom field "${input.name}" for ${input.relatedName}`);
+    await this.db.customFieldDefinition.update({ where: { id: row.id }, data: { deleted_at: new Date(), updated_at: new Date() } });
+    return { id: row.id, related_name: row.related_name, name: row.name, removed: true };
   }
 }

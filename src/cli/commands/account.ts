@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { allScopes } from '../../kernel/scopes.ts';
+import { yesNo, type CommandContext } from '../context.ts';
+import { parseModules, parseName, parseOnOff, parseUuid, UsageError } from '../validate.ts';
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function modulesLine(modules: Record<string, unknown>): string {
+  return Object.entries(modules)
+    .map(([name, value]) => `${name}=${String(value)}`)
+    .join(', ');
+}
+
+export function registerAccountCommands(program: Command, ctx: CommandContext): void {
+  const account = program.command('account').description('create and update tenant accounts');
+
+  account
+    .command('create')
+    .description('create an account with an admin user and an API key that has every scope (its token is shown only now)')
+    .requiredOption('--name <name>', 'account name')
+    .option('--sandbox', 'a sandbox account (exempt from the API-access plan check)')
+    .option('--no-api-access', "the account's plan has no API access (its keys answer auth.plan_required unless sandbox)")
+    .action(async (opts: { name: string; sandbox?: boolean; apiAccess: boolean }) => {
+      const name = parseName('--name', opts.name);
+      const admin = await ctx.admin();
+      const created = await admin.createAccount({ name, sandbox: opts.sandbox ?? false, apiAccess: opts.apiAccess });
+      const { account: acc, user, key } = created;
+      const everyScope = key.scopes.length === allScopes.length;
+      ctx.result({ account: acc, user, key }, [
+        `Created account "${acc.name}" (${acc.id})`,
+        `  sandbox: ${yesNo(acc.sandbox)}, API access: ${acc.api_access ? 'on' : 'off'}, modules: ${modulesLine(acc.modules)}`,
+        `  admin user: ${user.id} ${user.name} <${user.email}> (${user.role})`,
+        `  API key:    ${key.id} (${everyScope ? 'every scope' : key.scopes.join(', ')}; version ${key.api_version})`,
+        `  token:      ${key.token}`,
+        'The token is shown only now; store it.',
+      ]);
+    });
+
+  account
+    .command('update')
+    .description('deactivate or activate an account, switch its API access, set its modules')
+    .argument('<id>', 'account id')
+    .option('--deactivate', 'deactivate the account (its keys answer account.deactivated)')
+    .option('--reason <text>', 'with --deactivate: the reason returned to API callers')
+    .option('--activate', 'activate the account again')
+    .option('--api-access <on|off>', "switch the plan's API access")
+    .option('--module <name=value>', 'set a module: AddressRequired=Yes|No, System=on|off (repeatable)', collect, [] as string[])
+    .action(
+    async (
+      rawId: string,
+      opts: { deactivate?: boolean; reason?: string; activate?: boolean; apiAccess?: string; module: string[] },
+    ) => {
+      const id = parseUuid('account id', rawId);
+      if (opts.deactivate && opts.activate) throw new UsageError('--deactivate and --activate cannot be combined');
+      if (opts.reason !== undefined && !opts.deactivate) throw new UsageError('--reason goes with --deactivate');
+      const reason = opts.reason === undefined ? undefined : parseName('--reason', opts.reason, 500);
+      const apiAccess = opts.apiAccess === undefined ? undefined : parseOnOff('--api-access', opts.apiAccess);
+      const modules = parseModules(opts.module);
+      const active = opts.deactivate ? false : opts.activate ? true : undefined;
+      if (active === undefined && apiAccess === undefined && Object.keys(modules).length === 0) {
+        throw new UsageError('nothing to change: pass --deactivate [--reason TEXT], --activate, --api-access on|off or --module NAME=VALUE');
+      }
+      const admin = await ctx.admin();
+      const updated = await admin.updateAccount(id, { active, reason, apiAccess, modules });
+      ctx.result({ account: updated }, [
+        `Updated account "${updated.name}" (${updated.id})`,
+        `  active: ${yesNo(updated.active)}${!updated.active && updated.deactivation_reason ? ` (reason: ${updated.deactivation_reason})` : ''}`,
+        `  API access: ${updated.api_access ? 'on' : 'off'}${updated.sandbox ? ' (sandbox: exempt)' : ''}`,
+        `  modules: ${modulesLine(updated.modules)}`,
+      ]);
+    },
+  );
+}

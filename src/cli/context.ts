@@ -1,0 +1,17 @@
+import type { PrismaClient } from '../generated/prisma/client.ts';
+import type { SigningKeys } from '../kernel/cursor.ts';
+import type { AdminService } from '../resources/accounts/admin.service.ts';
+
+/** What a command action gets: lazy access to the database (opened only after its arguments are valid) and output. */
+export interface CommandContext {
+  readonly json: boolean;
+  admin(): Promise<AdminService>;
+  signingKeys(): Promise<SigningKeys>;
+  prisma(): Promise<PrismaClient>;
+  /** Prints the command's result: exactly this object with --json, otherwise the readable lines. */
+  result(object: Record<string, unknown>, human: string[]): void;
+}
+
+export function yesNo(value: boolean): string {
+  return value ? 'yes' : 'no';
+}

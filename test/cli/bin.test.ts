@@ -1,0 +1,139 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.ts';
+import { acquireDataDirLock, LOCK_FILE } from '../../src/db/data-dir-lock.ts';
+import { allScopes } from '../../src/kernel/scopes.ts';
+import { client } from '../helpers/http.ts';
+import { apiOver, projectRoot, serverDatabaseUrl, spawnCollect } from './helpers.ts';
+
+// The real `fieldline` binary, spawned as a user would run it. Each process opens the database (~3 s on the
+// embedded one), so only the end-to-end cases live here; test/cli/commands.test.ts covers every command in-process.
+
+const work = mkdtempSync(path.join(tmpdir(), 'fl-bin-'));
+/** A project that has fieldline installed: node_modules/.bin/fieldline is a symlink, as npm makes it. */
+const installedBin = path.join(work, 'project', 'node_modules', '.bin', 'fieldline');
+const node24 = path.join(projectRoot, 'node_modules', '.bin', 'node');
+
+/** PATH without any node_modules/.bin, so `node` is the system's (Node 20 on these machines). */
+const systemPath = (process.env.PATH ?? '')
+  .split(path.delimiter)
+  .filter((dir) => !dir.includes('node_modules'))
+  .join(path.delimiter);
+
+function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PATH: systemPath, ...extra };
+  delete env.NODE_OPTIONS;
+  if (!('DATABASE_URL' in extra)) delete env.DATABASE_URL;
+  return env;
+}
+
+const fieldline = (args: string[], env: Record<string, string>) => spawnCollect(installedBin, args, { env: baseEnv(env), cwd: work });
+
+let pgDatabase: Awaited<ReturnType<typeof serverDatabaseUrl>>;
+beforeAll(async () => {
+  mkdirSync(path.dirname(installedBin), { recursive: true });
+  symlinkSync(path.join(projectRoot, 'bin', 'fieldline.mjs'), installedBin);
+  pgDatabase = await serverDatabaseUrl();
+});
+afterAll(async () => {
+  await pgDatabase?.drop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the fieldline binary', () => {
+  it('runs under the project Node 24 when invoked as node_modules/.bin/fieldline with an older node on PATH', async () => {
+    const run = await fieldline(['--version'], {});
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^fieldline \d+\.\d+\.\d+ \(Node 24\.\d+\.\d+\)\n$/);
+  });
+
+  it(
+    'account create --json prints exactly one JSON object, and the key works on /me against the same database',
+    async () => {
+      const dataDir = path.join(work, 'data-create');
+      const env: Record<string, string> = pgDatabase ? { DATABASE_URL: pgDatabase.url } : { DATA_DIR: dataDir };
+      const run = await fieldline(['account', 'create', '--name', 'Spawned Co', '--json'], env);
+      expect(run.stderr).not.toMatch(/ExperimentalWarning/);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim().split('\n')).toHaveLength(1);
+      expect(Object.keys(run.json).sort()).toEqual(['account', 'key', 'user']);
+      expect(run.json.key.token).toMatch(/^svc_/);
+      if (!pgDatabase) expect(existsSync(path.join(dataDir, LOCK_FILE))).toBe(false);
+
+      // The command has exited (and released the embedded database): open it and serve the API over it.
+      const database = await openDatabase(pgDatabase ? { url: pgDatabase.url, poolSize: 2 } : { dataDir });
+      const api = await apiOver(database);
+      try {
+        const res = await client(api.url, run.json.key.token).get('/me');
+        expect(res.status).toBe(200);
+        expect(res.body.data.account).toMatchObject({ id: run.json.account.id, name: 'Spawned Co' });
+        expect(res.body.data.key.scopes).toEqual(allScopes);
+      } finally {
+        await api.close();
+        await database.close();
+      }
+    },
+    120_000,
+  );
+
+  it('passes the exit code through and keeps stdout to one JSON error object on bad input', async () => {
+    const run = await fieldline(['key', 'create', '--user', '12', '--expires-at', 'soon', '--json'], { DATA_DIR: path.join(work, 'unused') });
+    expect(run.code).toBe(2);
+    expect(run.json).toEqual({ error: { message: expect.stringMatching(/--expires-at must be an ISO 8601 timestamp/) } });
+    expect(existsSync(path.join(work, 'unused'))).toBe(false);
+  });
+
+  it('refuses the embedded database while the server holds it: "stop the server or use DATABASE_URL"', async () => {
+    const dataDir = path.join(work, 'data-held');
+    const lock = acquireDataDirLock(dataDir, 'server');
+    try {
+      const json = await fieldline(['key', 'revoke', '01900000-0000-7000-8000-000000000000', '--json'], { DATA_DIR: dataDir });
+      expect(json.code, json.stdout + json.stderr).toBe(1);
+      expect(json.json.error.message).toMatch(/in use by the Fieldline server \(pid \d+.*stop the server or use DATABASE_URL/);
+      const human = await fieldline(['key', 'revoke', '01900000-0000-7000-8000-000000000000'], { DATA_DIR: dataDir });
+      expect(human.code).toBe(1);
+      expect(human.stdout).toBe('');
+      expect(human.stderr).toMatch(/^fieldline: the embedded database in .* is in use by the Fieldline server .*stop the server or use DATABASE_URL/);
+    } finally {
+      lock.release();
+    }
+  });
+
+  it(
+    'the server takes the data-dir lock on the embedded database and releases it on SIGTERM',
+    async () => {
+      // The embedded database made by the account create test when there is one (starts faster than a fresh one).
+      const dataDir = path.join(work, 'data-create');
+      const server = spawn(node24, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'src/main.ts'], {
+        cwd: projectRoot,
+        env: baseEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        server.stdout.on('data', (d) => {
+          output += d;
+          if (output.includes('listening')) resolve();
+        });
+        server.stderr.on('data', (d) => (output += d));
+        server.on('exit', () => reject(new Error(`server exited: ${output}`)));
+      });
+      try {
+        const holder = JSON.parse(readFileSync(path.join(dataDir, LOCK_FILE), 'utf8'));
+        expect(holder).toMatchObject({ pid: server.pid, owner: 'server' });
+        const refused = await fieldline(['user', 'update', '1', '--inactive', '--json'], { DATA_DIR: dataDir });
+        expect(refused.code, refused.stdout + refused.stderr).toBe(1);
+        expect(refused.json.error.message).toMatch(/stop the server or use DATABASE_URL/);
+      } finally {
+        server.kill('SIGTERM');
+      }
+      expect(await exited).toBe(0);
+      expect(existsSync(path.join(dataDir, LOCK_FILE))).toBe(false);
+    },
+    120_000,
+  );
+});
