@@ -1,0 +1,120 @@
+import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
+import type { Logger } from 'pino';
+import { AppError, docSlug, errorCatalog } from '../kernel/errors.ts';
+import { camelPath } from './naming.ts';
+
+// Every AppError becomes a GraphQL error whose extensions carry the same dotted code as the REST problem, its
+// HTTP status, title and doc_url, and the problem's extra fields in camelCase (requiredScope, grantedScopes,
+// maxLimit, reason; validation.failed `errors` keyed by GraphQL field names). Anything else is internal.error
+// with a fixed message: yoga's error masking calls maskError below, so no message, stack or SQL leaks.
+// Errors of the GraphQL language itself (syntax, unknown fields, wrong argument types) keep graphql-js's
+// messages and carry no catalog code.
+
+function camelExtra(extra: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(extra)) {
+    if (key === 'errors' && value && typeof value === 'object' && !Array.isArray(value)) {
+      out.errors = Object.fromEntries(Object.entries(value).map(([field, messages]) => [camelPath(field), messages]));
+    } else {
+      out[camelPath(key)] = value;
+    }
+  }
+  return out;
+}
+
+export function appErrorExtensions(error: AppError, errorsUrl: string, requestId?: string): Record<string, unknown> {
+  return {
+    code: error.code,
+    status: error.status,
+    title: error.title,
+    docUrl: `${errorsUrl}/${docSlug(error.code)}`,
+    ...(requestId ? { requestId } : {}),
+    ...camelExtra(error.extra),
+  };
+}
+
+/** The AppError behind a GraphQL error, if any (resolvers' errors arrive wrapped with a path). */
+export function appErrorOf(error: unknown): AppError | null {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth += 1) {
+    if (current instanceof AppError) return current;
+    current = (current as { originalError?: unknown }).originalError;
+  }
+  return null;
+}
+
+function located(error: unknown): GraphQLErrorOptions {
+  if (!(error instanceof GraphQLError)) return {};
+  return { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path };
+}
+
+/** An AppError as a GraphQL error of a field (HTTP status stays 200: other fields may have data). */
+export function fieldError(source: unknown, appError: AppError, errorsUrl: string, requestId?: string): GraphQLError {
+  return new GraphQLError(appError.detail ?? appError.title, {
+    ...located(source),
+    extensions: appErrorExtensions(appError, errorsUrl, requestId),
+  });
+}
+
+/**
+ * An AppError that refuses the whole request before execution (authentication, version, rate limit): the
+ * HTTP response takes the error's status and headers (yoga reads and strips extensions.http).
+ */
+export function requestError(appError: AppError, errorsUrl: string, requestId?: string): GraphQLError {
+  return new GraphQLError(appError.detail ?? appError.title, {
+    extensions: {
+      ...appErrorExtensions(appError, errorsUrl, requestId),
+      http: { status: appError.status, headers: appError.headers },
+    },
+  });
+}
+
+function isCatalogCode(code: unknown): boolean {
+  return typeof code === 'string' && code in errorCatalog;
+}
+
+/** True for errors graphql-js raised about the document or variables (no thrown error behind them). */
+function isLanguageError(error: unknown): boolean {
+  let current: unknown = error;
+  while (current instanceof GraphQLError) {
+    if (!current.originalError) return true;
+    current = current.originalError;
+  }
+  return false;
+}
+
+export function internalError(source: unknown, errorsUrl: string, requestId?: string): GraphQLError {
+  return fieldError(source, new AppError('internal.error', 'An unexpected error occurred; quote the request id when reporting it.'), errorsUrl, requestId);
+}
+
+/** yoga's maskError: runs on every error of a result that yoga did not already mark as safe. */
+export function maskErrorWith(errorsUrl: string, logger: Logger) {
+  return (error: unknown): Error => {
+    const appError = appErrorOf(error);
+    if (appError) {
+      const requestId = error instanceof GraphQLError ? (error.extensions?.requestId as string | undefined) : undefined;
+      return fieldError(error, appError, errorsUrl, requestId);
+    }
+    if (error instanceof GraphQLError && (isCatalogCode(error.extensions?.code) || isLanguageError(error))) return error;
+    const e = (error instanceof GraphQLError ? error.originalError : error) as { name?: string; code?: string; message?: string } | undefined;
+    // Only the kind of failure is logged at error level; its message may hold SQL or data.
+    logger.error({ err_name: e?.name, err_code: e?.code }, 'unhandled GraphQL error');
+    logger.debug({ err_message: String(e?.message ?? '').slice(0, 500) }, 'unhandled GraphQL error detail');
+    return internalError(error, errorsUrl);
+  };
+}
+
+/**
+ * Adds the request id to catalog errors of an execution result and formats AppErrors still unformatted
+ * (whichever of this and yoga's masking runs first, the outcome is the same).
+ */
+export function withRequestId(errors: readonly GraphQLError[], errorsUrl: string, requestId: string): GraphQLError[] {
+  return errors.map((error) => {
+    const appError = appErrorOf(error);
+    if (appError) return fieldError(error, appError, errorsUrl, requestId);
+    if (isCatalogCode(error.extensions?.code) && !error.extensions.requestId) {
+      return new GraphQLError(error.message, { ...located(error), extensions: { ...error.extensions, requestId } });
+    }
+    return error;
+  });
+}

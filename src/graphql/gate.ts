@@ -1,0 +1,86 @@
+import { getOperationAST, parse } from 'graphql';
+import type { Domain } from '../domain.ts';
+import { AppError } from '../kernel/errors.ts';
+import type { Bucket, RateDecision } from '../kernel/rate-limit.ts';
+import { resolveVersion } from '../kernel/versioning.ts';
+import type { GraphQLContext } from './builder.ts';
+
+// Admission of a GraphQL request, before any execution: the same steps and order as the REST gate
+// (src/rest/gate.ts). Authenticate the bearer key (keeping a failure), take one request from the rate bucket
+// of the key (of the source IP when unauthenticated) — `write` for a mutation, `read` for anything else —
+// then raise the authentication failure, then resolve Fieldline-Version.
+//
+// Decision: a missing or invalid key refuses the WHOLE request (HTTP 401/403 with one GraphQL error carrying
+// auth.missing_token, auth.invalid_token ...) rather than failing field by field: every field of this API
+// needs a key, as every REST endpoint does, and introspection is no exception (schema.graphql is published for
+// tooling that has no key). GraphiQL's page itself (a browser GET) needs no key; its requests do.
+
+export type Admission =
+  | { context: GraphQLContext; decision: RateDecision }
+  | { error: AppError; decision?: RateDecision };
+
+export interface AdmissionRequest {
+  authorization: string | undefined;
+  version: string | undefined;
+  requestId: string;
+  /** Source address, the rate-limit subject when unauthenticated. */
+  ip: string;
+  bucket: Bucket;
+}
+
+export class GraphqlGate {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(private readonly domain: Domain) {}
+
+  /** write for a mutation, read for a query (and for documents that do not parse: they fail validation). */
+  bucketOf(query: string | undefined | null, operationName: string | undefined | null): Bucket {
+    if (!query) return 'read';
+    const cacheKey = `${operationName ?? ''}\u0000${query}`;
+    const known = this.buckets.get(cacheKey);
+    if (known) return known;
+    let bucket: Bucket = 'read';
+    try {
+      bucket = getOperationAST(parse(query), operationName ?? undefined)?.operation === 'mutation' ? 'write' : 'read';
+    } catch {
+      bucket = 'read';
+    }
+    if (this.buckets.size >= 1000) this.buckets.clear();
+    this.buckets.set(cacheKey, bucket);
+    return bucket;
+  }
+
+  /** Checks a key and a requested version without taking from a bucket (WebSocket connection_init). */
+  async check(authorization: string | undefined, version: string | undefined): Promise<void> {
+    const principal = await this.domain.authenticator.authenticate(authorization);
+    resolveVersion(version, principal.key.apiVersion);
+  }
+
+  async admit(request: AdmissionRequest): Promise<Admission> {
+    const { domain } = this;
+    let principal: GraphQLContext['principal'] | null = null;
+    let authError: AppError | null = null;
+    try {
+      principal = await domain.authenticator.authenticate(request.authorization);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      authError = error;
+    }
+    const subject = principal ? `key:${principal.key.id}` : `ip:${request.ip}`;
+    let decision: RateDecision;
+    try {
+      decision = await domain.rateLimits.consume(request.bucket, subject);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return { error, decision: (error as AppError & { decision?: RateDecision }).decision };
+    }
+    if (authError || !principal) return { error: authError ?? new AppError('auth.failed'), decision };
+    try {
+      const apiVersion = resolveVersion(request.version, principal.key.apiVersion);
+      return { context: { domain, requestId: request.requestId, principal, apiVersion }, decision };
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return { error, decision };
+    }
+  }
+}

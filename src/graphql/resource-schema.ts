@@ -1,0 +1,294 @@
+import type { Single, WireRecord } from '../kernel/resource-service.ts';
+import { outputFields, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
+import type { ValueType } from '../kernel/listing.ts';
+import type { Scope } from '../kernel/scopes.ts';
+import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
+import type { SharedTypes } from './shared-types.ts';
+import { camelCase, snakeCase } from './naming.ts';
+
+// GraphQL for a declared resource, generated from its ResourceDefinition alone: the object type (from
+// outputFields), create and update inputs (from def.fields and def.conventions), the list arguments (from
+// def.list), the queries <name>(id) and <plural>(...), and the mutations create/update/delete<Class>. Every
+// resolver calls the resource's ResourceService with what REST would pass it (the snake_case body under the
+// resource key, the list parameters as [key, value] entries), so rules, results and error codes are the
+// REST ones. A new resource gets GraphQL by being listed in src/domain.ts `resources`.
+
+type ScalarName = 'String' | 'Int' | 'Float' | 'Boolean' | 'ID' | 'SafeInt' | 'Date' | 'DateTime' | 'JSON';
+type FieldKind = RecordFieldInfo['kind'];
+
+const scalarOfKind: Record<Exclude<FieldKind, 'string[]'>, ScalarName> = {
+  string: 'String',
+  text: 'String',
+  email: 'String',
+  url: 'String',
+  integer: 'Int',
+  int64: 'SafeInt',
+  number: 'Float',
+  boolean: 'Boolean',
+  date: 'Date',
+  datetime: 'DateTime',
+  uuid: 'ID',
+  json: 'JSON',
+};
+
+function graphqlType(kind: FieldKind): ScalarName | [ScalarName] {
+  return kind === 'string[]' ? ['String'] : scalarOfKind[kind];
+}
+
+/** The backing shape of a record type: the REST wire record and, when known, its ETag. */
+export interface RecordShape {
+  record: WireRecord;
+  etag: string | null;
+}
+
+// ---- Writes: the one declarative mapping between GraphQL input fields and the wire body ----
+
+export interface WritableField {
+  wire: string;
+  name: string;
+  kind: FieldKind;
+  required: boolean;
+  description?: string;
+}
+
+/** Fields accepted by create or update, in wire order, with their GraphQL names. */
+export function writableFields(def: ResourceDefinition, mode: 'create' | 'update'): WritableField[] {
+  const out: WritableField[] = [];
+  const add = (wire: string, kind: FieldKind, required: boolean, description?: string) =>
+    out.push({ wire, name: camelCase(wire), kind, required, description });
+  if (def.conventions.number) {
+    add('number', 'string', false, mode === 'create' ? 'Assigned sequentially when omitted; unique per account.' : 'Immutable: any value other than the current number is number.immutable.');
+  }
+  for (const [wire, spec] of Object.entries(def.fields)) {
+    const rule = mode === 'create' ? spec.create : spec.update;
+    if (rule === 'not_accepted') continue;
+    add(wire, spec.kind, rule === 'required', spec.description);
+  }
+  if (def.conventions.status && mode === 'update') add('status', 'string', false, 'display_name of a live status of this resource.');
+  if (def.conventions.labels) add('labels', 'string[]', false, 'display_name values of labels of this resource; replaces the list, [] clears it.');
+  if (def.conventions.customFields) {
+    add('custom_fields', 'json', false, mode === 'create' ? 'Keyed by custom field definition id.' : 'Keyed by custom field definition id; merged, null clears a key.');
+  }
+  return out;
+}
+
+/** GraphQL input -> the REST request body `{ <resource>: { snake_case fields } }`; omitted stays omitted, null stays null. */
+export function toWireBody(def: ResourceDefinition, mode: 'create' | 'update', input: Record<string, unknown>): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (const field of writableFields(def, mode)) {
+    if (input[field.name] !== undefined) record[field.wire] = input[field.name];
+  }
+  return { [def.name]: record };
+}
+
+// ---- Lists: GraphQL arguments <-> the REST query parameters ----
+
+export interface ListArgument {
+  name: string;
+  type: ScalarName | [ScalarName] | 'CustomFieldFilter';
+  description: string;
+  /** The [key, value] query entries REST would receive for this argument's value. */
+  entries(value: unknown): [string, string][];
+}
+
+const filterScalar: Record<ValueType, ScalarName> = { string: 'String', uuid: 'ID', datetime: 'DateTime', integer: 'SafeInt', boolean: 'Boolean' };
+const opSuffix = { gt: 'Gt', gte: 'Gte', lt: 'Lt', lte: 'Lte' } as const;
+
+/** The list arguments of a resource, each converting itself to the REST query entries. */
+export function listArguments(def: ResourceDefinition): ListArgument[] {
+  const args: ListArgument[] = [
+    { name: 'limit', type: 'Int', description: 'Page size 1..100, default 25 (as REST limit).', entries: (v) => [['limit', String(v)]] },
+    {
+      name: 'cursor',
+      type: 'String',
+      description: 'pageInfo.endCursor of the previous page (REST cursors are accepted too); omit on the first page.',
+      entries: (v) => [['cursor', String(v)]],
+    },
+  ];
+  const sorts = Object.keys(def.list.sorts);
+  if (sorts.length > 0) {
+    args.push({
+      name: 'sort',
+      type: 'String',
+      description: `One field of ${sorts.join(', ')} (or its camelCase name), prefix - for descending; default ${def.list.defaultSort}. Honoured on the first page only.`,
+      entries: (v) => [['sort', snakeCase(String(v))]],
+    });
+  }
+  if (def.list.searchable) {
+    args.push({ name: 'q', type: 'String', description: `Free-text search over ${def.list.searchable}.`, entries: (v) => [['q', String(v)]] });
+  }
+  for (const [field, spec] of Object.entries(def.list.filters)) {
+    const scalar = filterScalar[spec.type];
+    const name = camelCase(field);
+    for (const op of spec.ops) {
+      if (op === 'eq') {
+        args.push({ name, type: scalar, description: `${field} equals.`, entries: (v) => [[field, String(v)]] });
+      } else if (op === 'in') {
+        args.push({
+          name: `${name}In`,
+          type: [scalar],
+          description: `${field} is one of.`,
+          entries: (v) => [[`${field}[in]`, (v as unknown[]).map(String).join(',')]],
+        });
+      } else {
+        args.push({ name: `${name}${opSuffix[op]}`, type: scalar, description: `${field} ${op}.`, entries: (v) => [[`${field}[${op}]`, String(v)]] });
+      }
+    }
+  }
+  if (def.conventions.customFields) {
+    args.push({
+      name: 'customFields',
+      type: 'CustomFieldFilter',
+      description: 'Custom field filters (AND): checkbox true|false, date YYYY-MM-DD, multiselect contains, others exact.',
+      entries: (v) => (v as { id: string; value: string }[]).map((f) => [`custom_fields[${f.id}]`, f.value] as [string, string]),
+    });
+  }
+  return args;
+}
+
+/** Argument values -> REST query entries; null and omitted arguments are absent, as an absent parameter. */
+export function listEntries(args: ListArgument[], values: Record<string, unknown>): [string, string][] {
+  const entries: [string, string][] = [];
+  for (const arg of args) {
+    const value = values[arg.name];
+    if (value !== undefined && value !== null) entries.push(...arg.entries(value));
+  }
+  return entries;
+}
+
+// ---- Schema registration ----
+
+export function registerResource(builder: Builder, def: ResourceDefinition, shared: SharedTypes): void {
+  const typeName = def.className;
+  const readScope = `${def.scope}:read` as Scope;
+  const writeScope = `${def.scope}:write` as Scope;
+  const service = (ctx: GraphQLContext) => ctx.domain.resource(def.name);
+  // Pothos types field options by literal type names; these are computed from the declaration.
+  type AnyOptions = never;
+
+  const recordRef = builder.objectRef<RecordShape>(typeName).implement({
+    description: def.description,
+    fields: (t) => {
+      const fields: Record<string, unknown> = {};
+      for (const info of outputFields(def)) {
+        fields[camelCase(info.name)] = t.field({
+          type: graphqlType(info.kind),
+          nullable: info.nullable,
+          description: info.description,
+          resolve: (parent: RecordShape) => parent.record[info.name],
+        } as AnyOptions);
+      }
+      fields.etag = t.field({
+        type: 'String',
+        nullable: true,
+        description: `Weak ETag of the record, to pass as ifMatch. Given by ${camelCase(def.name)}(id) and by mutations; null in lists.`,
+        resolve: (parent: RecordShape) => parent.etag,
+      } as AnyOptions);
+      return fields as never;
+    },
+  });
+
+  const connectionRef = builder.objectRef<{ nodes: RecordShape[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>(`${typeName}Connection`).implement({
+    description: `A page of ${def.plural}, in the order of the sort.`,
+    fields: (t) => ({
+      nodes: t.field({ type: [recordRef], resolve: (parent) => parent.nodes }),
+      pageInfo: t.field({ type: shared.PageInfo, resolve: (parent) => parent.pageInfo }),
+    }),
+  });
+
+  const payloadRef = builder.objectRef<Single>(`${typeName}Payload`).implement({
+    description: `The ${def.name} as written, and its new ETag.`,
+    fields: (t) => ({
+      [camelCase(def.name)]: t.field({ type: recordRef, resolve: (parent: Single) => ({ record: parent.record, etag: parent.etag }) }),
+      etag: t.string({ resolve: (parent: Single) => parent.etag }),
+    }),
+  });
+
+  const inputRef = (mode: 'create' | 'update') =>
+    builder.inputType(`${mode === 'create' ? 'Create' : 'Update'}${typeName}Input`, {
+      description: `Fields of a ${def.name} ${mode}; names are the REST fields in camelCase.`,
+      fields: (t) => {
+        const fields: Record<string, unknown> = {};
+        for (const field of writableFields(def, mode)) {
+          fields[field.name] = t.field({ type: graphqlType(field.kind), required: field.required, description: field.description } as AnyOptions);
+        }
+        return fields as never;
+      },
+    });
+  const createInput = inputRef('create');
+  const updateInput = inputRef('update');
+
+  const listArgs = listArguments(def);
+  builder.queryFields((t) => ({
+    [camelCase(def.name)]: t.field({
+      type: recordRef,
+      nullable: true,
+      description: `One ${def.name} by id (needs ${readScope}).`,
+      authScopes: { scope: readScope },
+      args: { id: t.arg.id({ required: true }) },
+      resolve: async (_root, args, ctx) => {
+        const single = await service(ctx).get(requestContext(ctx), String(args.id));
+        return { record: single.record, etag: single.etag };
+      },
+    }),
+    [camelCase(def.plural)]: t.field({
+      type: connectionRef,
+      nullable: true,
+      description: `${def.description} Same filters, q, sort and cursors as GET /api/v2/${def.plural} (needs ${readScope}).`,
+      authScopes: { scope: readScope },
+      args: Object.fromEntries(
+        listArgs.map((arg) => [
+          arg.name,
+          arg.type === 'CustomFieldFilter'
+            ? t.arg({ type: [shared.CustomFieldFilter], description: arg.description })
+            : t.arg({ type: arg.type, description: arg.description } as AnyOptions),
+        ]),
+      ) as never,
+      resolve: async (_root, args, ctx) => {
+        const result = await service(ctx).list(requestContext(ctx), listEntries(listArgs, args as Record<string, unknown>));
+        return {
+          nodes: result.data.map((record) => ({ record, etag: null })),
+          pageInfo: { hasNextPage: result.hasMore, endCursor: result.nextCursor },
+        };
+      },
+    }),
+  }));
+
+  builder.mutationFields((t) => ({
+    [`create${typeName}`]: t.field({
+      type: payloadRef,
+      nullable: true,
+      description: `Creates a ${def.name} (needs ${writeScope}); as POST /api/v2/${def.plural}.`,
+      authScopes: { scope: writeScope },
+      args: { input: t.arg({ type: createInput, required: true }) },
+      resolve: (_root, args, ctx) => service(ctx).create(requestContext(ctx), toWireBody(def, 'create', args.input as Record<string, unknown>)),
+    }),
+    [`update${typeName}`]: t.field({
+      type: payloadRef,
+      nullable: true,
+      description: `Changes a ${def.name} (needs ${writeScope}); as PATCH /api/v2/${def.plural}/{id} with If-Match.`,
+      authScopes: { scope: writeScope },
+      args: {
+        id: t.arg.id({ required: true }),
+        ifMatch: t.arg.string({ description: 'The ETag of the record as last read (precondition.required when omitted).' }),
+        input: t.arg({ type: updateInput, required: true }),
+      },
+      resolve: (_root, args, ctx) =>
+        service(ctx).update(requestContext(ctx), String(args.id), args.ifMatch ?? undefined, toWireBody(def, 'update', args.input as Record<string, unknown>)),
+    }),
+    [`delete${typeName}`]: t.field({
+      type: shared.DeletedRecord,
+      nullable: true,
+      description: `Deletes a ${def.name}${def.conventions.softDelete ? ' (soft delete)' : ''} (needs ${writeScope}); as DELETE /api/v2/${def.plural}/{id} with If-Match.`,
+      authScopes: { scope: writeScope },
+      args: {
+        id: t.arg.id({ required: true }),
+        ifMatch: t.arg.string({ description: 'The ETag of the record as last read (precondition.required when omitted).' }),
+      },
+      resolve: async (_root, args, ctx) => {
+        await service(ctx).remove(requestContext(ctx), String(args.id), args.ifMatch ?? undefined);
+        return { id: String(args.id) };
+      },
+    }),
+  }));
+}

@@ -1,0 +1,275 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { client, type Client } from '../helpers/http.ts';
+import { codeOf, graphqlClient, type Gql } from './client.ts';
+
+let t: TestApp;
+let tenant: Tenant;
+let gql: Gql;
+let rest: Client;
+beforeAll(async () => {
+  t = await startTestApp();
+  tenant = await t.tenant();
+  gql = graphqlClient(t.url, tenant.token);
+  rest = client(`${t.url}/api/v2`, tenant.token);
+});
+afterAll(() => t.close());
+
+const FIELDS = 'id number organization mainPhone fax website description reference assigneeId customerNotes status labels customFields createdAt updatedAt etag';
+const CREATE = `mutation Create($input: CreateCustomerInput!) { createCustomer(input: $input) { etag customer { ${FIELDS} } } }`;
+const UPDATE = `mutation Update($id: ID!, $ifMatch: String, $input: UpdateCustomerInput!) {
+  updateCustomer(id: $id, ifMatch: $ifMatch, input: $input) { etag customer { ${FIELDS} } } }`;
+const DELETE = `mutation Delete($id: ID!, $ifMatch: String) { deleteCustomer(id: $id, ifMatch: $ifMatch) { id } }`;
+const GET = `query Get($id: ID!) { customer(id: $id) { ${FIELDS} } }`;
+
+async function create(input: Record<string, unknown>, using: Gql = gql) {
+  const res = await using(CREATE, { input });
+  expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+  return res.body.data.createCustomer as { etag: string; customer: Record<string, any> };
+}
+
+/** The REST record with its keys in camelCase, to compare with GraphQL. */
+function camelRecord(record: Record<string, unknown>) {
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), v]));
+}
+
+describe('customer mutations and queries', () => {
+  it('creates, reads, updates and soft-deletes a customer through the same service as REST', async () => {
+    const created = await create({ organization: 'Acme HVAC', mainPhone: '+1 555 0100', reference: 'ERP-1', assigneeId: tenant.userId });
+    expect(created.customer).toMatchObject({ organization: 'Acme HVAC', mainPhone: '+1 555 0100', assigneeId: tenant.userId, status: 'Active', labels: [], customFields: {} });
+    expect(created.etag).toMatch(/^W\/"\d+-0"$/);
+    expect(created.customer.etag).toBe(created.etag);
+
+    const viaRest = await rest.get(`/customers/${created.customer.id}`);
+    expect(viaRest.headers.get('etag')).toBe(created.etag);
+    expect({ ...camelRecord(viaRest.body.data), etag: created.etag }).toEqual(created.customer);
+
+    const read = await gql(GET, { id: created.customer.id });
+    expect(read.body.data.customer).toEqual(created.customer);
+
+    const updated = await gql(UPDATE, { id: created.customer.id, ifMatch: created.etag, input: { reference: 'ERP-2', status: 'Inactive', fax: null } });
+    expect(updated.body.errors).toBeUndefined();
+    const payload = updated.body.data.updateCustomer;
+    expect(payload.customer).toMatchObject({ reference: 'ERP-2', status: 'Inactive', organization: 'Acme HVAC', mainPhone: '+1 555 0100', fax: null });
+    expect(payload.etag).not.toBe(created.etag);
+    expect((await rest.get(`/customers/${created.customer.id}`)).headers.get('etag')).toBe(payload.etag);
+
+    const deleted = await gql(DELETE, { id: created.customer.id, ifMatch: payload.etag });
+    expect(deleted.body).toEqual({ data: { deleteCustomer: { id: created.customer.id } } });
+    expect((await rest.get(`/customers/${created.customer.id}`)).status).toBe(404);
+    const gone = await gql(GET, { id: created.customer.id });
+    expect(gone.body.data.customer).toBeNull();
+    expect(codeOf(gone)).toBe('resource.not_found');
+  });
+
+  it('writes labels and custom fields, merging custom fields on update', async () => {
+    const own = await t.tenant();
+    const admin = t.app.domain.admin;
+    await admin.addLookup('label', { accountId: own.accountId, relatedName: 'Customer', name: 'VIP' });
+    const tier = await admin.addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Tier', type: 'text' });
+    const since = await admin.addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Since', type: 'date' });
+    const ownGql = graphqlClient(t.url, own.token);
+    const created = await create({ organization: 'Labelled', labels: ['VIP'], customFields: { [tier.id]: 'Gold' } }, ownGql);
+    expect(created.customer).toMatchObject({ labels: ['VIP'], customFields: { [tier.id]: 'Gold' } });
+    const updated = await ownGql(UPDATE, { id: created.customer.id, ifMatch: created.etag, input: { labels: [], customFields: { [since.id]: '2020-01-31' } } });
+    expect(updated.body.data.updateCustomer.customer).toMatchObject({ labels: [], customFields: { [tier.id]: 'Gold', [since.id]: '2020-01-31' } });
+  });
+
+  it('records the X-Request-Id of the mutation on its outbox event', async () => {
+    const res = await gql(CREATE, { input: { organization: 'Traced Ltd' } }, { headers: { 'x-request-id': 'gql-trace-7' } });
+    const id = res.body.data.createCustomer.customer.id;
+    const event = await t.database.prisma.event.findFirst({ where: { record_id: id, action: 'created' } });
+    expect(event?.request_id).toBe('gql-trace-7');
+  });
+});
+
+describe('errors of customer operations carry the REST codes in extensions.code', () => {
+  it('validation.failed with field errors named in camelCase', async () => {
+    await create({ organization: 'Taken Inc' });
+    const res = await gql(CREATE, { input: { organization: 'TAKEN INC', mainPhone: 'x'.repeat(65), assigneeId: 987654 } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.createCustomer).toBeNull();
+    expect(res.body.errors![0]).toMatchObject({ path: ['createCustomer'], extensions: { code: 'validation.failed', status: 422 } });
+    const errors = res.body.errors![0].extensions!.errors;
+    expect(Object.keys(errors).sort()).toEqual(['assigneeId', 'mainPhone', 'organization']);
+    expect(errors.organization).toEqual(['has already been taken']);
+  });
+
+  it('validation.failed names an unparseable custom field date', async () => {
+    const own = await t.tenant();
+    const since = await t.app.domain.admin.addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Since', type: 'date' });
+    const res = await graphqlClient(t.url, own.token)(CREATE, { input: { organization: 'Dated', customFields: { [since.id]: 'someday' } } });
+    expect(codeOf(res)).toBe('validation.failed');
+    expect(Object.keys(res.body.errors![0].extensions!.errors).join()).toContain(since.id);
+  });
+
+  it('precondition.required without ifMatch and precondition.failed with a stale one', async () => {
+    const { customer, etag } = await create({ organization: 'Guarded' });
+    const missing = await gql(UPDATE, { id: customer.id, input: { reference: 'x' } });
+    expect(missing.body.errors![0].extensions).toMatchObject({ code: 'precondition.required', status: 428 });
+    await gql(UPDATE, { id: customer.id, ifMatch: etag, input: { reference: 'first' } });
+    const stale = await gql(UPDATE, { id: customer.id, ifMatch: etag, input: { reference: 'second' } });
+    expect(stale.body.errors![0].extensions).toMatchObject({ code: 'precondition.failed', status: 412 });
+    const staleDelete = await gql(DELETE, { id: customer.id, ifMatch: etag });
+    expect(codeOf(staleDelete)).toBe('precondition.failed');
+  });
+
+  it('resource.not_found for an unknown id and for another tenant\'s customer', async () => {
+    const other = await t.tenant();
+    const theirs = await create({ organization: 'Not Yours' }, graphqlClient(t.url, other.token));
+    for (const id of [theirs.customer.id, '01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556', 'not-a-uuid']) {
+      const read = await gql(GET, { id });
+      expect(read.body.data.customer).toBeNull();
+      expect(codeOf(read)).toBe('resource.not_found');
+    }
+    const write = await gql(UPDATE, { id: theirs.customer.id, ifMatch: theirs.etag, input: { reference: 'mine' } });
+    expect(codeOf(write)).toBe('resource.not_found');
+  });
+
+  it('number.immutable when the number changes, and the same number is a no-op', async () => {
+    const { customer, etag } = await create({ organization: 'Numbered', number: 'C-100' });
+    expect(customer.number).toBe('C-100');
+    const same = await gql(UPDATE, { id: customer.id, ifMatch: etag, input: { number: 'C-100', reference: 'ok' } });
+    expect(same.body.errors).toBeUndefined();
+    const changed = await gql(UPDATE, { id: customer.id, ifMatch: same.body.data.updateCustomer.etag, input: { number: 'C-101' } });
+    expect(changed.body.errors![0].extensions).toMatchObject({ code: 'number.immutable', status: 422 });
+  });
+
+  it('status.transition_invalid naming a status that is not configured', async () => {
+    const { customer, etag } = await create({ organization: 'Statused' });
+    const res = await gql(UPDATE, { id: customer.id, ifMatch: etag, input: { status: 'Frozen' } });
+    expect(res.body.errors![0].extensions).toMatchObject({ code: 'status.transition_invalid', status: 422 });
+    expect(res.body.errors![0].message).toContain('Frozen');
+  });
+
+  it('auth.scope_missing with requiredScope and grantedScopes, per field', async () => {
+    const readOnly = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read'] });
+    const noCustomers = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['jobs:write'] });
+    const write = await graphqlClient(t.url, readOnly.token)(CREATE, { input: { organization: 'Scoped' } });
+    expect(write.status).toBe(200);
+    expect(write.body.errors![0].extensions).toMatchObject({
+      code: 'auth.scope_missing',
+      status: 403,
+      requiredScope: 'customers:write',
+      grantedScopes: ['customers:read'],
+    });
+    const read = await graphqlClient(t.url, noCustomers.token)('{ me { apiVersion } customers { nodes { id } } }');
+    expect(read.body.data).toEqual({ me: { apiVersion: '2026-04-30' }, customers: null });
+    expect(read.body.errors![0]).toMatchObject({
+      path: ['customers'],
+      extensions: { code: 'auth.scope_missing', requiredScope: 'customers:read', grantedScopes: ['jobs:write'] },
+    });
+    const listed = await graphqlClient(t.url, readOnly.token)('{ customers(limit: 1) { nodes { id } } }');
+    expect(listed.body.errors).toBeUndefined();
+  });
+});
+
+describe('customers list', () => {
+  let owner: Tenant;
+  let ownGql: Gql;
+  let ownRest: Client;
+  const LIST = `query List($limit: Int, $cursor: String, $sort: String, $q: String, $organization: String, $number: String, $status: String,
+      $statusIn: [String!], $createdAtGte: DateTime, $createdAtLt: DateTime, $customFields: [CustomFieldFilter!]) {
+    customers(limit: $limit, cursor: $cursor, sort: $sort, q: $q, organization: $organization, number: $number, status: $status,
+      statusIn: $statusIn, createdAtGte: $createdAtGte, createdAtLt: $createdAtLt, customFields: $customFields) {
+      nodes { id organization number status etag }
+      pageInfo { hasNextPage endCursor }
+    }
+  }`;
+  const list = async (variables: Record<string, unknown>) => {
+    const res = await ownGql(LIST, variables);
+    expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+    return res.body.data.customers as { nodes: Record<string, any>[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+  };
+  const names = (page: { nodes: Record<string, any>[] }) => page.nodes.map((n) => n.organization);
+  let tierId: string;
+
+  beforeAll(async () => {
+    owner = await t.tenant();
+    ownGql = graphqlClient(t.url, owner.token);
+    ownRest = client(`${t.url}/api/v2`, owner.token);
+    tierId = (await t.app.domain.admin.addCustomField({ accountId: owner.accountId, relatedName: 'Customer', name: 'Tier', type: 'text' })).id;
+    for (const [i, organization] of ['Delta Air', 'Alpha Heating', 'Charlie Plumbing', 'Bravo Electric', 'Echo Cooling'].entries()) {
+      const made = await create({ organization, reference: `REF-${i}`, customFields: i % 2 === 0 ? { [tierId]: 'Gold' } : {} }, ownGql);
+      if (organization === 'Bravo Electric') {
+        await ownGql(UPDATE, { id: made.customer.id, ifMatch: made.etag, input: { status: 'Inactive' } });
+      }
+    }
+  });
+
+  it('pages with limit and cursor in the default order (-created_at), with hasNextPage', async () => {
+    const first = await list({ limit: 2 });
+    expect(names(first)).toEqual(['Echo Cooling', 'Bravo Electric']);
+    expect(first.pageInfo.hasNextPage).toBe(true);
+    expect(first.nodes[0].etag).toBeNull();
+    const second = await list({ limit: 2, cursor: first.pageInfo.endCursor });
+    expect(names(second)).toEqual(['Charlie Plumbing', 'Alpha Heating']);
+    const third = await list({ limit: 2, cursor: second.pageInfo.endCursor });
+    expect(names(third)).toEqual(['Delta Air']);
+    expect(third.pageInfo).toEqual({ hasNextPage: false, endCursor: null });
+  });
+
+  it('sorts by one field, wire or camelCase name, and keeps the cursor\'s order on later pages', async () => {
+    expect(names(await list({ sort: 'organization' }))).toEqual(['Alpha Heating', 'Bravo Electric', 'Charlie Plumbing', 'Delta Air', 'Echo Cooling']);
+    const first = await list({ sort: '-organization', limit: 3 });
+    expect(names(first)).toEqual(['Echo Cooling', 'Delta Air', 'Charlie Plumbing']);
+    const next = await list({ sort: 'createdAt', limit: 3, cursor: first.pageInfo.endCursor });
+    expect(names(next)).toEqual(['Bravo Electric', 'Alpha Heating']);
+  });
+
+  it('filters by organization, number, status, statusIn, created_at range, q and custom fields', async () => {
+    expect(names(await list({ organization: 'Delta Air' }))).toEqual(['Delta Air']);
+    const all = await list({ sort: 'organization' });
+    const alpha = all.nodes[0];
+    expect(names(await list({ number: alpha.number }))).toEqual(['Alpha Heating']);
+    expect(names(await list({ status: 'Inactive' }))).toEqual(['Bravo Electric']);
+    expect(names(await list({ statusIn: ['Inactive', 'Active'], sort: 'organization', limit: 2 }))).toEqual(['Alpha Heating', 'Bravo Electric']);
+    expect(names(await list({ q: 'plumb' }))).toEqual(['Charlie Plumbing']);
+    expect(names(await list({ q: 'ref-4' }))).toEqual(['Echo Cooling']);
+    expect(names(await list({ customFields: [{ id: tierId, value: 'Gold' }], sort: 'organization' }))).toEqual(['Charlie Plumbing', 'Delta Air', 'Echo Cooling']);
+    expect(names(await list({ createdAtLt: '2000-01-01T00:00:00Z' }))).toEqual([]);
+    expect((await list({ createdAtGte: '2000-01-01T00:00:00Z' })).nodes).toHaveLength(5);
+  });
+
+  it('returns the same page as REST for the same parameters', async () => {
+    const gqlPage = await list({ sort: 'organization', statusIn: ['Active'], limit: 2 });
+    const restPage = await ownRest.get('/customers?sort=organization&status[in]=Active&limit=2');
+    expect(gqlPage.nodes.map((n) => n.id)).toEqual(restPage.body.data.map((r: any) => r.id));
+    expect(gqlPage.pageInfo.hasNextPage).toBe(restPage.body.has_more);
+  });
+
+  it('issues cursors that REST accepts, and accepts the cursors REST issues', async () => {
+    const first = await list({ sort: 'organization', limit: 2, q: 'i' });
+    const restNext = await ownRest.get(`/customers?q=i&limit=2&cursor=${encodeURIComponent(first.pageInfo.endCursor!)}`);
+    expect(restNext.status).toBe(200);
+    const gqlNext = await list({ sort: 'organization', limit: 2, q: 'i', cursor: first.pageInfo.endCursor });
+    expect(restNext.body.data.map((r: any) => r.id)).toEqual(gqlNext.nodes.map((n) => n.id));
+
+    const restFirst = await ownRest.get('/customers?sort=-organization&limit=2&status=Active');
+    const link = /<([^>]+)>; rel="next"/.exec(restFirst.headers.get('link')!)![1];
+    const restCursor = new URL(link).searchParams.get('cursor')!;
+    const fromRest = await list({ limit: 2, status: 'Active', cursor: restCursor });
+    const restSecond = await ownRest.get(`/customers?limit=2&status=Active&cursor=${encodeURIComponent(restCursor)}`);
+    expect(names(fromRest)).toEqual(['Charlie Plumbing', 'Alpha Heating']);
+    expect(fromRest.nodes.map((n) => n.id)).toEqual(restSecond.body.data.map((r: any) => r.id));
+  });
+
+  it('answers the REST list error codes', async () => {
+    const errorOf = async (variables: Record<string, unknown>) => {
+      const res = await ownGql(LIST, variables);
+      expect(res.body.data.customers).toBeNull();
+      return res.body.errors![0].extensions!;
+    };
+    expect(await errorOf({ limit: 101 })).toMatchObject({ code: 'pagination.limit_too_large', status: 400, maxLimit: 100 });
+    expect(await errorOf({ limit: 0 })).toMatchObject({ code: 'filter.invalid' });
+    expect(await errorOf({ sort: 'website' })).toMatchObject({ code: 'sort.invalid', status: 400 });
+    expect(await errorOf({ sort: 'organization,number' })).toMatchObject({ code: 'sort.invalid' });
+    expect(await errorOf({ createdAtGte: 'last tuesday' })).toMatchObject({ code: 'filter.invalid', status: 400 });
+    expect(await errorOf({ customFields: [{ id: '01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556', value: 'x' }] })).toMatchObject({ code: 'filter.invalid' });
+    expect(await errorOf({ cursor: 'garbage.cursor' })).toMatchObject({ code: 'cursor.invalid', status: 400 });
+    const first = await list({ limit: 1, q: 'a' });
+    const tampered = `${first.pageInfo.endCursor!.slice(0, -2)}AA`;
+    expect(await errorOf({ limit: 1, q: 'a', cursor: tampered })).toMatchObject({ code: 'cursor.invalid' });
+    expect(await errorOf({ limit: 1, q: 'e', cursor: first.pageInfo.endCursor })).toMatchObject({ code: 'cursor.invalid_filters' });
+  });
+});

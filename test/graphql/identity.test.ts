@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { client } from '../helpers/http.ts';
+import { codeOf, graphqlClient } from './client.ts';
+
+let t: TestApp;
+let tenant: Tenant;
+beforeAll(async () => {
+  t = await startTestApp();
+  tenant = await t.tenant({ name: 'Graph Co' });
+});
+afterAll(() => t.close());
+
+const ME = `{ me { account { id name sandbox modules } user { id name email role } key { id scopes expiresAt createdAt } apiVersion } }`;
+
+describe('me', () => {
+  it('answers the content of GET /api/v2/me in camelCase', async () => {
+    const gql = graphqlClient(t.url, tenant.token);
+    const res = await gql(ME);
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toBeUndefined();
+    const rest = (await client(`${t.url}/api/v2`, tenant.token).get('/me')).body.data;
+    expect(res.body.data.me).toEqual({
+      account: rest.account,
+      user: rest.user,
+      key: { id: rest.key.id, scopes: rest.key.scopes, expiresAt: rest.key.expires_at, createdAt: rest.key.created_at },
+      apiVersion: rest.api_version,
+    });
+    expect(res.body.data.me.user.id).toBe(tenant.userId);
+    expect(JSON.stringify(res.body)).not.toContain(tenant.token);
+  });
+
+  it('is answered for a key without any scope', async () => {
+    const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: [] });
+    const res = await graphqlClient(t.url, key.token)('{ me { key { id scopes } } }');
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.me.key).toEqual({ id: key.id, scopes: [] });
+  });
+
+  it('resolves apiVersion from the Fieldline-Version header and refuses an unknown one with 400 version.invalid', async () => {
+    const gql = graphqlClient(t.url, tenant.token);
+    const ok = await gql('{ me { apiVersion } }', undefined, { headers: { 'fieldline-version': '2026-04-30' } });
+    expect(ok.body.data.me.apiVersion).toBe('2026-04-30');
+    const bad = await gql('{ me { apiVersion } }', undefined, { headers: { 'fieldline-version': '1999-01-01' } });
+    expect(bad.status).toBe(400);
+    expect(codeOf(bad)).toBe('version.invalid');
+    expect(bad.body.data).toBeUndefined();
+  });
+});
+
+describe('authentication of the whole request', () => {
+  it('answers HTTP 401 auth.missing_token without an Authorization header', async () => {
+    const res = await graphqlClient(t.url)('{ me { apiVersion } }');
+    expect(res.status).toBe(401);
+    expect(res.body.data).toBeUndefined();
+    expect(res.body.errors).toHaveLength(1);
+    expect(res.body.errors![0].extensions).toMatchObject({ code: 'auth.missing_token', status: 401 });
+  });
+
+  it('answers HTTP 401 auth.invalid_token for an unknown key, before looking at the fields', async () => {
+    const res = await graphqlClient(t.url, 'svc_01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556')('{ me { apiVersion } customers { nodes { id } } }');
+    expect(res.status).toBe(401);
+    expect(codeOf(res)).toBe('auth.invalid_token');
+  });
+
+  it('answers auth.token_revoked for a revoked key and account.deactivated with its reason', async () => {
+    const other = await t.tenant();
+    await t.app.domain.admin.revokeKey(other.keyId);
+    const revoked = await graphqlClient(t.url, other.token)('{ me { apiVersion } }');
+    expect(revoked.status).toBe(401);
+    expect(codeOf(revoked)).toBe('auth.token_revoked');
+
+    const closed = await t.tenant();
+    await t.app.domain.admin.updateAccount(closed.accountId, { active: false, reason: 'unpaid invoices' });
+    const deactivated = await graphqlClient(t.url, closed.token)('{ me { apiVersion } }');
+    expect(deactivated.status).toBe(403);
+    expect(deactivated.body.errors![0].extensions).toMatchObject({ code: 'account.deactivated', reason: 'unpaid invoices' });
+  });
+
+  it('puts the request id in extensions and echoes X-Request-Id', async () => {
+    const res = await graphqlClient(t.url)('{ me { apiVersion } }', undefined, { headers: { 'x-request-id': 'gql-req-42' } });
+    expect(res.headers.get('x-request-id')).toBe('gql-req-42');
+    expect(res.body.errors![0].extensions!.requestId).toBe('gql-req-42');
+  });
+
+  it('carries RateLimit headers on answers and on refusals', async () => {
+    for (const res of [await graphqlClient(t.url, tenant.token)('{ me { apiVersion } }'), await graphqlClient(t.url)('{ me { apiVersion } }')]) {
+      expect(Number(res.headers.get('ratelimit-limit'))).toBe(1000);
+      expect(res.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
+      expect(res.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
+    }
+  });
+
+  it('serves GraphiQL to a browser without a key', async () => {
+    const res = await fetch(`${t.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(await res.text()).toContain('Fieldline GraphQL');
+  });
+
+  it('refuses a body over the size limit with 413 request.body_too_large', async () => {
+    const res = await graphqlClient(t.url, tenant.token)('{ me { apiVersion } }', { pad: 'x'.repeat(t.config.BODY_LIMIT_BYTES) });
+    expect(res.status).toBe(413);
+    expect(codeOf(res)).toBe('request.body_too_large');
+  });
+});
+
+describe('lookups', () => {
+  it('lists statuses, labels and custom field definitions as the REST lookups do', async () => {
+    const own = await t.tenant();
+    await t.app.domain.admin.addLookup('label', { accountId: own.accountId, relatedName: 'Customer', name: 'VIP' });
+    await t.app.domain.admin.addLookup('label', { accountId: own.accountId, relatedName: 'Job', name: 'Urgent' });
+    await t.app.domain.admin.addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Tier', type: 'select', options: ['Gold', 'Silver'], required: true });
+    const gql = graphqlClient(t.url, own.token);
+    const res = await gql(`{
+      statuses(relatedName: "Customer") { id relatedName displayName position createdAt updatedAt }
+      labels { relatedName displayName }
+      customerLabels: labels(relatedName: "Customer") { displayName }
+      customFieldDefinitions(relatedName: "Customer") { id relatedName name fieldType options required position }
+    }`);
+    expect(res.body.errors).toBeUndefined();
+    const rest = client(`${t.url}/api/v2`, own.token);
+    const statuses = (await rest.get('/statuses?related_name=Customer')).body.data;
+    expect(res.body.data.statuses).toEqual(
+      statuses.map((s: any) => ({ id: s.id, relatedName: s.related_name, displayName: s.display_name, position: s.position, createdAt: s.created_at, updatedAt: s.updated_at })),
+    );
+    expect(res.body.data.statuses.map((s: any) => s.displayName)).toEqual(['Active', 'Inactive']);
+    expect(res.body.data.labels).toEqual([
+      { relatedName: 'Customer', displayName: 'VIP' },
+      { relatedName: 'Job', displayName: 'Urgent' },
+    ]);
+    expect(res.body.data.customerLabels).toEqual([{ displayName: 'VIP' }]);
+    expect(res.body.data.customFieldDefinitions).toEqual([
+      expect.objectContaining({ relatedName: 'Customer', name: 'Tier', fieldType: 'select', options: ['Gold', 'Silver'], required: true, position: 0 }),
+    ]);
+  });
+
+  it('answers filter.invalid for an unknown relatedName and keeps the other fields', async () => {
+    const res = await graphqlClient(t.url, tenant.token)('{ statuses(relatedName: "Spaceship") { id } labels { id } }');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ statuses: null, labels: [] });
+    expect(res.body.errors![0]).toMatchObject({ path: ['statuses'], extensions: { code: 'filter.invalid', status: 400 } });
+    expect(res.body.errors![0].message).toContain('Spaceship');
+  });
+});
