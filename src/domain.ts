@@ -8,11 +8,16 @@ import type { ResourceDefinition } from './kernel/resource.ts';
 import { ResourceService } from './kernel/resource-service.ts';
 import { tenantScoped } from './kernel/tenancy.ts';
 import { AdminService } from './resources/accounts/admin.service.ts';
+import { ContactLinkageService } from './resources/contacts/contact-linkage.service.ts';
+import { contactResource } from './resources/contacts/contact.resource.ts';
 import { customerResource } from './resources/customers/customer.resource.ts';
+import { LeadConversionService } from './resources/leads/lead-conversion.service.ts';
+import { leadResource } from './resources/leads/lead.resource.ts';
+import { siteResource } from './resources/sites/site.resource.ts';
 import { LookupService } from './resources/lookups/lookup.service.ts';
 
 /** Every standard resource of the API, in the order they appear in docs. */
-export const resources: ResourceDefinition[] = [customerResource];
+export const resources: ResourceDefinition[] = [customerResource, siteResource, contactResource, leadResource];
 
 export interface DomainOptions {
   prisma: PrismaClient;
@@ -28,7 +33,12 @@ export function buildDomain(options: DomainOptions) {
   const db = tenantScoped(options.prisma);
   const signingKeys = new SigningKeys(options.prisma);
   const cursors = new CursorCodec(signingKeys, clock);
-  const services = new Map(resources.map((def) => [def.name, new ResourceService(def, { db, cursors, clock })]));
+  const lookup = (name: string): ResourceService => {
+    const service = services.get(name);
+    if (!service) throw new Error(`unknown resource ${name}`);
+    return service;
+  };
+  const services: Map<string, ResourceService> = new Map(resources.map((def) => [def.name, new ResourceService(def, { db, cursors, clock, resources: lookup })]));
   return {
     clock,
     prisma: options.prisma,
@@ -39,12 +49,10 @@ export function buildDomain(options: DomainOptions) {
     rateLimits: new RateLimits({ ...defaultBucketLimits, ...options.rateLimits }, options.redis),
     admin: new AdminService(options.prisma),
     lookups: new LookupService(db),
+    linkages: new ContactLinkageService(db, clock),
+    leadConversion: new LeadConversionService(db, clock, lookup('lead'), lookup('customer'), lookup('site')),
     resources: services,
-    resource(name: string): ResourceService {
-      const service = services.get(name);
-      if (!service) throw new Error(`unknown resource ${name}`);
-      return service;
-    },
+    resource: lookup,
   };
 }
 

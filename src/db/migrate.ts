@@ -56,13 +56,18 @@ export async function applyMigrations(factory: SqlMigrationAwareDriverAdapterFac
   }
 }
 
-/** SQL that takes the migrations folder to the current schema.prisma (for authoring a new migration). */
+/**
+ * SQL that takes a database with every existing migration applied to the current schema.prisma (for
+ * authoring a new migration). The factory must point at a scratch database: the migrations are applied to it.
+ */
 export async function diffMigrationsToSchema(factory: SqlMigrationAwareDriverAdapterFactory): Promise<string> {
+  await applyMigrations(factory);
   const engine = await openSchemaEngine(factory);
   try {
+    const schema = { path: schemaPath, content: readFileSync(schemaPath, 'utf8') };
     const result = await engine.diff({
-      from: { tag: 'migrations', ...loadMigrationsList() },
-      to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: readFileSync(schemaPath, 'utf8') }] },
+      from: { tag: 'schemaDatasource', files: [schema], configDir: path.dirname(schemaPath) },
+      to: { tag: 'schemaDatamodel', files: [schema] },
       script: true,
       exitCode: null,
       filters,

@@ -1,10 +1,10 @@
 import type { Single, WireRecord } from '../kernel/resource-service.ts';
-import { outputFields, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
+import { childOutputFields, outputFields, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
 import type { ValueType } from '../kernel/listing.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
 import type { SharedTypes } from './shared-types.ts';
-import { camelCase, snakeCase } from './naming.ts';
+import { camelCase, pascalCase, snakeCase } from './naming.ts';
 
 // GraphQL for a declared resource, generated from its ResourceDefinition alone: the object type (from
 // outputFields), create and update inputs (from def.fields and def.conventions), the list arguments (from
@@ -16,7 +16,7 @@ import { camelCase, snakeCase } from './naming.ts';
 type ScalarName = 'String' | 'Int' | 'Float' | 'Boolean' | 'ID' | 'SafeInt' | 'Date' | 'DateTime' | 'JSON';
 type FieldKind = RecordFieldInfo['kind'];
 
-const scalarOfKind: Record<Exclude<FieldKind, 'string[]'>, ScalarName> = {
+const scalarOfKind: Record<Exclude<FieldKind, 'string[]' | 'children'>, ScalarName> = {
   string: 'String',
   text: 'String',
   email: 'String',
@@ -32,6 +32,7 @@ const scalarOfKind: Record<Exclude<FieldKind, 'string[]'>, ScalarName> = {
 };
 
 function graphqlType(kind: FieldKind): ScalarName | [ScalarName] {
+  if (kind === 'children') throw new Error('child collections are typed by their own object type');
   return kind === 'string[]' ? ['String'] : scalarOfKind[kind];
 }
 
@@ -49,6 +50,7 @@ export interface WritableField {
   kind: FieldKind;
   required: boolean;
   description?: string;
+  children?: ChildCollection;
 }
 
 /** Fields accepted by create or update, in wire order, with their GraphQL names. */
@@ -69,6 +71,23 @@ export function writableFields(def: ResourceDefinition, mode: 'create' | 'update
   if (def.conventions.customFields) {
     add('custom_fields', 'json', false, mode === 'create' ? 'Keyed by custom field definition id.' : 'Keyed by custom field definition id; merged, null clears a key.');
   }
+  for (const [wire, children] of Object.entries(def.children ?? {})) {
+    out.push({ wire, name: camelCase(wire), kind: 'children', required: false, description: children.description, children });
+  }
+  return out;
+}
+
+/** The GraphQL type name of one entry of a child collection: "phone number" -> PhoneNumber. */
+export function childTypeName(children: ChildCollection): string {
+  return pascalCase(children.label.replace(/ /g, '_'));
+}
+
+/** A child entry given in camelCase -> its wire entry. */
+function childToWire(children: ChildCollection, entry: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of ['id', ...Object.keys(children.fields)]) {
+    if (entry[camelCase(key)] !== undefined) out[key] = entry[camelCase(key)];
+  }
   return out;
 }
 
@@ -76,7 +95,11 @@ export function writableFields(def: ResourceDefinition, mode: 'create' | 'update
 export function toWireBody(def: ResourceDefinition, mode: 'create' | 'update', input: Record<string, unknown>): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (const field of writableFields(def, mode)) {
-    if (input[field.name] !== undefined) record[field.wire] = input[field.name];
+    const value = input[field.name];
+    if (value === undefined) continue;
+    record[field.wire] = field.children && Array.isArray(value)
+      ? value.map((entry) => childToWire(field.children!, entry as Record<string, unknown>))
+      : value;
   }
   return { [def.name]: record };
 }
@@ -166,13 +189,17 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
   // Pothos types field options by literal type names; these are computed from the declaration.
   type AnyOptions = never;
 
+  // Child collections: an output type and an input type per collection, shared by every parent that uses it.
+  const childRefs = new Map<ChildCollection, { output: unknown; input: unknown }>();
+  for (const children of Object.values(def.children ?? {})) childRefs.set(children, childTypes(builder, children));
+
   const recordRef = builder.objectRef<RecordShape>(typeName).implement({
     description: def.description,
     fields: (t) => {
       const fields: Record<string, unknown> = {};
       for (const info of outputFields(def)) {
         fields[camelCase(info.name)] = t.field({
-          type: graphqlType(info.kind),
+          type: info.children ? [childRefs.get(info.children)!.output] : graphqlType(info.kind),
           nullable: info.nullable,
           description: info.description,
           resolve: (parent: RecordShape) => parent.record[info.name],
@@ -210,7 +237,8 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       fields: (t) => {
         const fields: Record<string, unknown> = {};
         for (const field of writableFields(def, mode)) {
-          fields[field.name] = t.field({ type: graphqlType(field.kind), required: field.required, description: field.description } as AnyOptions);
+          const type = field.children ? [childRefs.get(field.children)!.input] : graphqlType(field.kind);
+          fields[field.name] = t.field({ type, required: field.required, description: field.description } as AnyOptions);
         }
         return fields as never;
       },
@@ -291,4 +319,39 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       },
     }),
   }));
+}
+
+const childTypeCache = new WeakMap<Builder, Map<string, { output: unknown; input: unknown }>>();
+
+/** Output and input types of a child collection's entries (PhoneNumber, PhoneNumberInput), made once per builder. */
+function childTypes(builder: Builder, children: ChildCollection): { output: unknown; input: unknown } {
+  const cache = childTypeCache.get(builder) ?? childTypeCache.set(builder, new Map()).get(builder)!;
+  const name = childTypeName(children);
+  const known = cache.get(name);
+  if (known) return known;
+  type AnyOptions = never;
+  const output = builder.objectRef<Record<string, unknown>>(name).implement({
+    description: `One ${children.label}.`,
+    fields: (t) =>
+      Object.fromEntries(
+        childOutputFields(children).map((info) => [
+          camelCase(info.name),
+          t.field({ type: graphqlType(info.kind), nullable: info.nullable, description: info.description, resolve: (parent: Record<string, unknown>) => parent[info.name] } as AnyOptions),
+        ]),
+      ) as never,
+  });
+  const input = builder.inputType(`${name}Input`, {
+    description: `One ${children.label}: with id it updates that entry, without id it creates one; entries left out are removed.`,
+    fields: (t) =>
+      Object.fromEntries([
+        ['id', t.field({ type: 'ID', required: false } as AnyOptions)],
+        ...Object.entries(children.fields).map(([wire, spec]) => [
+          camelCase(wire),
+          t.field({ type: graphqlType(spec.kind), required: false, description: spec.description } as AnyOptions),
+        ]),
+      ]) as never,
+  });
+  const refs = { output, input };
+  cache.set(name, refs);
+  return refs;
 }

@@ -47,6 +47,7 @@ export const errorCatalog = {
   'route.not_found': { status: 404, title: 'No such endpoint' },
   'method.not_allowed': { status: 405, title: 'Method not allowed' },
   'version.invalid': { status: 400, title: 'Unknown API version' },
+  'lead.already_converted': { status: 409, title: 'Lead already converted' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;

@@ -10,10 +10,15 @@ export type FieldKind = 'string' | 'text' | 'integer' | 'int64' | 'number' | 'bo
 export interface FieldSpec {
   kind: FieldKind;
   create: 'required' | 'optional' | 'not_accepted';
-  update: 'optional' | 'not_accepted';
+  /** 'immutable': accepted on update only with the current value (a no-op); any other value is refused. */
+  update: 'optional' | 'not_accepted' | 'immutable';
   /** null is accepted on write (clears the value); every optional field is nullable unless it says otherwise. */
   nullable?: boolean;
   max?: number;
+  /** The value must be one of these (string kinds). */
+  enum?: readonly string[];
+  /** Inclusive bounds of a numeric value. */
+  range?: readonly [number, number];
   /** The value must be the id of a live record of this Prisma model in the same tenant. */
   references?: { model: string; live?: boolean; label: string };
   description?: string;
@@ -28,6 +33,18 @@ const messages = {
 
 /** zod schema of a non-null value of the field (strings are trimmed; blank required strings are refused). */
 export function valueSchema(field: FieldSpec): z.ZodType {
+  if (field.enum) {
+    const allowed = field.enum;
+    return z.string({ error: messages.string }).refine((v) => allowed.includes(v), `must be one of: ${allowed.join(', ')}`);
+  }
+  if (field.range && (field.kind === 'number' || field.kind === 'integer')) {
+    const [min, max] = field.range;
+    return baseSchema(field).pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+  }
+  return baseSchema(field);
+}
+
+function baseSchema(field: FieldSpec): z.ZodType {
   const str = (max: number) => z.string({ error: messages.string }).trim().max(max, `is too long (maximum is ${max} characters)`);
   switch (field.kind) {
     case 'string':
@@ -67,7 +84,7 @@ export function toStorage(field: FieldSpec, value: unknown): unknown {
 }
 
 /** Value as written on the REST wire (and given to GraphQL). */
-export function toWire(kind: FieldKind | 'json' | 'string[]', value: unknown): unknown {
+export function toWire(kind: FieldKind | 'json' | 'string[]' | 'children', value: unknown): unknown {
   if (value === null || value === undefined) return null;
   if (typeof value === 'bigint') return Number(value);
   if (value instanceof Date) return kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();

@@ -12,7 +12,7 @@ import { isUuid, newId } from './ids.ts';
 import { runList, type ListResult } from './listing.ts';
 import type { CursorCodec } from './cursor.ts';
 import { lockNumberSequence, nextNumber } from './numbering.ts';
-import { outputFields, selectColumns, type ResourceDefinition } from './resource.ts';
+import { childOutputFields, outputFields, selectColumns, type ChildCollection, type ResourceDefinition } from './resource.ts';
 import type { TenantClient, TenantTx } from './tenancy.ts';
 
 export type WireRecord = Record<string, unknown>;
@@ -25,11 +25,14 @@ export interface ResourceServiceDeps {
   db: TenantClient;
   cursors: CursorCodec;
   clock: Clock;
+  /** The other resources' services (hooks cascade through them). */
+  resources: (name: string) => ResourceService;
 }
 
 type Row = Record<string, unknown> & { id: string; updated_at: Date; lock_version: number };
 type Delegate = {
   findFirst(args: object): Promise<Row | null>;
+  findMany(args: object): Promise<Row[]>;
   count(args: object): Promise<number>;
   create(args: object): Promise<Row>;
   updateMany(args: object): Promise<{ count: number }>;
@@ -66,16 +69,42 @@ export class ResourceService {
     return (tx as unknown as Record<string, Delegate>)[this.def.model];
   }
 
-  serialize(row: Record<string, unknown>): WireRecord {
+  /** The wire record of a row; child collections come from `children` (see loadChildren), empty when absent. */
+  serialize(row: Record<string, unknown>, children?: Map<string, Record<string, unknown>[]>): WireRecord {
     const out: WireRecord = {};
-    for (const field of this.outputs) out[field.name] = toWire(field.kind, row[field.name]);
+    for (const field of this.outputs) {
+      if (field.kind === 'children') {
+        const fields = childOutputFields(field.children!);
+        out[field.name] = (children?.get(`${field.name}:${row.id as string}`) ?? []).map((child) =>
+          Object.fromEntries(fields.map((f) => [f.name, toWire(f.kind, child[f.name])])),
+        );
+      } else out[field.name] = toWire(field.kind, row[field.name]);
+    }
     if (this.def.conventions.labels && out.labels === null) out.labels = [];
     if (this.def.conventions.customFields && out.custom_fields === null) out.custom_fields = {};
     return out;
   }
 
-  private single(row: Row): Single {
-    return { record: this.serialize(row), etag: etagOf(row) };
+  /** Child rows of the given records, one query per collection whatever the number of records. */
+  async loadChildren(db: TenantTx | TenantClient, ids: string[]): Promise<Map<string, Record<string, unknown>[]>> {
+    const byKey = new Map<string, Record<string, unknown>[]>();
+    if (ids.length === 0) return byKey;
+    for (const [name, collection] of Object.entries(this.def.children ?? {})) {
+      const rows = await (db as unknown as Record<string, { findMany(args: object): Promise<Record<string, unknown>[]> }>)[collection.model].findMany({
+        where: { [collection.foreignKey]: { in: ids } },
+        orderBy: [{ position: 'asc' }, { created_at: 'asc' }],
+      });
+      for (const child of rows) {
+        const key = `${name}:${child[collection.foreignKey] as string}`;
+        (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(child);
+      }
+    }
+    return byKey;
+  }
+
+  private async single(db: TenantTx | TenantClient, row: Row): Promise<Single> {
+    const children = this.def.children ? await this.loadChildren(db, [row.id]) : undefined;
+    return { record: this.serialize(row, children), etag: etagOf(row) };
   }
 
   private async find(tx: TenantTx | TenantClient, id: string): Promise<Row> {
@@ -84,8 +113,13 @@ export class ResourceService {
     return row;
   }
 
+  /** Reads a record inside the caller's transaction (tenant context already set). */
+  async getWithin(tx: TenantTx, id: string): Promise<Single> {
+    return this.single(tx, await this.find(tx, id));
+  }
+
   get(ctx: RequestContext, id: string): Promise<Single> {
-    return runAsTenant(ctx.principal.accountId, async () => this.single(await this.find(this.deps.db, id)));
+    return runAsTenant(ctx.principal.accountId, async () => this.single(this.deps.db, await this.find(this.deps.db, id)));
   }
 
   list(ctx: RequestContext, entries: [string, string][]): Promise<ListResult<WireRecord>> {
@@ -107,7 +141,8 @@ export class ResourceService {
         { entries },
         { cursors: this.deps.cursors, customFieldDefinitions: () => customFieldDefinitions(this.deps.db, def.className) },
       );
-      return { ...result, data: result.data.map((row) => this.serialize(row)) };
+      const children = def.children ? await this.loadChildren(this.deps.db, result.data.map((row) => row.id)) : undefined;
+      return { ...result, data: result.data.map((row) => this.serialize(row, children)) };
     });
   }
 
@@ -117,7 +152,13 @@ export class ResourceService {
     const errors: FieldErrors = {};
     const values: Record<string, unknown> = {};
     const conventionKeys = new Set(['number', 'status', 'labels', 'custom_fields']);
+    const children: Record<string, Record<string, unknown>[] | undefined> = {};
     for (const [key, value] of Object.entries(input)) {
+      const collection = def.children?.[key];
+      if (collection) {
+        children[key] = this.checkChildren(key, collection, value, mode, errors);
+        continue;
+      }
       const field = def.fields[key];
       if (!field) {
         if (conventionKeys.has(key) && (def.conventions as Record<string, boolean | undefined>)[key === 'custom_fields' ? 'customFields' : key]) continue;
@@ -127,6 +168,10 @@ export class ResourceService {
       const rule = mode === 'create' ? field.create : field.update;
       if (rule === 'not_accepted') {
         addError(errors, key, `cannot be set on ${mode}`);
+        continue;
+      }
+      if (rule === 'immutable') {
+        if (value !== toWire(field.kind, existing![key])) addError(errors, key, 'cannot be changed');
         continue;
       }
       if (value === null) {
@@ -192,14 +237,90 @@ export class ResourceService {
       const existingValues = (existing?.custom_fields as Record<string, unknown> | undefined) ?? null;
       values.custom_fields = mergeCustomFields(input.custom_fields, definitions, existingValues, errors);
     }
-    await def.hooks?.beforeWrite?.({ tx, ctx, mode, values, existing, errors });
+    await def.hooks?.beforeWrite?.({ tx, ctx, mode, input, values, children, existing, errors, resources: this.deps.resources });
     throwIfErrors(errors);
-    return values;
+    return { values, children };
+  }
+
+  /** Validates a child collection value: an array of entries with the collection's fields (and an id on update). */
+  private checkChildren(name: string, collection: ChildCollection, value: unknown, mode: 'create' | 'update', errors: FieldErrors) {
+    if (!Array.isArray(value)) {
+      addError(errors, name, 'must be an array');
+      return undefined;
+    }
+    if (value.length > 200) addError(errors, name, 'has too many entries (maximum is 200)');
+    return value.map((entry, index) => {
+      const at = `${name}.${index}`;
+      const out: Record<string, unknown> = {};
+      if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+        addError(errors, at, 'must be an object');
+        return out;
+      }
+      for (const [key, raw] of Object.entries(entry as Record<string, unknown>)) {
+        if (key === 'id') {
+          if (mode === 'create') addError(errors, `${at}.id`, 'cannot be set on create');
+          else if (!isUuid(raw)) addError(errors, `${at}.id`, 'is not a valid UUID');
+          else out.id = raw;
+          continue;
+        }
+        const field = collection.fields[key];
+        if (!field) {
+          addError(errors, `${at}.${key}`, 'is not a permitted field');
+          continue;
+        }
+        if (raw === null) {
+          if (field.create === 'required' || field.nullable === false) addError(errors, `${at}.${key}`, "can't be blank");
+          else out[key] = null;
+          continue;
+        }
+        const parsed = valueSchema(field).safeParse(raw);
+        if (!parsed.success) Object.assign(errors, zodIssuesToErrors(parsed.error, `${at}.${key}`));
+        else if (parsed.data === '' && field.create === 'required') addError(errors, `${at}.${key}`, "can't be blank");
+        else out[key] = parsed.data;
+      }
+      for (const [key, field] of Object.entries(collection.fields)) {
+        if (field.create === 'required' && out.id === undefined && (entry as Record<string, unknown>)[key] === undefined) addError(errors, `${at}.${key}`, 'is missing');
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Writes a child collection as a snapshot: entries with an id update that child, entries without one create a
+   * child, existing children whose id is absent are deleted. Positions follow the order given.
+   */
+  private async writeChildren(tx: TenantTx, parentId: string, children: Record<string, Record<string, unknown>[] | undefined>, mode: 'create' | 'update') {
+    const now = this.deps.clock.now();
+    for (const [name, entries] of Object.entries(children)) {
+      if (entries === undefined) continue;
+      const collection = this.def.children![name];
+      const delegate = (tx as unknown as Record<string, Delegate & { findMany(args: object): Promise<{ id: string }[]>; update(args: object): Promise<unknown> }>)[collection.model];
+      const existingIds = mode === 'update'
+        ? new Set((await delegate.findMany({ where: { [collection.foreignKey]: parentId }, select: { id: true } })).map((c) => c.id))
+        : new Set<string>();
+      const errors: FieldErrors = {};
+      entries.forEach((entry, index) => {
+        if (entry.id !== undefined && !existingIds.has(entry.id as string)) addError(errors, `${name}.${index}.id`, `does not match any ${collection.label} of this ${this.def.className}`);
+      });
+      throwIfErrors(errors);
+      const kept = new Set(entries.filter((e) => e.id !== undefined).map((e) => e.id as string));
+      const removed = [...existingIds].filter((id) => !kept.has(id));
+      if (removed.length > 0) await delegate.deleteMany({ where: { id: { in: removed } } });
+      for (const [position, entry] of entries.entries()) {
+        const { id, ...fields } = entry;
+        const data: Record<string, unknown> = { position, updated_at: now };
+        for (const [key, value] of Object.entries(fields)) data[key] = toStorage(collection.fields[key], value);
+        if (id !== undefined) await delegate.updateMany({ where: { id, [collection.foreignKey]: parentId }, data });
+        else await delegate.create({ data: { ...data, id: newId(), [collection.foreignKey]: parentId, created_at: now } });
+      }
+    }
   }
 
   private storage(values: Record<string, unknown>): Record<string, unknown> {
     const data: Record<string, unknown> = {};
+    const writeOnly = new Set(this.def.writeOnly ?? []);
     for (const [key, value] of Object.entries(values)) {
+      if (writeOnly.has(key)) continue;
       const field = this.def.fields[key];
       data[key] = field ? toStorage(field, value) : value;
     }
@@ -217,27 +338,33 @@ export class ResourceService {
   }
 
   create(ctx: RequestContext, body: unknown): Promise<Single> {
+    const input = recordFromBody(body, this.def.name);
+    return runAsTenant(ctx.principal.accountId, () => this.transaction((tx) => this.createWithin(tx, ctx, input)));
+  }
+
+  /** Creates the record inside the caller's transaction (for services composing several writes). */
+  async createWithin(tx: TenantTx, ctx: RequestContext, input: Record<string, unknown>): Promise<Single> {
     const { def } = this;
-    const input = recordFromBody(body, def.name);
-    return runAsTenant(ctx.principal.accountId, () =>
-      this.transaction(async (tx) => {
-        const values = await this.prepare(tx, ctx, 'create', input, null);
-        const now = this.deps.clock.now();
-        const data: Record<string, unknown> = { id: newId(), ...this.storage(values), created_at: now, updated_at: now };
-        if (def.conventions.status) {
-          const [initial] = await liveStatuses(tx, def.className);
-          if (!initial) throw new AppError('status.transition_invalid', `no ${def.className} status is configured`);
-          data.status = initial;
-        }
-        if (def.conventions.number && data.number === undefined) {
-          data.number = await nextNumber(tx, def.className, async (n) => (await this.delegate(tx).count({ where: { number: n } })) > 0);
-        }
-        const row = await this.delegate(tx).create({ data });
-        const single = this.single(row);
-        await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: row.id, action: 'created', payload: single.record });
-        return single;
-      }),
-    );
+    const { values, children } = await this.prepare(tx, ctx, 'create', input, null);
+    const now = this.deps.clock.now();
+    const data: Record<string, unknown> = { id: newId(), ...this.storage(values), created_at: now, updated_at: now };
+    if (def.conventions.status) {
+      const [initial] = await liveStatuses(tx, def.className);
+      if (!initial) throw new AppError('status.transition_invalid', `no ${def.className} status is configured`);
+      data.status = initial;
+    }
+    if (def.conventions.number && data.number === undefined) {
+      data.number = await nextNumber(tx, def.className, async (n) => (await this.delegate(tx).count({ where: { number: n } })) > 0);
+    }
+    let row = await this.delegate(tx).create({ data });
+    await this.writeChildren(tx, row.id, children, 'create');
+    if (def.hooks?.afterWrite) {
+      await def.hooks.afterWrite({ tx, ctx, mode: 'create', input, row, values, resources: this.deps.resources });
+      row = await this.find(tx, row.id);
+    }
+    const single = await this.single(tx, row);
+    await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: row.id, action: 'created', payload: single.record });
+    return single;
   }
 
   update(ctx: RequestContext, id: string, ifMatch: string | undefined, body: unknown): Promise<Single> {
@@ -250,7 +377,7 @@ export class ResourceService {
           throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
         }
         const input = recordFromBody(body, def.name);
-        const values = await this.prepare(tx, ctx, 'update', input, existing);
+        const { values, children } = await this.prepare(tx, ctx, 'update', input, existing);
         delete values.number;
         // Compare-and-set in one statement: the row changes only if nobody changed it since it was read.
         const changed = await this.delegate(tx).updateMany({
@@ -258,8 +385,13 @@ export class ResourceService {
           data: { ...this.storage(values), updated_at: this.nextUpdatedAt(existing), lock_version: { increment: 1 } },
         });
         if (changed.count === 0) throw new AppError('precondition.failed', 'The record changed since the ETag in If-Match was issued.');
-        const row = await this.find(tx, id);
-        const single = this.single(row);
+        await this.writeChildren(tx, id, children, 'update');
+        let row = await this.find(tx, id);
+        if (def.hooks?.afterWrite) {
+          await def.hooks.afterWrite({ tx, ctx, mode: 'update', input, row, values, resources: this.deps.resources });
+          row = await this.find(tx, id);
+        }
+        const single = await this.single(tx, row);
         await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, action: 'updated', payload: single.record });
         return single;
       }),
@@ -272,6 +404,8 @@ export class ResourceService {
     return runAsTenant(ctx.principal.accountId, () =>
       this.transaction(async (tx) => {
         const existing = await this.find(tx, id);
+        const payload = (await this.single(tx, existing)).record;
+        await def.hooks?.beforeDelete?.({ tx, ctx, row: existing, resources: this.deps.resources });
         const where = { id, lock_version: expected.lockVersion, updated_at: expected.updatedAt, ...this.live };
         const changed = def.conventions.softDelete
           ? await this.delegate(tx).updateMany({
@@ -280,9 +414,33 @@ export class ResourceService {
             })
           : await this.delegate(tx).deleteMany({ where });
         if (changed.count === 0) throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
-        await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, action: 'deleted', payload: this.serialize(existing) });
+        await def.hooks?.afterDelete?.({ tx, ctx, row: existing, resources: this.deps.resources });
+        await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, action: 'deleted', payload });
       }),
     );
+  }
+
+  /**
+   * Deletes every live record matching `where` inside the caller's transaction, with each record's afterDelete
+   * hook and event: the cascade of deleting a parent. No If-Match: the parent's delete was the checked request.
+   */
+  async removeWhere(tx: TenantTx, ctx: RequestContext, where: Record<string, unknown>): Promise<number> {
+    const { def } = this;
+    const rows = await this.delegate(tx).findMany({ where: { ...where, ...this.live } });
+    for (const row of rows) {
+      const payload = (await this.single(tx, row)).record;
+      if (def.conventions.softDelete) {
+        await this.delegate(tx).updateMany({
+          where: { id: row.id, ...this.live },
+          data: { deleted_at: this.deps.clock.now(), updated_at: this.nextUpdatedAt(row), lock_version: { increment: 1 } },
+        });
+      } else {
+        await this.delegate(tx).deleteMany({ where: { id: row.id } });
+      }
+      await def.hooks?.afterDelete?.({ tx, ctx, row, resources: this.deps.resources });
+      await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: row.id, action: 'deleted', payload });
+    }
+    return rows.length;
   }
 
   /** updated_at moves forward on every write, even within the same millisecond, so ETags never repeat. */

@@ -4,6 +4,10 @@ import type { ScopeResource } from './scopes.ts';
 import type { FieldErrors } from './errors.ts';
 import type { RequestContext } from './context.ts';
 import type { TenantTx } from './tenancy.ts';
+import type { ResourceService } from './resource-service.ts';
+
+/** Other resources' services, for hooks that cascade (e.g. a customer's sites). */
+export type ResourceLookup = (name: string) => ResourceService;
 
 // A resource declares only what is its own; every shared convention (ids, timestamps, ETag, number, status,
 // labels, custom_fields, list parameters, events, soft delete) is applied by the kernel's resource service
@@ -13,11 +17,55 @@ export interface WriteHookArgs<Row = Record<string, unknown>> {
   tx: TenantTx;
   ctx: RequestContext;
   mode: 'create' | 'update';
-  /** Validated values about to be written (wire names). */
+  /** The record under the body key, as sent. */
+  input: Record<string, unknown>;
+  /** Validated values about to be written (wire names); hooks may add columns or remove write-only fields. */
   values: Record<string, unknown>;
+  /** Validated child entries per collection; undefined means "not supplied" (hooks may supply defaults). */
+  children: Record<string, Record<string, unknown>[] | undefined>;
   /** The record before the change (update only). */
   existing: Row | null;
   errors: FieldErrors;
+  resources: ResourceLookup;
+}
+
+export interface AfterWriteArgs {
+  tx: TenantTx;
+  ctx: RequestContext;
+  mode: 'create' | 'update';
+  input: Record<string, unknown>;
+  /** The row as written. */
+  row: Record<string, unknown> & { id: string };
+  /** What beforeWrite left in values (including write-only fields it kept for afterWrite). */
+  values: Record<string, unknown>;
+  resources: ResourceLookup;
+}
+
+export interface DeleteHookArgs {
+  tx: TenantTx;
+  ctx: RequestContext;
+  /** The record before it was deleted. */
+  row: Record<string, unknown> & { id: string };
+  resources: ResourceLookup;
+}
+
+/** A list of child rows owned by the record and written with it (phone numbers, line items). */
+export interface ChildCollection {
+  /** Prisma delegate of the child rows. */
+  model: string;
+  /** Column of the child that holds the parent id. */
+  foreignKey: string;
+  /** Writable fields of an entry (an entry may also carry the id of an existing child). */
+  fields: Record<string, FieldSpec>;
+  /** Wire name of one entry in messages and docs: "phone number". */
+  label: string;
+  description?: string;
+}
+
+export interface ReadOnlyField {
+  kind: FieldSpec['kind'];
+  nullable: boolean;
+  description?: string;
 }
 
 export interface ResourceDefinition {
@@ -35,6 +83,12 @@ export interface ResourceDefinition {
   description: string;
   /** Writable fields of the resource itself, in wire (snake_case) names. */
   fields: Record<string, FieldSpec>;
+  /** Fields served but never written by clients (kept by the service or the database). */
+  readOnly?: Record<string, ReadOnlyField>;
+  /** Child collections written with the record: snapshot-replaced on update, served inside the record. */
+  children?: Record<string, ChildCollection>;
+  /** Fields accepted on write but not stored as columns (consumed by hooks) and not served. */
+  writeOnly?: readonly string[];
   conventions: {
     number?: boolean;
     status?: boolean;
@@ -53,31 +107,53 @@ export interface ResourceDefinition {
   hooks?: {
     /** Resource-specific rules, run inside the write transaction before the row is written. */
     beforeWrite?(args: WriteHookArgs): Promise<void>;
+    /** Work that needs the written row (linking, cascading), inside the same transaction. */
+    afterWrite?(args: AfterWriteArgs): Promise<void>;
+    /** Refusals of a delete (after the record was found, before it is deleted). */
+    beforeDelete?(args: DeleteHookArgs): Promise<void>;
+    /** Cascades of a delete, inside the same transaction. */
+    afterDelete?(args: DeleteHookArgs): Promise<void>;
   };
 }
 
 export interface RecordFieldInfo {
   name: string;
-  kind: FieldSpec['kind'] | 'json' | 'string[]';
+  kind: FieldSpec['kind'] | 'json' | 'string[]' | 'children';
   nullable: boolean;
   description?: string;
+  /** For kind 'children': the collection. */
+  children?: ChildCollection;
 }
 
 /** The fields of a record as served: id, own fields, convention fields, timestamps. */
 export function outputFields(def: ResourceDefinition): RecordFieldInfo[] {
   const out: RecordFieldInfo[] = [{ name: 'id', kind: 'uuid', nullable: false }];
   if (def.conventions.number) out.push({ name: 'number', kind: 'string', nullable: false, description: 'Sequential per account unless given on create; immutable.' });
+  const writeOnly = new Set(def.writeOnly ?? []);
   for (const [name, spec] of Object.entries(def.fields)) {
+    if (writeOnly.has(name)) continue;
     out.push({ name, kind: spec.kind, nullable: spec.create !== 'required', description: spec.description });
   }
+  for (const [name, spec] of Object.entries(def.readOnly ?? {})) out.push({ name, ...spec });
   if (def.conventions.status) out.push({ name: 'status', kind: 'string', nullable: false, description: 'display_name of a live status of this resource.' });
   if (def.conventions.labels) out.push({ name: 'labels', kind: 'string[]', nullable: false });
   if (def.conventions.customFields) out.push({ name: 'custom_fields', kind: 'json', nullable: false, description: 'Keyed by custom field definition id.' });
+  for (const [name, children] of Object.entries(def.children ?? {})) {
+    out.push({ name, kind: 'children', nullable: false, description: children.description, children });
+  }
   out.push({ name: 'created_at', kind: 'datetime', nullable: false }, { name: 'updated_at', kind: 'datetime', nullable: false });
   return out;
 }
 
 /** SQL columns read for a record (serialised fields plus what the ETag needs). */
 export function selectColumns(def: ResourceDefinition): string[] {
-  return [...outputFields(def).map((f) => f.name), 'lock_version'];
+  return [...outputFields(def).filter((f) => f.kind !== 'children').map((f) => f.name), 'lock_version'];
+}
+
+/** The fields of one child entry as served: id and its own fields. */
+export function childOutputFields(children: ChildCollection): RecordFieldInfo[] {
+  return [
+    { name: 'id', kind: 'uuid', nullable: false },
+    ...Object.entries(children.fields).map(([name, spec]) => ({ name, kind: spec.kind, nullable: spec.create !== 'required', description: spec.description })),
+  ];
 }

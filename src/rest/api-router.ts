@@ -83,6 +83,33 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
     });
   }
 
+  // Contact linkages (no If-Match, per the spec) and lead conversion.
+  const contactsRead = 'contacts:read' as Scope;
+  const contactsWrite = 'contacts:write' as Scope;
+  register('get', '/contacts/:id/linkages', async (req, res) => {
+    const data = await domain.linkages.list(contextOf(req, contactsRead), String(req.params.id));
+    res.json({ data, has_more: false });
+  });
+  register('post', '/contacts/:id/linkages', (req, _res, next) => (contextOf(req, contactsWrite), next()), body, async (req, res) => {
+    const linkage = await domain.linkages.create(contextOf(req, contactsWrite), String(req.params.id), req.body);
+    res.setHeader('Location', `${req.baseUrl}/contacts/${linkage.contact_id}/linkages/${linkage.id}`);
+    res.status(201).json({ data: linkage });
+  });
+  register('patch', '/contacts/:id/linkages/:linkage_id', (req, _res, next) => (contextOf(req, contactsWrite), next()), body, async (req, res) => {
+    res.json({ data: await domain.linkages.update(contextOf(req, contactsWrite), String(req.params.id), String(req.params.linkage_id), req.body) });
+  });
+  register('delete', '/contacts/:id/linkages/:linkage_id', async (req, res) => {
+    await domain.linkages.remove(contextOf(req, contactsWrite), String(req.params.id), String(req.params.linkage_id));
+    res.status(204).end();
+  });
+  register('post', '/leads/:id/convert', (req, _res, next) => (contextOf(req, 'leads:write'), contextOf(req, 'customers:write'), next()), body, async (req, res) => {
+    const ctx = contextOf(req, 'leads:write');
+    contextOf(req, 'customers:write');
+    const { lead, customer } = await domain.leadConversion.convert(ctx, String(req.params.id), req.body);
+    res.setHeader('Location', `${req.baseUrl}/customers/${customer.record.id as string}`);
+    res.status(201).json({ data: { lead: lead.record, customer: customer.record } });
+  });
+
   register('get', '/openapi.json', (_req, res) => {
     res.json(openapi());
   });

@@ -1,6 +1,7 @@
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import { addError } from '../../kernel/body.ts';
 import { currentTenant } from '../../kernel/context.ts';
+import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 
 const range = ['gt', 'gte', 'lt', 'lte'] as const;
 
@@ -56,6 +57,12 @@ export const customerResource: ResourceDefinition = {
         (existing?.id as string | undefined) ?? '00000000-0000-0000-0000-000000000000',
       );
       if (clash.length > 0) addError(errors, 'organization', 'has already been taken');
+    },
+    // Deleting a customer discards its sites (with their linkages) and removes its contact linkages; the
+    // contacts themselves stay (they may be linked elsewhere).
+    async afterDelete({ tx, ctx, row, resources }) {
+      await resources('site').removeWhere(tx, ctx, { customer_id: row.id });
+      await unlinkRecords(tx, ctx, 'Customer', [row.id]);
     },
   },
 };

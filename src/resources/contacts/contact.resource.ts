@@ -1,0 +1,82 @@
+import { addError } from '../../kernel/body.ts';
+import { AppError } from '../../kernel/errors.ts';
+import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { checkLinkInput, linkContact } from './contact-linkage.service.ts';
+import { linkableTypes, type LinkableType } from './linkables.ts';
+
+const range = ['gt', 'gte', 'lt', 'lte'] as const;
+export const phoneKinds = ['mobile', 'office', 'home', 'fax', 'other'] as const;
+
+/** The Contact declaration; linking on create goes through the linkage rules (contact-linkage.service.ts). */
+export const contactResource: ResourceDefinition = {
+  name: 'contact',
+  plural: 'contacts',
+  className: 'Contact',
+  model: 'contact',
+  table: 'contacts',
+  scope: 'contacts',
+  description:
+    "A person attached to customers, leads or sites through linkages. linkable_id/linkable_type show the contact's main linkage: where it is the record's primary contact, otherwise its oldest.",
+  fields: {
+    first_name: { kind: 'string', create: 'optional', update: 'optional' },
+    last_name: { kind: 'string', create: 'optional', update: 'optional' },
+    email: { kind: 'email', create: 'optional', update: 'optional' },
+    phone: { kind: 'string', create: 'optional', update: 'optional', max: 64, description: 'Office phone.' },
+    mobile: { kind: 'string', create: 'optional', update: 'optional', max: 64 },
+    title: { kind: 'string', create: 'optional', update: 'optional', description: 'Job title.' },
+    contact_method: { kind: 'string', create: 'optional', update: 'optional', description: 'Preferred channel hint.' },
+    linkable_id: { kind: 'uuid', create: 'optional', update: 'not_accepted', description: 'Record to link the new contact to (with linkable_type).' },
+    linkable_type: { kind: 'string', enum: linkableTypes, create: 'optional', update: 'not_accepted', description: 'Customer, Lead or Site.' },
+  },
+  writeOnly: ['linkable_id', 'linkable_type'],
+  readOnly: {
+    linkable_id: { kind: 'uuid', nullable: true, description: 'The main linkage: where the contact is primary, otherwise its oldest.' },
+    linkable_type: { kind: 'string', nullable: true, description: 'Customer, Lead or Site of the main linkage.' },
+  },
+  children: {
+    phone_numbers: {
+      model: 'phoneNumber',
+      foreignKey: 'contact_id',
+      label: 'phone number',
+      description:
+        'On create, supplying it suppresses the automatic entry made from mobile. On update a snapshot: entries with id update, without id create, missing ids are removed; omit the key to keep the list.',
+      fields: {
+        number: { kind: 'string', create: 'required', update: 'optional', nullable: false, max: 64 },
+        kind: { kind: 'string', enum: phoneKinds, create: 'optional', update: 'optional', nullable: false, description: `One of ${phoneKinds.join(', ')}; default mobile.` },
+        extension: { kind: 'string', create: 'optional', update: 'optional', max: 16 },
+      },
+    },
+  },
+  conventions: { customFields: true, softDelete: true },
+  list: {
+    filters: { created_at: { type: 'datetime', ops: range }, updated_at: { type: 'datetime', ops: range } },
+    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' } },
+    defaultSort: '-created_at',
+    searchable: 'first name, last name, email and title',
+  },
+  hooks: {
+    async beforeWrite({ mode, input, values, children, errors }) {
+      if (mode !== 'create') return;
+      if ((input.linkable_id === undefined) !== (input.linkable_type === undefined)) {
+        addError(errors, input.linkable_id === undefined ? 'linkable_id' : 'linkable_type', 'is missing (linkable_id and linkable_type go together)');
+      }
+      // The legacy automatic phone entry made from mobile, unless phone_numbers is supplied.
+      if (children.phone_numbers === undefined && typeof values.mobile === 'string' && values.mobile !== '') {
+        children.phone_numbers = [{ number: values.mobile, kind: 'mobile' }];
+      }
+    },
+    async afterWrite({ tx, ctx, mode, row, values }) {
+      if (mode !== 'create' || values.linkable_id === undefined) return;
+      const errors = {};
+      const link = checkLinkInput({ linkable_id: values.linkable_id, linkable_type: values.linkable_type }, errors);
+      if (!link) throw new AppError('validation.failed', 'linkable_id/linkable_type are invalid', { errors });
+      await linkContact(tx, ctx, row.id, { ...link, linkable_type: link.linkable_type as LinkableType }, row.created_at as Date);
+    },
+    async beforeDelete({ tx, row }) {
+      const linked = await tx.contactLinkage.count({ where: { contact_id: row.id } });
+      if (linked > 0) {
+        throw new AppError('contact.has_linkages', `The contact has ${linked} linkage(s); unlink it (DELETE /contacts/${row.id}/linkages/{linkage_id}) before deleting it.`);
+      }
+    },
+  },
+};

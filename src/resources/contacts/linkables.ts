@@ -1,0 +1,20 @@
+import { currentTenant } from '../../kernel/context.ts';
+import type { TenantTx } from '../../kernel/tenancy.ts';
+
+// Records a contact can be linked to, and sites can belong to. Each is a live (not deleted) row of the tenant.
+export const linkableTables = { Customer: 'customers', Lead: 'leads', Site: 'sites' } as const;
+export type LinkableType = keyof typeof linkableTables;
+export const linkableTypes = Object.keys(linkableTables) as LinkableType[];
+
+/**
+ * Locks the live record of the tenant (FOR UPDATE) and tells whether it exists. Changes to a record's contacts
+ * and sites take this lock first, so concurrent requests on one record queue instead of racing.
+ */
+export async function lockLinkable(tx: TenantTx, type: LinkableType, id: string): Promise<boolean> {
+  const rows = await tx.$queryRawUnsafe<unknown[]>(
+    `SELECT 1 FROM ${linkableTables[type]} WHERE id = $1::uuid AND account_id = $2::uuid AND deleted_at IS NULL FOR UPDATE`,
+    id,
+    currentTenant(),
+  );
+  return rows.length > 0;
+}

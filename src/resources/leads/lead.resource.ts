@@ -1,0 +1,55 @@
+import { addError } from '../../kernel/body.ts';
+import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
+
+const range = ['gt', 'gte', 'lt', 'lte'] as const;
+
+export const leadResource: ResourceDefinition = {
+  name: 'lead',
+  plural: 'leads',
+  className: 'Lead',
+  model: 'lead',
+  table: 'leads',
+  scope: 'leads',
+  description: 'A prospective customer. Sites and contacts can belong to a lead; POST /leads/{id}/convert turns it into a customer.',
+  fields: {
+    organization: { kind: 'string', create: 'optional', update: 'optional', description: 'Company name; organization or a person name is required.' },
+    first_name: { kind: 'string', create: 'optional', update: 'optional' },
+    last_name: { kind: 'string', create: 'optional', update: 'optional' },
+    email: { kind: 'email', create: 'optional', update: 'optional' },
+    phone: { kind: 'string', create: 'optional', update: 'optional', max: 64 },
+    source: { kind: 'string', create: 'optional', update: 'optional', description: 'Where the lead came from (web form, referral ...).' },
+    description: { kind: 'text', create: 'optional', update: 'optional' },
+    assignee_id: { kind: 'int64', create: 'optional', update: 'optional', references: { model: 'user', label: 'user of this account' }, description: 'Assignee user id.' },
+  },
+  readOnly: {
+    converted_customer_id: { kind: 'uuid', nullable: true, description: 'The customer this lead was converted into.' },
+    converted_at: { kind: 'datetime', nullable: true },
+  },
+  conventions: { number: true, status: true, labels: true, customFields: true, softDelete: true },
+  list: {
+    filters: {
+      status: { type: 'string', ops: ['eq', 'in'] },
+      created_at: { type: 'datetime', ops: range },
+      updated_at: { type: 'datetime', ops: range },
+    },
+    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, number: { type: 'string' }, status: { type: 'string' } },
+    defaultSort: '-created_at',
+    searchable: 'organization, first name, last name, email, phone, number and status',
+  },
+  uniqueIndexes: { leads_account_id_number_key: { field: 'number', message: 'has already been taken' } },
+  hooks: {
+    async beforeWrite({ mode, values, existing, errors }) {
+      const named = (v: unknown) => typeof v === 'string' && v !== '';
+      const after = { ...(existing ?? {}), ...values };
+      if ((mode === 'create' || 'organization' in values || 'first_name' in values || 'last_name' in values) &&
+        !named(after.organization) && !named(after.first_name) && !named(after.last_name)) {
+        addError(errors, 'organization', 'is missing (give organization, first_name or last_name)');
+      }
+    },
+    async afterDelete({ tx, ctx, row, resources }) {
+      await resources('site').removeWhere(tx, ctx, { lead_id: row.id });
+      await unlinkRecords(tx, ctx, 'Lead', [row.id]);
+    },
+  },
+};

@@ -1,0 +1,71 @@
+import { addError } from '../../kernel/body.ts';
+import { currentTenant } from '../../kernel/context.ts';
+import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
+import { lockLinkable } from '../contacts/linkables.ts';
+
+const range = ['gt', 'gte', 'lt', 'lte'] as const;
+export const siteableTypes = ['Customer', 'Lead'] as const;
+
+export const siteResource: ResourceDefinition = {
+  name: 'site',
+  plural: 'sites',
+  className: 'Site',
+  model: 'site',
+  table: 'sites',
+  scope: 'sites',
+  description: "A physical service location owned by a customer or a lead. The parent's first site (by position) is its primary billing address.",
+  fields: {
+    site_name: { kind: 'string', create: 'required', update: 'optional', nullable: false, description: 'Display name.' },
+    street: { kind: 'string', create: 'required', update: 'optional', nullable: false, description: 'Street line 1.' },
+    street2: { kind: 'string', create: 'optional', update: 'optional' },
+    city: { kind: 'string', create: 'required', update: 'optional', nullable: false },
+    state: { kind: 'string', create: 'required', update: 'optional', nullable: false, description: 'State or province.' },
+    zip_code: { kind: 'string', create: 'optional', update: 'optional', max: 32 },
+    description: { kind: 'text', create: 'optional', update: 'optional' },
+    latitude: { kind: 'number', create: 'optional', update: 'optional', range: [-90, 90], description: 'Overrides the automatic geocode result.' },
+    longitude: { kind: 'number', create: 'optional', update: 'optional', range: [-180, 180], description: 'Overrides the automatic geocode result.' },
+    recurring_instructions: { kind: 'text', create: 'optional', update: 'optional', description: 'Standing instructions for jobs at the site.' },
+    position: { kind: 'integer', create: 'optional', update: 'optional', nullable: false, range: [0, 1_000_000], description: 'Display order among the parent\'s sites; defaults to the end of the list.' },
+    system_option_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'systemOption', label: 'system option' }, description: 'A row of the system options catalog.' },
+    siteable_id: { kind: 'uuid', create: 'required', update: 'immutable', nullable: false, description: 'Parent id; cannot be changed.' },
+    siteable_type: { kind: 'string', enum: siteableTypes, create: 'required', update: 'immutable', nullable: false, description: 'Customer or Lead; cannot be changed.' },
+  },
+  conventions: { customFields: true, softDelete: true },
+  list: {
+    filters: {
+      customer_id: { type: 'uuid', ops: ['eq'] },
+      lead_id: { type: 'uuid', ops: ['eq'] },
+      created_at: { type: 'datetime', ops: range },
+      updated_at: { type: 'datetime', ops: range },
+    },
+    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, site_name: { type: 'string' }, position: { type: 'integer' } },
+    defaultSort: '-created_at',
+    searchable: "site name, street, city, state, zip code and the parent's name (customer organization)",
+  },
+  hooks: {
+    async beforeWrite({ tx, mode, values, errors }) {
+      if (mode !== 'create' || errors.siteable_id || errors.siteable_type) return;
+      const type = values.siteable_type as (typeof siteableTypes)[number];
+      const parentId = values.siteable_id as string;
+      // Locking the parent queues concurrent site creates of one parent, so positions are handed out in turn.
+      if (!(await lockLinkable(tx, type, parentId))) {
+        addError(errors, 'siteable_id', `does not match any ${type}`);
+        return;
+      }
+      values.customer_id = type === 'Customer' ? parentId : null;
+      values.lead_id = type === 'Lead' ? parentId : null;
+      if (values.position === undefined) {
+        const [{ next }] = await tx.$queryRawUnsafe<{ next: number }[]>(
+          `SELECT coalesce(max(position) + 1, 0)::int AS next FROM sites WHERE account_id = $1::uuid AND siteable_id = $2::uuid AND deleted_at IS NULL`,
+          currentTenant(),
+          parentId,
+        );
+        values.position = next;
+      }
+    },
+    async afterDelete({ tx, ctx, row }) {
+      await unlinkRecords(tx, ctx, 'Site', [row.id]);
+    },
+  },
+};
