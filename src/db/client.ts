@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
-import type { SqlMigrationAwareDriverAdapterFactory, SqlQuery } from '@prisma/driver-adapter-utils';
+import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import { applyMigrations } from './migrate.ts';
@@ -37,6 +37,31 @@ function statementName(query: SqlQuery): string {
   return name;
 }
 
+/**
+ * @prisma/adapter-pg runs a migration script statement by statement, split on every ";", which breaks the
+ * dollar-quoted bodies of trigger functions. PostgreSQL takes the whole script as one simple-protocol query
+ * (one implicit transaction), so migrations are applied through adapters that do that.
+ */
+function wholeScriptMigrations(factory: SqlMigrationAwareDriverAdapterFactory): SqlMigrationAwareDriverAdapterFactory {
+  const whole = <T extends SqlDriverAdapter>(adapter: T): T => {
+    const inner = adapter as unknown as { client: { query(sql: string): Promise<unknown> }; onError(error: unknown): never };
+    adapter.executeScript = async (script: string) => {
+      try {
+        await inner.client.query(script);
+      } catch (error) {
+        inner.onError(error);
+      }
+    };
+    return adapter;
+  };
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    connect: async () => whole(await factory.connect()),
+    connectToShadowDb: async () => whole(await factory.connectToShadowDb()),
+  };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   let factory: SqlMigrationAwareDriverAdapterFactory;
   let closeDriver: () => Promise<void>;
@@ -52,7 +77,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     factory = new PrismaPGlite(pglite);
     closeDriver = () => pglite.close();
   }
-  if (options.migrate !== false) await applyMigrations(factory);
+  if (options.migrate !== false) await applyMigrations(kind === 'postgresql' ? wholeScriptMigrations(factory) : factory);
   const prisma = new PrismaClient({
     adapter: factory,
     log: options.onQuery ? [{ emit: 'event', level: 'query' }] : [],

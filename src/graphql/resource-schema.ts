@@ -1,8 +1,10 @@
+import type { ObjectRef } from '@pothos/core';
 import type { Single, WireRecord } from '../kernel/resource-service.ts';
 import { childOutputFields, outputFields, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
 import type { ValueType } from '../kernel/listing.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
+import { written } from './loaders.ts';
 import type { SharedTypes } from './shared-types.ts';
 import { camelCase, pascalCase, snakeCase } from './naming.ts';
 
@@ -181,7 +183,13 @@ export function listEntries(args: ListArgument[], values: Record<string, unknown
 
 // ---- Schema registration ----
 
-export function registerResource(builder: Builder, def: ResourceDefinition, shared: SharedTypes): void {
+/** The types made for a resource, for other parts of the schema (relations, extra operations) to build on. */
+export interface ResourceTypes {
+  def: ResourceDefinition;
+  record: ObjectRef<any, RecordShape>;
+}
+
+export function registerResource(builder: Builder, def: ResourceDefinition, shared: SharedTypes): ResourceTypes {
   const typeName = def.className;
   const readScope = `${def.scope}:read` as Scope;
   const writeScope = `${def.scope}:write` as Scope;
@@ -208,7 +216,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       fields.etag = t.field({
         type: 'String',
         nullable: true,
-        description: `Weak ETag of the record, to pass as ifMatch. Given by ${camelCase(def.name)}(id) and by mutations; null in lists.`,
+        description: `Weak ETag of the record, to pass as ifMatch. Given by ${camelCase(def.name)}(id) and by mutations; null in lists and relations.`,
         resolve: (parent: RecordShape) => parent.etag,
       } as AnyOptions);
       return fields as never;
@@ -232,17 +240,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
   });
 
   const inputRef = (mode: 'create' | 'update') =>
-    builder.inputType(`${mode === 'create' ? 'Create' : 'Update'}${typeName}Input`, {
-      description: `Fields of a ${def.name} ${mode}; names are the REST fields in camelCase.`,
-      fields: (t) => {
-        const fields: Record<string, unknown> = {};
-        for (const field of writableFields(def, mode)) {
-          const type = field.children ? [childRefs.get(field.children)!.input] : graphqlType(field.kind);
-          fields[field.name] = t.field({ type, required: field.required, description: field.description } as AnyOptions);
-        }
-        return fields as never;
-      },
-    });
+    recordInput(builder, def, `${mode === 'create' ? 'Create' : 'Update'}${typeName}Input`, mode, `Fields of a ${def.name} ${mode}; names are the REST fields in camelCase.`);
   const createInput = inputRef('create');
   const updateInput = inputRef('update');
 
@@ -289,7 +287,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       description: `Creates a ${def.name} (needs ${writeScope}); as POST /api/v2/${def.plural}.`,
       authScopes: { scope: writeScope },
       args: { input: t.arg({ type: createInput, required: true }) },
-      resolve: (_root, args, ctx) => service(ctx).create(requestContext(ctx), toWireBody(def, 'create', args.input as Record<string, unknown>)),
+      resolve: (_root, args, ctx) => written(ctx, service(ctx).create(requestContext(ctx), toWireBody(def, 'create', args.input as Record<string, unknown>))),
     }),
     [`update${typeName}`]: t.field({
       type: payloadRef,
@@ -302,7 +300,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
         input: t.arg({ type: updateInput, required: true }),
       },
       resolve: (_root, args, ctx) =>
-        service(ctx).update(requestContext(ctx), String(args.id), args.ifMatch ?? undefined, toWireBody(def, 'update', args.input as Record<string, unknown>)),
+        written(ctx, service(ctx).update(requestContext(ctx), String(args.id), args.ifMatch ?? undefined, toWireBody(def, 'update', args.input as Record<string, unknown>))),
     }),
     [`delete${typeName}`]: t.field({
       type: shared.DeletedRecord,
@@ -314,11 +312,32 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
         ifMatch: t.arg.string({ description: 'The ETag of the record as last read (precondition.required when omitted).' }),
       },
       resolve: async (_root, args, ctx) => {
-        await service(ctx).remove(requestContext(ctx), String(args.id), args.ifMatch ?? undefined);
+        await written(ctx, service(ctx).remove(requestContext(ctx), String(args.id), args.ifMatch ?? undefined));
         return { id: String(args.id) };
       },
     }),
   }));
+
+  return { def, record: recordRef };
+}
+
+/**
+ * The input type of a resource's writable fields (create or update); with allOptional every field may be
+ * omitted (overrides applied on top of defaults, as lead conversion's customer).
+ */
+export function recordInput(builder: Builder, def: ResourceDefinition, name: string, mode: 'create' | 'update', description: string, allOptional = false) {
+  type AnyOptions = never;
+  return builder.inputType(name, {
+    description,
+    fields: (t) => {
+      const fields: Record<string, unknown> = {};
+      for (const field of writableFields(def, mode)) {
+        const type = field.children ? [childTypes(builder, field.children).input] : graphqlType(field.kind);
+        fields[field.name] = t.field({ type, required: field.required && !allOptional, description: field.description } as AnyOptions);
+      }
+      return fields as never;
+    },
+  });
 }
 
 const childTypeCache = new WeakMap<Builder, Map<string, { output: unknown; input: unknown }>>();

@@ -4,10 +4,16 @@ import type { ResourceDefinition } from '../kernel/resource.ts';
 import { createBuilder } from './builder.ts';
 import { registerIdentity } from './identity.ts';
 import { registerLookups } from './lookups.ts';
-import { registerResource } from './resource-schema.ts';
+import { registerLeadConversion, registerLinkageOperations } from './linkages.ts';
+import type { RecordName } from './loaders.ts';
+import { registerRelations } from './relations.ts';
+import { registerResource, type ResourceTypes } from './resource-schema.ts';
 import { registerSharedTypes } from './shared-types.ts';
 
-/** The GraphQL schema: identity, lookups and every declared resource. Needs no database. */
+/**
+ * The GraphQL schema: identity, lookups, every declared resource, and — when customers, leads, sites and
+ * contacts are all declared — their relations, contact linkages and lead conversion. Needs no database.
+ */
 export function buildSchema(definitions: readonly ResourceDefinition[] = resources): GraphQLSchema {
   const builder = createBuilder();
   builder.queryType({ description: 'Reads. Every request needs Authorization: Bearer <API key>.' });
@@ -15,7 +21,15 @@ export function buildSchema(definitions: readonly ResourceDefinition[] = resourc
   const shared = registerSharedTypes(builder);
   registerIdentity(builder);
   registerLookups(builder);
-  for (const def of definitions) registerResource(builder, def, shared);
+  const types = new Map<string, ResourceTypes>();
+  for (const def of definitions) types.set(def.name, registerResource(builder, def, shared));
+  const related: RecordName[] = ['customer', 'lead', 'site', 'contact'];
+  if (related.every((name) => types.has(name))) {
+    const byName = Object.fromEntries(related.map((name) => [name, types.get(name)!])) as Record<RecordName, ResourceTypes>;
+    const relations = registerRelations(builder, byName);
+    registerLinkageOperations(builder, relations, shared);
+    registerLeadConversion(builder, byName);
+  }
   return builder.toSchema();
 }
 

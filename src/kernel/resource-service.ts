@@ -5,7 +5,7 @@ import { customFieldDefinitions, liveLabels, liveStatuses } from './lookups.ts';
 import { mergeCustomFields } from './custom-fields.ts';
 import { checkLabels } from './labels.ts';
 import { AppError, notFound, validationError, type FieldErrors } from './errors.ts';
-import { etagOf, parseIfMatch } from './etag.ts';
+import { etagOf, parseIfMatch, type ExpectedVersion } from './etag.ts';
 import { appendEvent } from './events.ts';
 import { toStorage, toWire, valueSchema } from './fields.ts';
 import { isUuid, newId } from './ids.ts';
@@ -48,6 +48,13 @@ function uniqueViolation(def: ResourceDefinition, error: unknown): FieldErrors |
     if (text.includes(index)) return { [target.field]: [target.message] };
   }
   return null;
+}
+
+/** Early 412 when the record already differs from If-Match; the compare-and-set statement stays the guarantee. */
+function checkExpected(existing: Row, expected: ExpectedVersion): void {
+  if (existing.lock_version !== expected.lockVersion || existing.updated_at.getTime() !== expected.updatedAt.getTime()) {
+    throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
+  }
 }
 
 /** The kernel's implementation of the five standard operations for any declared resource. */
@@ -373,9 +380,7 @@ export class ResourceService {
     return runAsTenant(ctx.principal.accountId, () =>
       this.transaction(async (tx) => {
         const existing = await this.find(tx, id);
-        if (existing.lock_version !== expected.lockVersion || existing.updated_at.getTime() !== expected.updatedAt.getTime()) {
-          throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
-        }
+        checkExpected(existing, expected);
         const input = recordFromBody(body, def.name);
         const { values, children } = await this.prepare(tx, ctx, 'update', input, existing);
         delete values.number;
@@ -404,6 +409,8 @@ export class ResourceService {
     return runAsTenant(ctx.principal.accountId, () =>
       this.transaction(async (tx) => {
         const existing = await this.find(tx, id);
+        // The ETag is checked before the delete's business rules (beforeDelete), as on update.
+        checkExpected(existing, expected);
         const payload = (await this.single(tx, existing)).record;
         await def.hooks?.beforeDelete?.({ tx, ctx, row: existing, resources: this.deps.resources });
         const where = { id, lock_version: expected.lockVersion, updated_at: expected.updatedAt, ...this.live };

@@ -1,7 +1,7 @@
 import type { FieldSpec } from './fields.ts';
 import type { FilterSpec, SortSpec } from './listing.ts';
 import type { ScopeResource } from './scopes.ts';
-import type { FieldErrors } from './errors.ts';
+import type { ErrorCode, FieldErrors } from './errors.ts';
 import type { RequestContext } from './context.ts';
 import type { TenantTx } from './tenancy.ts';
 import type { ResourceService } from './resource-service.ts';
@@ -65,6 +65,8 @@ export interface ChildCollection {
 export interface ReadOnlyField {
   kind: FieldSpec['kind'];
   nullable: boolean;
+  /** The served value is one of these (documentation only: the field is never written by clients). */
+  enum?: readonly string[];
   description?: string;
 }
 
@@ -102,6 +104,11 @@ export interface ResourceDefinition {
     defaultSort: string;
     searchable?: string;
   };
+  /**
+   * Problem codes the resource's own hooks raise on an operation, beyond what the kernel answers there (e.g. a
+   * beforeDelete refusal). Documentation only: the OpenAPI document lists them on that operation.
+   */
+  errors?: Partial<Record<'list' | 'create' | 'get' | 'update' | 'delete', readonly ErrorCode[]>>;
   /** Unique indexes whose violation is a validation error on a field. */
   uniqueIndexes?: Record<string, { field: string; message: string }>;
   hooks?: {

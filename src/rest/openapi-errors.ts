@@ -1,12 +1,16 @@
 import { errorCatalog, docSlug, type ErrorCode } from '../kernel/errors.ts';
 import { MAX_LIMIT } from '../kernel/listing.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
+import type { ExtraOperation } from './openapi-operations.ts';
 
 // Which problem codes each operation the REST adapter mounts can answer, derived from what the kernel does
-// on that path (gate.ts identify/contextOf/jsonBody, ResourceService, runList, LookupService).
+// on that path (gate.ts identify/contextOf/jsonBody, ResourceService, runList, LookupService), plus the codes a
+// resource declares for its hooks (def.errors) and those an extra operation declares (openapi-operations.ts).
 
 export type Operation =
   | { kind: 'list' | 'create' | 'get' | 'update' | 'delete'; def: ResourceDefinition }
+  /** A declared extra operation; `includes` are the standard operations whose rules it also runs. */
+  | { kind: 'extra'; extra: ExtraOperation; includes: Operation[] }
   | { kind: 'me' }
   | { kind: 'lookup' }
   | { kind: 'openapi' };
@@ -33,8 +37,18 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
   add(...authenticated);
   if (op.kind === 'lookup') add('filter.invalid');
   if (op.kind === 'me' || op.kind === 'lookup') return ordered(codes);
-  const { def } = op;
   add('auth.scope_missing');
+  if (op.kind === 'extra') {
+    const { extra } = op;
+    if (extra.body) add(...bodyCodes);
+    // Every path parameter names a record that may not exist (or be of another account).
+    if (extra.path.includes('{')) add('resource.not_found');
+    add(...extra.errors);
+    for (const included of op.includes) add(...errorCodesOf(included));
+    return ordered(codes);
+  }
+  const { def } = op;
+  add(...(def.errors?.[op.kind] ?? []));
   switch (op.kind) {
     case 'list':
       add('filter.invalid', 'cursor.invalid', 'cursor.invalid_filters', 'cursor.expired', 'pagination.limit_too_large');

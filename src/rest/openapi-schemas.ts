@@ -5,7 +5,7 @@ import { valueSchema, type FieldKind, type FieldSpec } from '../kernel/fields.ts
 import type { Operator, ValueType } from '../kernel/listing.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../kernel/listing.ts';
 import { roles } from '../kernel/permissions.ts';
-import { outputFields, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
+import { childOutputFields, outputFields, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
 import { allScopes } from '../kernel/scopes.ts';
 import { supportedVersions } from '../kernel/versioning.ts';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
@@ -31,11 +31,44 @@ const kindNotes: Partial<Record<FieldKind, string>> = {
   datetime: 'ISO 8601 timestamp.',
 };
 
-/** A non-null value of a field kind, as validated on write and served on read. */
+/** A non-null value of a field, as validated on write and served on read. */
 export function kindSchema(spec: FieldSpec): z.ZodType {
+  // valueSchema() checks enum and range with a refinement and a pipe, which the generator cannot render: the
+  // same constraints are spelled out here from the declaration.
+  if (spec.enum) return z.enum(spec.enum as [string, ...string[]]);
+  if (spec.range && (spec.kind === 'number' || spec.kind === 'integer')) {
+    const [min, max] = spec.range;
+    const base = spec.kind === 'integer' ? z.number().int() : z.number();
+    const bounded = base.min(min).max(max);
+    return spec.kind === 'integer' ? bounded.openapi({ format: 'int32' }) : bounded;
+  }
   const format = formats[spec.kind];
   const schema = valueSchema(spec);
   return format ? schema.openapi({ format }) : schema;
+}
+
+/** A served value of a kind that has no FieldSpec (read-only fields): its type, format and enum only. */
+function servedKindSchema(kind: RecordFieldInfo['kind'], values?: readonly string[]): z.ZodType {
+  if (values) return z.enum(values as [string, ...string[]]);
+  switch (kind) {
+    case 'integer':
+    case 'int64':
+      return z.number().int().openapi({ format: formats[kind]! });
+    case 'number':
+      return z.number();
+    case 'boolean':
+      return z.boolean();
+    case 'json':
+      return z.record(z.string(), z.unknown());
+    case 'string[]':
+      return z.array(z.string());
+    case 'children':
+      throw new Error('openapi: child collections are described by childRecordSchema');
+    default: {
+      const format = formats[kind as FieldKind];
+      return format ? z.string().openapi({ format }) : z.string();
+    }
+  }
 }
 
 function describe(schema: z.ZodType, ...parts: (string | undefined)[]): z.ZodType {
@@ -99,42 +132,160 @@ function referenceNote(spec: FieldSpec): string | undefined {
   return spec.references ? `Must be the id of a ${spec.references.label}.` : undefined;
 }
 
-/** Whether null is accepted on write (it clears the value); mirrors ResourceService.prepare. */
+/** Whether null is accepted on write (it clears the value); mirrors ResourceService.prepare and checkChildren. */
 function writeNullable(spec: FieldSpec): boolean {
   return spec.nullable !== false && spec.create !== 'required';
+}
+
+/** A served field that has a FieldSpec (own fields, child entry fields). */
+function servedField(spec: FieldSpec, nullable: boolean): z.ZodType {
+  const schema = kindSchema(spec);
+  return describe(nullable ? schema.nullable() : schema, spec.description, kindNotes[spec.kind], referenceNote(spec));
+}
+
+/** Component name of a child collection's entry: Contact + "phone number" -> ContactPhoneNumber. */
+export function childSchemaName(def: ResourceDefinition, collection: ChildCollection): string {
+  return `${def.className}${pascalWords(collection.label)}`;
+}
+
+const pascalWords = (s: string) => s.replace(/(^|[_\s])([a-z])/g, (_m, _sep, c: string) => c.toUpperCase()).replace(/[_\s]/g, '');
+
+/** One served entry of a child collection (childOutputFields), registered as <Class><Label>. */
+function childRecordSchema(def: ResourceDefinition, collection: ChildCollection): z.ZodType {
+  const shape: Record<string, z.ZodType> = {};
+  for (const info of childOutputFields(collection)) {
+    const spec = collection.fields[info.name];
+    shape[info.name] = spec ? servedField(spec, info.nullable) : uuid().openapi({ description: `Id of the ${collection.label}; send it back to keep or change the entry.` });
+  }
+  return z
+    .object(shape)
+    .openapi(childSchemaName(def, collection), { description: `One ${collection.label} of a ${def.className}.` });
 }
 
 /** The record as served, field by field from outputFields(def). */
 export function recordSchema(def: ResourceDefinition): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
+  const writeOnly = new Set(def.writeOnly ?? []);
   for (const info of outputFields(def)) {
-    const spec = def.fields[info.name];
-    let schema = spec ? kindSchema(spec) : conventionSchema(def, info);
-    if (info.nullable) schema = schema.nullable();
-    shape[info.name] = spec ? describe(schema, spec.description, kindNotes[spec.kind], referenceNote(spec)) : schema;
+    const readOnly = def.readOnly?.[info.name];
+    const spec = writeOnly.has(info.name) ? undefined : def.fields[info.name];
+    if (readOnly) {
+      const schema = servedKindSchema(readOnly.kind, readOnly.enum);
+      shape[info.name] = describe(info.nullable ? schema.nullable() : schema, readOnly.description, kindNotes[readOnly.kind as FieldKind], 'Read-only.').openapi({ readOnly: true });
+    } else if (info.kind === 'children') {
+      const collection = info.children!;
+      shape[info.name] = z.array(childRecordSchema(def, collection)).openapi({ description: `The ${collection.label} entries, in the order last written.` });
+    } else if (spec) {
+      shape[info.name] = servedField(spec, info.nullable);
+    } else {
+      const schema = conventionSchema(def, info);
+      shape[info.name] = info.nullable ? schema.nullable() : schema;
+    }
   }
   return z.object(shape).openapi({ description: def.description });
 }
 
 /** Fields not accepted in a create or update body (they answer "cannot be set on create|update"). */
-export function notAccepted(def: ResourceDefinition, mode: 'create' | 'update'): string[] {
-  const out = Object.entries(def.fields)
+export function notAccepted(fields: Record<string, FieldSpec>, mode: 'create' | 'update', conventions: ResourceDefinition['conventions'] = {}): string[] {
+  const out = Object.entries(fields)
     .filter(([, spec]) => (mode === 'create' ? spec.create : spec.update) === 'not_accepted')
     .map(([name]) => name);
-  if (def.conventions.status && mode === 'create') out.push('status');
+  if (conventions.status && mode === 'create') out.push('status');
   return out;
 }
 
-/** The create body's record: every field with its create rule, plus the conventions the resource has. */
-export function createSchema(def: ResourceDefinition): z.ZodObject {
+/** Fields accepted on update only with their current value. */
+export function immutableFields(fields: Record<string, FieldSpec>): string[] {
+  return Object.entries(fields)
+    .filter(([, spec]) => spec.update === 'immutable')
+    .map(([name]) => name);
+}
+
+const immutableNote = 'Cannot be changed: accepted only with the current value (a no-op); any other value gives 422 validation.failed ("cannot be changed").';
+
+/**
+ * The writable fields of a body, each with its create or update rule: required fields are required on create,
+ * not_accepted fields are left out (the body is strict, so sending them is refused), immutable fields are
+ * accepted on update with the current value only. `notes` adds a sentence to a field (write-only fields).
+ */
+export function writeShape(fields: Record<string, FieldSpec>, mode: 'create' | 'update', notes: (name: string) => string | undefined = () => undefined): Record<string, z.ZodType> {
   const shape: Record<string, z.ZodType> = {};
-  for (const [name, spec] of Object.entries(def.fields)) {
-    if (spec.create === 'not_accepted') continue;
+  for (const [name, spec] of Object.entries(fields)) {
+    const rule = mode === 'create' ? spec.create : spec.update;
+    if (rule === 'not_accepted') continue;
     let schema = kindSchema(spec);
     if (writeNullable(spec)) schema = schema.nullable();
-    schema = describe(schema, spec.description, kindNotes[spec.kind], referenceNote(spec), spec.create === 'required' ? 'Required.' : undefined);
-    shape[name] = spec.create === 'required' ? schema : schema.optional();
+    const required = mode === 'create' && rule === 'required';
+    const clears = mode === 'update' && rule === 'optional' && writeNullable(spec) ? 'null clears the value.' : undefined;
+    schema = describe(schema, spec.description, kindNotes[spec.kind], referenceNote(spec), notes(name), required ? 'Required.' : clears, rule === 'immutable' ? immutableNote : undefined);
+    if (rule === 'immutable') schema = schema.openapi({ 'x-immutable': true });
+    shape[name] = required ? schema : schema.optional();
   }
+  return shape;
+}
+
+/** A strict body object (unknown fields are refused) with its x-not-accepted and x-immutable lists. */
+export function bodyObject(shape: Record<string, z.ZodType>, description: string, refused: string[], immutable: string[] = []): z.ZodObject {
+  return z
+    .object(shape)
+    .strict()
+    .openapi({
+      description: `${description} Unknown fields are refused.${refused.length ? ` Not accepted: ${refused.join(', ')}.` : ''}${immutable.length ? ` Not changeable (current value only): ${immutable.join(', ')}.` : ''}`,
+      'x-not-accepted': refused,
+      ...(immutable.length ? { 'x-immutable': immutable } : {}),
+    });
+}
+
+/** One entry of a child collection in a create body: its fields with their create rules, no id. */
+function childCreateSchema(def: ResourceDefinition, collection: ChildCollection): z.ZodType {
+  return bodyObject(writeShape(collection.fields, 'create'), `A new ${collection.label}.`, ['id']).openapi(`${childSchemaName(def, collection)}Create`);
+}
+
+/**
+ * One entry of a child collection in an update body (a snapshot): with the id of an existing entry it updates
+ * that entry (omitted fields are kept); without an id it is a new entry with the create rules.
+ */
+function childUpdateSchema(def: ResourceDefinition, collection: ChildCollection): z.ZodType {
+  const existing: Record<string, z.ZodType> = { id: uuid().openapi({ description: `Id of an existing ${collection.label} of this ${def.className}; any other id gives 422 validation.failed.` }) };
+  for (const [name, schema] of Object.entries(writeShape(collection.fields, 'update'))) existing[name] = schema;
+  const kept = z.object(existing).strict().openapi({ description: `An existing ${collection.label}, kept and changed: omitted fields keep their values.` });
+  const fresh = z.object(writeShape(collection.fields, 'create')).strict().openapi({ description: `A new ${collection.label} (no id).` });
+  return z.union([kept, fresh]).openapi(`${childSchemaName(def, collection)}Update`, {
+    description: `An entry of the ${collection.label} snapshot: with id it updates that entry, without id it creates one.`,
+  });
+}
+
+function childrenBody(def: ResourceDefinition, mode: 'create' | 'update'): Record<string, z.ZodType> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, collection] of Object.entries(def.children ?? {})) {
+    const entry = mode === 'create' ? childCreateSchema(def, collection) : childUpdateSchema(def, collection);
+    const rule =
+      mode === 'create'
+        ? 'Omitted: no entries (unless a hook supplies a default).'
+        : 'A snapshot replace: entries with id update that entry, entries without id are created, existing entries whose id is absent are removed; the order given is the new order. Omit the key to keep the list; supplying it changes the ETag even when nothing else changes.';
+    shape[name] = z
+      .array(entry)
+      .max(200)
+      .optional()
+      .openapi({ description: [collection.description, rule, 'Not null; at most 200 entries.'].filter(Boolean).join(' ') });
+  }
+  return shape;
+}
+
+/** The sentence a write-only field carries in a create body. */
+function writeOnlyNote(def: ResourceDefinition): (name: string) => string | undefined {
+  const writeOnly = new Set(def.writeOnly ?? []);
+  return (name) => {
+    if (!writeOnly.has(name)) return undefined;
+    return def.readOnly?.[name]
+      ? `Write-only: consumed when written, not stored as sent; the record's ${name} is read-only (${(def.readOnly[name].description ?? '').replace(/\.$/, '')}).`
+      : 'Write-only: consumed when written, not served.';
+  };
+}
+
+/** The create body's record: every field with its create rule, plus the conventions and child collections. */
+export function createSchema(def: ResourceDefinition): z.ZodObject {
+  const shape = writeShape(def.fields, 'create', writeOnlyNote(def));
   if (def.conventions.number) {
     shape.number = z
       .string()
@@ -145,25 +296,13 @@ export function createSchema(def: ResourceDefinition): z.ZodObject {
   }
   if (def.conventions.labels) shape.labels = labelsSchema(def, 'create').optional();
   if (def.conventions.customFields) shape.custom_fields = customFieldsSchema(def, 'create').optional();
-  const refused = notAccepted(def, 'create');
-  return z
-    .object(shape)
-    .strict()
-    .openapi({
-      description: `${def.className} create body (under the key "${def.name}"). Unknown fields are refused.${refused.length ? ` Not accepted on create: ${refused.join(', ')}.` : ''}`,
-      'x-not-accepted': refused,
-    });
+  Object.assign(shape, childrenBody(def, 'create'));
+  return bodyObject(shape, `${def.className} create body (under the key "${def.name}").`, notAccepted(def.fields, 'create', def.conventions));
 }
 
 /** The update body's record: every field is optional; conventions with their update semantics. */
 export function updateSchema(def: ResourceDefinition): z.ZodObject {
-  const shape: Record<string, z.ZodType> = {};
-  for (const [name, spec] of Object.entries(def.fields)) {
-    if (spec.update === 'not_accepted') continue;
-    let schema = kindSchema(spec);
-    if (writeNullable(spec)) schema = schema.nullable();
-    shape[name] = describe(schema, spec.description, kindNotes[spec.kind], referenceNote(spec), writeNullable(spec) ? 'null clears the value.' : undefined).optional();
-  }
+  const shape = writeShape(def.fields, 'update', writeOnlyNote(def));
   if (def.conventions.number) {
     shape.number = z
       .string()
@@ -180,15 +319,22 @@ export function updateSchema(def: ResourceDefinition): z.ZodObject {
   }
   if (def.conventions.labels) shape.labels = labelsSchema(def, 'update').optional();
   if (def.conventions.customFields) shape.custom_fields = customFieldsSchema(def, 'update').optional();
-  const refused = notAccepted(def, 'update');
-  return z
-    .object(shape)
-    .strict()
-    .openapi({
-      description: `${def.className} update body (under the key "${def.name}"); omitted fields are unchanged. Unknown fields are refused.${refused.length ? ` Not accepted on update: ${refused.join(', ')}.` : ''}`,
-      'x-not-accepted': refused,
-    });
+  Object.assign(shape, childrenBody(def, 'update'));
+  return bodyObject(
+    shape,
+    `${def.className} update body (under the key "${def.name}"); omitted fields are unchanged.`,
+    notAccepted(def.fields, 'update', def.conventions),
+    immutableFields(def.fields),
+  );
 }
+
+/** Served field schemas for records that are not standard resources (e.g. a contact linkage). */
+export const served = {
+  id: () => uuid().openapi({ description: 'Server-generated UUID v7.' }),
+  uuid,
+  timestamp,
+  field: (spec: FieldSpec, nullable = false) => servedField(spec, nullable),
+};
 
 // ---- list parameters ----
 

@@ -9,6 +9,7 @@ import type { ResourceDefinition } from '../kernel/resource.ts';
 import { CURRENT_VERSION, supportedVersions, VERSION_HEADER } from '../kernel/versioning.ts';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
 import { byStatus, errorCatalogEntries, errorCodesOf, problemExample, type Operation } from './openapi-errors.ts';
+import { extraComponents, extraOperations, type ExtraOperation, type SchemaRefs } from './openapi-operations.ts';
 import {
   createSchema,
   listEnvelope,
@@ -24,7 +25,8 @@ import {
 
 // GET /api/v2/openapi.json: an OpenAPI 3.1 document generated from the resource declarations (src/domain.ts
 // `resources`), the kernel's field kinds, list rules and error catalog, for exactly the routes api-router.ts
-// mounts. Nothing here is written per resource; a new declaration appears in the document by itself.
+// mounts. Nothing here is written per resource; a new declaration appears in the document by itself. Routes
+// beyond the five standard ones (linkages, lead conversion) are declared in openapi-operations.ts.
 
 const BASE_PATH = '/api/v2';
 const SCHEME = 'bearerAuth';
@@ -54,7 +56,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
     scheme: 'bearer',
     bearerFormat: 'svc_<UUIDv7>',
     description:
-      'Authorization: Bearer svc_<UUIDv7>. Scopes are <resource>:read and <resource>:write; a write scope implies the read scope of the same resource only. The scope an operation needs is listed in its security requirement and in x-required-scope.',
+      'Authorization: Bearer svc_<UUIDv7>. Scopes are <resource>:read and <resource>:write; a write scope implies the read scope of the same resource only. The scopes an operation needs (all of them) are listed in its security requirement and in x-required-scopes (and x-required-scope when there is one).',
   });
   const responseHeaders: Record<string, Parameters<typeof registry.registerComponent<'headers'>>[2]> = {
     'RateLimit-Limit': { description: 'Requests permitted in the current window of the bucket (read: GET; write: POST, PATCH, PUT, DELETE).', schema: { type: 'integer' } },
@@ -105,12 +107,15 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
     'RecordId',
     z.string().openapi({ format: 'uuid', param: { name: 'id', in: 'path', description: 'Record id (UUID v7). Unknown or in another account: 404 resource.not_found.' } }),
   );
+  /** A path parameter other than {id}, named and described by an extra operation. */
+  const pathParam = (name: string, description: string) => z.string().openapi({ format: 'uuid', param: { name, in: 'path', description } });
 
   const problem = registry.register('Problem', problemSchema());
 
   // ---- responses ----
-  const errorResponses = (op: Operation, path: string, scope: string | null): Record<string, ResponseConfig> => {
-    const ctx = { instance: `${BASE_PATH}${path}`, scope, bodyKey: 'def' in op ? op.def.name : undefined };
+  const errorResponses = (op: Operation, path: string, scopes: string[]): Record<string, ResponseConfig> => {
+    const bodyKey = op.kind === 'extra' ? op.extra.body?.key : 'def' in op ? op.def.name : undefined;
+    const ctx = { instance: `${BASE_PATH}${path}`, scope: scopes[0] ?? null, bodyKey };
     const out: Record<string, ResponseConfig> = {};
     for (const [status, codes] of byStatus(errorCodesOf(op))) {
       const examples = Object.fromEntries(
@@ -126,20 +131,27 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
     return out;
   };
 
-  const scopeNote = (scope: string | null) =>
-    scope ? `Scope: ${scope}${scope.endsWith(':read') ? ` (or ${scope.replace(/:read$/, ':write')})` : ''}.` : 'Needs a valid key; no scope.';
+  const scopeNote = (scopes: string[]) => {
+    if (scopes.length === 0) return 'Needs a valid key; no scope.';
+    if (scopes.length > 1) return `Scopes: ${scopes.join(' and ')} (all of them).`;
+    const [scope] = scopes;
+    return `Scope: ${scope}${scope.endsWith(':read') ? ` (or ${scope.replace(/:read$/, ':write')})` : ''}.`;
+  };
 
-  const route = (op: Operation, config: Omit<RouteConfig, 'responses'> & { scope: string | null; ok: Record<string, ResponseConfig> }) => {
-    const { scope, ok, ...rest } = config;
+  // The scopes an operation needs are all in one security requirement (all of them are needed), in
+  // x-required-scopes, and, when there is one, in x-required-scope.
+  const route = (op: Operation, config: Omit<RouteConfig, 'responses'> & { scopes: string[]; ok: Record<string, ResponseConfig> }) => {
+    const { scopes, ok, ...rest } = config;
     const open = op.kind === 'openapi';
     const headers = [...((rest.request?.headers as z.ZodType[] | undefined) ?? []), ...(open ? [] : [versionParam]), requestIdParam];
     registry.registerPath({
       ...rest,
-      description: `${rest.description ?? ''}\n\n${open ? 'No authentication.' : scopeNote(scope)} Error codes: ${errorCodesOf(op).join(', ')}.`.trim(),
-      security: open ? [] : [{ [SCHEME]: scope ? [scope] : [] }],
-      ...(scope ? { 'x-required-scope': scope } : {}),
+      description: `${rest.description ?? ''}\n\n${open ? 'No authentication.' : scopeNote(scopes)} Error codes: ${errorCodesOf(op).join(', ')}.`.trim(),
+      security: open ? [] : [{ [SCHEME]: scopes }],
+      ...(scopes.length === 1 ? { 'x-required-scope': scopes[0] } : {}),
+      ...(scopes.length > 0 ? { 'x-required-scopes': scopes } : {}),
       request: { ...rest.request, headers },
-      responses: { ...ok, ...errorResponses(op, rest.path, scope) },
+      responses: { ...ok, ...errorResponses(op, rest.path, scopes) },
     });
   };
 
@@ -154,7 +166,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
       tags: ['Identity'],
       summary: 'Who is calling',
       description: 'The account, the user, the key (id and granted scopes) and the resolved api_version. Read-only and idempotent.',
-      scope: null,
+      scopes: [],
       ok: {
         200: {
           description: 'The caller.',
@@ -179,7 +191,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
         summary: `List ${words(kind)}`,
         description: `Live ${words(kind)} of the account, filtered by related_name, ordered by related_name and position. Not paginated: has_more is always false.`,
         request: { query: lookupQuerySchema() },
-        scope: null,
+        scopes: [],
         ok: {
           200: {
             description: `The ${words(kind)}.`,
@@ -192,7 +204,66 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
   }
 
   // ---- standard resources ----
+  const records = new Map<string, z.ZodType>();
   for (const def of resources) registerResource(def);
+
+  // ---- extra operations (openapi-operations.ts) ----
+  const components = new Map<string, z.ZodType>();
+  const definition = (name: string) => {
+    const def = resources.find((d) => d.name === name);
+    if (!def) throw new Error(`openapi: unknown resource ${name}`);
+    return def;
+  };
+  const refs: SchemaRefs = {
+    record: (name) => records.get(definition(name).name)!,
+    definition,
+    component: (name) => {
+      const schema = components.get(name);
+      if (!schema) throw new Error(`openapi: component ${name} is not declared before its use`);
+      return schema;
+    },
+  };
+  for (const [name, make] of Object.entries(extraComponents)) components.set(name, registry.register(name, make(refs)));
+  for (const extra of extraOperations) registerExtra(extra);
+
+  function registerExtra(extra: ExtraOperation) {
+    const def = definition(extra.resource);
+    const pathParams = (extra.path.match(/\{[a-z_]+\}/g) ?? []).map((p) => p.slice(1, -1));
+    const params = Object.fromEntries(
+      pathParams.map((name) => {
+        if (name === 'id') return [name, idParam];
+        const description = extra.params?.[name];
+        if (!description) throw new Error(`openapi: ${extra.operationId} does not describe the path parameter ${name}`);
+        return [name, pathParam(name, description)];
+      }),
+    );
+    const { ok, body } = extra;
+    route(
+      { kind: 'extra', extra, includes: (extra.includes ?? []).map((i) => ({ kind: i.kind, def: definition(i.resource) })) },
+      {
+        method: extra.method,
+        path: extra.path,
+        operationId: extra.operationId,
+        tags: [title(def.plural)],
+        summary: extra.summary,
+        description: extra.description,
+        request: {
+          ...(pathParams.length ? { params: z.object(params) } : {}),
+          ...(body
+            ? { body: { required: body.required, description: body.description, content: { 'application/json': { schema: body.schema(refs) } } } }
+            : {}),
+        },
+        scopes: extra.scopes,
+        ok: {
+          [ok.status]: {
+            description: ok.description,
+            headers: withHeaders(...(ok.headers ?? [])),
+            ...(ok.schema ? { content: { 'application/json': { schema: ok.schema(refs) } } } : {}),
+          },
+        },
+      },
+    );
+  }
 
   function registerResource(def: ResourceDefinition) {
     const cls = def.className;
@@ -200,6 +271,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
     const write = `${def.scope}:write`;
     const tags = [title(def.plural)];
     const record = registry.register(cls, recordSchema(def));
+    records.set(def.name, record);
     const single = registry.register(`${cls}Response`, singleEnvelope(record));
     const list = registry.register(`${cls}List`, listEnvelope(record));
     const create = registry.register(`${cls}Create`, createSchema(def));
@@ -232,7 +304,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
           .filter(Boolean)
           .join(' '),
         request: { query: listQuerySchema(def) },
-        scope: read,
+        scopes: [read],
         ok: { 200: { description: `A page of ${words(def.plural)}.`, headers: withHeaders('Link'), content: { 'application/json': { schema: list } } } },
       },
     );
@@ -246,7 +318,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
         summary: `Create a ${noun}`,
         description: `${bodyNote} Answers 201 with Location and ETag.`,
         request: { body: { required: true, content: { 'application/json': { schema: createBody } } } },
-        scope: write,
+        scopes: [write],
         ok: { 201: { description: `The created ${noun}.`, headers: withHeaders('ETag', 'Location'), content: { 'application/json': { schema: single } } } },
       },
     );
@@ -259,7 +331,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
         tags,
         summary: `Get a ${noun}`,
         request: { params: z.object({ id: idParam }) },
-        scope: read,
+        scopes: [read],
         ok: { 200: { description: `The ${noun}.`, headers: withHeaders('ETag'), content: { 'application/json': { schema: single } } } },
       },
     );
@@ -277,7 +349,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
           headers: [ifMatchParam],
           body: { required: true, content: { 'application/json': { schema: updateBody } } },
         },
-        scope: write,
+        scopes: [write],
         ok: { 200: { description: `The updated ${noun}.`, headers: withHeaders('ETag'), content: { 'application/json': { schema: single } } } },
       },
     );
@@ -291,7 +363,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
         summary: `Delete a ${noun}`,
         description: def.conventions.softDelete ? 'Soft delete: the record is discarded and no longer served.' : 'Deletes the record.',
         request: { params: z.object({ id: idParam }), headers: [ifMatchParam] },
-        scope: write,
+        scopes: [write],
         ok: { 204: { description: 'Deleted.', headers: withHeaders() } },
       },
     );
@@ -307,7 +379,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
       tags: ['Meta'],
       summary: 'This OpenAPI document',
       description: 'Generated from the resource declarations and served without authentication.',
-      scope: null,
+      scopes: [],
       ok: { 200: { description: 'The OpenAPI 3.1 document.', headers: withHeaders(), content: { 'application/json': { schema: z.object({}).passthrough() } } } },
     },
   );

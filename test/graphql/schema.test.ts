@@ -24,4 +24,17 @@ describe('schema.graphql', () => {
     }
     expect(printSchema(schema)).toContain('customers(');
   });
+
+  it('has the contact linkage and lead conversion operations and the relations between customers, leads, sites and contacts', () => {
+    const schema = parseSdl(printedSchema());
+    expect(Object.keys(schema.getQueryType()!.getFields())).toContain('contactLinkages');
+    const mutation = schema.getMutationType()!.getFields();
+    for (const name of ['linkContact', 'updateContactLinkage', 'unlinkContact', 'convertLead']) expect(mutation[name], name).toBeDefined();
+    const fieldsOf = (type: string) => Object.keys((schema.getType(type) as unknown as { getFields(): object }).getFields());
+    expect(fieldsOf('Customer')).toEqual(expect.arrayContaining(['sites', 'contacts', 'contactLinkages', 'primaryContact']));
+    expect(fieldsOf('Lead')).toEqual(expect.arrayContaining(['sites', 'contacts', 'contactLinkages', 'primaryContact', 'convertedCustomer']));
+    expect(fieldsOf('Site')).toEqual(expect.arrayContaining(['customer', 'lead', 'contacts', 'contactLinkages', 'primaryContact']));
+    expect(fieldsOf('Contact')).toEqual(expect.arrayContaining(['linkages', 'phoneNumbers']));
+    expect(fieldsOf('ContactLinkage')).toEqual(expect.arrayContaining(['contact', 'linkable', 'primary', 'relationshipType']));
+  });
 });

@@ -6,6 +6,8 @@ import { supportedVersions } from '../../src/kernel/versioning.ts';
 import { lookupKinds } from '../../src/resources/lookups/lookup.service.ts';
 import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createContact, createLead, createRecord, createSite, ifMatch } from '../helpers/crm-factory.ts';
+import { expectProblem } from '../helpers/expect-problem.ts';
 import { client, type Client } from '../helpers/http.ts';
 
 let t: TestApp;
@@ -28,6 +30,51 @@ const operations = () =>
   );
 const schema = (name: string) => doc.components.schemas[name];
 const deref = (node: any) => (node?.$ref ? node.$ref.split('/').slice(1).reduce((o: any, k: string) => o[k], doc) : node);
+const SOME_ID = '0190f7a2-5b1c-7d3e-8f4a-2b6c9d0e1f23';
+const concretePath = (path: string) => path.replace(/\{[a-z_]+\}/g, SOME_ID);
+const requestSchema = (path: string, method: string) => deref(doc.paths[path][method].requestBody.content['application/json'].schema);
+const okSchemaRef = (path: string, method: string, status: string) => doc.paths[path][method].responses[status].content['application/json'].schema.$ref;
+
+/** "METHOD /path" of every route the /api/v2 router mounts, read from the express router itself. */
+function mountedRoutes(): string[] {
+  const layers: any[] = (t.app.express as any).router.stack;
+  const api = layers.find((layer) => layer.handle?.stack?.some((l: any) => l.route?.path === '/me'));
+  expect(api, 'the /api/v2 router').toBeDefined();
+  return api.handle.stack
+    .filter((layer: any) => layer.route)
+    .flatMap((layer: any) =>
+      Object.keys(layer.route.methods).map((method) => `${method.toUpperCase()} ${layer.route.path.replace(/:([a-z_]+)/g, '{$1}')}`),
+    );
+}
+
+/**
+ * The problems a served value has against a documented schema (the subset of JSON Schema the document uses:
+ * $ref, anyOf, type, enum, format uuid/date-time, items, properties with required, additionalProperties).
+ * Objects with properties must carry exactly the documented keys.
+ */
+function mismatches(value: any, node: any, at: string): string[] {
+  node = deref(node);
+  if (node.anyOf) return node.anyOf.some((branch: any) => mismatches(value, branch, at).length === 0) ? [] : [`${at}: matches no anyOf branch`];
+  const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
+  const types: string[] | null = node.type === undefined ? null : [node.type].flat();
+  if (types && !types.includes(actual) && !(actual === 'integer' && types.includes('number'))) return [`${at}: ${actual} is not ${types.join('|')}`];
+  if (node.enum && !node.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(node.enum)}`];
+  if (typeof value === 'string' && node.format === 'uuid' && !/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(value)) return [`${at}: not a UUID v7`];
+  if (typeof value === 'string' && node.format === 'date-time' && Number.isNaN(Date.parse(value))) return [`${at}: not a date-time`];
+  if (actual === 'array' && node.items) return value.flatMap((item: any, i: number) => mismatches(item, node.items, `${at}[${i}]`));
+  if (actual === 'object' && node.properties) {
+    const documented = Object.keys(node.properties).sort();
+    const served = Object.keys(value).sort();
+    if (JSON.stringify(documented) !== JSON.stringify(served)) return [`${at}: keys ${served.join(',')} are not the documented ${documented.join(',')}`];
+    const missing = (node.required ?? []).filter((k: string) => !(k in value));
+    if (missing.length) return [`${at}: missing ${missing.join(',')}`];
+    return Object.entries(node.properties).flatMap(([k, sub]) => mismatches(value[k], sub, `${at}.${k}`));
+  }
+  if (actual === 'object' && typeof node.additionalProperties === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => mismatches(v, node.additionalProperties, `${at}.${k}`));
+  }
+  return [];
+}
 
 describe('GET /api/v2/openapi.json', () => {
   it('is served without authentication as application/json with rate-limit headers', () => {
@@ -61,31 +108,52 @@ describe('GET /api/v2/openapi.json', () => {
 });
 
 describe('routes', () => {
-  it('documents exactly the routes the REST adapter mounts: the five per resource, /me, the lookups and itself', () => {
-    const expected = [
-      'GET /me',
-      ...Object.keys(lookupKinds).map((kind) => `GET /${kind}`),
-      ...resources.flatMap((def) => [
-        `GET /${def.plural}`,
-        `POST /${def.plural}`,
-        `GET /${def.plural}/{id}`,
-        `PATCH /${def.plural}/{id}`,
-        `DELETE /${def.plural}/{id}`,
+  it('documents every route the REST adapter mounts, with its methods, and nothing else', () => {
+    const mounted = mountedRoutes();
+    const documented = operations().map(({ path, method }) => `${method.toUpperCase()} ${path}`);
+    expect(documented.sort()).toEqual([...new Set(mounted)].sort());
+    expect(mounted).toEqual(
+      expect.arrayContaining([
+        'GET /me',
+        ...Object.keys(lookupKinds).map((kind) => `GET /${kind}`),
+        ...['customers', 'sites', 'contacts', 'leads'].flatMap((plural) => [
+          `GET /${plural}`,
+          `POST /${plural}`,
+          `GET /${plural}/{id}`,
+          `PATCH /${plural}/{id}`,
+          `DELETE /${plural}/{id}`,
+        ]),
+        'GET /contacts/{id}/linkages',
+        'POST /contacts/{id}/linkages',
+        'PATCH /contacts/{id}/linkages/{linkage_id}',
+        'DELETE /contacts/{id}/linkages/{linkage_id}',
+        'POST /leads/{id}/convert',
+        'GET /openapi.json',
       ]),
-      'GET /openapi.json',
-    ].sort();
-    expect(operations().map(({ path, method }) => `${method.toUpperCase()} ${path}`).sort()).toEqual(expected);
-    expect(expected).toEqual(expect.arrayContaining(['GET /statuses', 'GET /labels', 'GET /custom_field_definitions', 'POST /customers']));
+    );
+    expect(resources.map((def) => def.className)).toEqual(['Customer', 'Site', 'Contact', 'Lead']);
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/api/v2' })]);
   });
 
   it('lists for every documented path the same methods the server allows (405 Allow)', async () => {
     for (const [path, item] of Object.entries(doc.paths as Record<string, any>)) {
-      const concrete = path.replace('{id}', '0190f7a2-5b1c-7d3e-8f4a-2b6c9d0e1f23');
-      const res = await anonymous.request('PUT', concrete);
+      const res = await anonymous.request('PUT', concretePath(path));
       expect(res.status, path).toBe(405);
       const allowed = res.headers.get('allow')!.split(',').map((m) => m.trim().toLowerCase()).sort();
       expect(allowed, path).toEqual(methods.filter((m) => item[m]).sort());
+    }
+  });
+
+  it('describes every path parameter of every operation', () => {
+    for (const { path, method, op } of operations()) {
+      const inPath = (path.match(/\{[a-z_]+\}/g) ?? []).map((p) => p.slice(1, -1));
+      const documented = (op.parameters ?? []).map(deref).filter((p: any) => p.in === 'path');
+      expect(documented.map((p: any) => p.name).sort(), `${method} ${path}`).toEqual(inPath.sort());
+      for (const p of documented) {
+        expect(p.required, `${method} ${path} ${p.name}`).toBe(true);
+        expect(deref(p.schema)).toMatchObject({ type: 'string', format: 'uuid' });
+        expect(p.description).toContain('404 resource.not_found');
+      }
     }
   });
 
@@ -131,6 +199,52 @@ describe('routes', () => {
     }
   });
 
+  it('takes no If-Match on the linkage endpoints and lists no 412 or 428 there', () => {
+    for (const { path, method, op } of operations().filter((o) => o.path.includes('/linkages'))) {
+      expect((op.parameters ?? []).map(deref).map((p: any) => p.name), `${method} ${path}`).not.toContain('If-Match');
+      expect(op.responses['412'], `${method} ${path}`).toBeUndefined();
+      expect(op.responses['428'], `${method} ${path}`).toBeUndefined();
+    }
+  });
+
+  it('documents the linkage routes: list {data, has_more} oldest first, create 201 with Location, update 200, delete 204', () => {
+    const list = doc.paths['/contacts/{id}/linkages'].get;
+    expect(okSchemaRef('/contacts/{id}/linkages', 'get', '200')).toBe('#/components/schemas/ContactLinkageList');
+    expect(schema('ContactLinkageList')).toMatchObject({ required: ['data', 'has_more'], properties: { data: { items: { $ref: '#/components/schemas/ContactLinkage' } } } });
+    expect(list.description).toContain('oldest first');
+    expect((list.parameters ?? []).map(deref).filter((p: any) => p.in === 'query')).toEqual([]);
+    const create = doc.paths['/contacts/{id}/linkages'].post;
+    expect(create.requestBody.required).toBe(true);
+    expect(requestSchema('/contacts/{id}/linkages', 'post')).toMatchObject({ required: ['linkage'], properties: { linkage: { $ref: '#/components/schemas/ContactLinkageCreate' } } });
+    expect(Object.keys(create.responses['201'].headers)).toEqual(expect.arrayContaining(['Location']));
+    expect(Object.keys(create.responses['201'].headers)).not.toContain('ETag');
+    expect(okSchemaRef('/contacts/{id}/linkages', 'post', '201')).toBe('#/components/schemas/ContactLinkageResponse');
+    const item = doc.paths['/contacts/{id}/linkages/{linkage_id}'];
+    expect(requestSchema('/contacts/{id}/linkages/{linkage_id}', 'patch').properties.linkage.$ref).toBe('#/components/schemas/ContactLinkageUpdate');
+    expect(okSchemaRef('/contacts/{id}/linkages/{linkage_id}', 'patch', '200')).toBe('#/components/schemas/ContactLinkageResponse');
+    expect(item.delete.responses['204']).toBeDefined();
+    expect(item.delete.responses['204'].content).toBeUndefined();
+    expect(item.delete.requestBody).toBeUndefined();
+  });
+
+  it('documents the lead conversion: an optional {customer} body, 201 {data: {lead, customer}} with the customer\'s Location', () => {
+    const convert = doc.paths['/leads/{id}/convert'].post;
+    expect(convert.requestBody.required).toBe(false);
+    const body = requestSchema('/leads/{id}/convert', 'post');
+    expect(body.required).toBeUndefined();
+    expect(body.properties.customer.$ref).toBe('#/components/schemas/LeadConversionCustomer');
+    const customer = schema('LeadConversionCustomer');
+    expect(customer.required).toBeUndefined();
+    expect(Object.keys(customer.properties).sort()).toEqual(Object.keys(schema('CustomerCreate').properties).sort());
+    expect(customer.additionalProperties).toBe(false);
+    expect(Object.keys(convert.responses['201'].headers)).toContain('Location');
+    expect(okSchemaRef('/leads/{id}/convert', 'post', '201')).toBe('#/components/schemas/LeadConversionResponse');
+    expect(schema('LeadConversionResponse').properties.data).toMatchObject({
+      required: ['lead', 'customer'],
+      properties: { lead: { $ref: '#/components/schemas/Lead' }, customer: { $ref: '#/components/schemas/Customer' } },
+    });
+  });
+
   it('documents the Fieldline-Version request header with the supported versions on every authenticated operation', () => {
     for (const { path, method, op } of operations()) {
       const version = (op.parameters ?? []).map(deref).find((p: any) => p.name === 'Fieldline-Version');
@@ -160,6 +274,29 @@ describe('security', () => {
     for (const path of ['/me', '/statuses', '/labels', '/custom_field_definitions']) {
       expect(doc.paths[path].get['x-required-scope']).toBeUndefined();
       expect(doc.paths[path].get.security).toEqual([{ bearerAuth: [] }]);
+    }
+  });
+
+  it('notes the scopes of the linkage routes and both scopes of the conversion', () => {
+    expect(doc.paths['/contacts/{id}/linkages'].get.security).toEqual([{ bearerAuth: ['contacts:read'] }]);
+    for (const [path, method] of [['/contacts/{id}/linkages', 'post'], ['/contacts/{id}/linkages/{linkage_id}', 'patch'], ['/contacts/{id}/linkages/{linkage_id}', 'delete']]) {
+      expect(doc.paths[path][method]['x-required-scope'], `${method} ${path}`).toBe('contacts:write');
+      expect(doc.paths[path][method].security).toEqual([{ bearerAuth: ['contacts:write'] }]);
+    }
+    const convert = doc.paths['/leads/{id}/convert'].post;
+    expect(convert.security).toEqual([{ bearerAuth: ['leads:write', 'customers:write'] }]);
+    expect(convert['x-required-scopes']).toEqual(['leads:write', 'customers:write']);
+    expect(convert['x-required-scope']).toBeUndefined();
+    for (const { op } of operations()) if (op['x-required-scope']) expect(op['x-required-scopes']).toEqual([op['x-required-scope']]);
+  });
+
+  it('refuses the conversion to a key lacking either documented scope', async () => {
+    const tenant = await t.tenant();
+    for (const scopes of [['leads:write'], ['customers:write']]) {
+      const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes });
+      const res = await client(`${t.url}/api/v2`, key.token).post(`/leads/${SOME_ID}/convert`);
+      expectProblem(res, { status: 403, code: 'auth.scope_missing' });
+      expect(doc.paths['/leads/{id}/convert'].post.security[0].bearerAuth).toContain(res.body.required_scope);
     }
   });
 });
@@ -224,26 +361,277 @@ describe('Customer', () => {
     expect(query.every((p: any) => p.required === false)).toBe(true);
   });
 
-  it('every documented list parameter and sort value is accepted by the real endpoint', async () => {
+});
+
+describe('Site', () => {
+  const specFields = [
+    'site_name', 'street', 'street2', 'city', 'state', 'zip_code', 'description', 'latitude', 'longitude',
+    'recurring_instructions', 'custom_fields', 'position', 'system_option_id', 'siteable_id', 'siteable_type',
+  ];
+
+  it('has every field of the spec on the record, with the siteable enum and coordinate ranges', () => {
+    const record = schema('Site');
+    // customer_id and lead_id are served because they are list filters (the spec serves filter fields).
+    expect(Object.keys(record.properties).sort()).toEqual([...specFields, 'id', 'customer_id', 'lead_id', 'created_at', 'updated_at'].sort());
+    expect(record.properties.customer_id).toMatchObject({ readOnly: true });
+    expect(record.properties.siteable_type).toMatchObject({ type: 'string', enum: ['Customer', 'Lead'] });
+    expect(record.properties.siteable_id).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(record.properties.latitude).toMatchObject({ type: ['number', 'null'], minimum: -90, maximum: 90 });
+    expect(record.properties.longitude).toMatchObject({ type: ['number', 'null'], minimum: -180, maximum: 180 });
+    expect(record.properties.system_option_id).toMatchObject({ format: 'uuid' });
+  });
+
+  it('create body: site_name, street, city, state, siteable_id and siteable_type required, nothing else', () => {
+    const create = schema('SiteCreate');
+    expect(create.required.sort()).toEqual(['city', 'site_name', 'siteable_id', 'siteable_type', 'state', 'street']);
+    expect(Object.keys(create.properties).sort()).toEqual([...specFields].sort());
+    expect(create.additionalProperties).toBe(false);
+    expect(create.properties.siteable_type.enum).toEqual(['Customer', 'Lead']);
+    expect(create.properties.position).toMatchObject({ type: 'integer' });
+    expect(create.properties.position.description).toContain('end of the list');
+    expect(schema('SiteCreateRequest')).toMatchObject({ required: ['site'], properties: { site: { $ref: '#/components/schemas/SiteCreate' } } });
+  });
+
+  it('update body: every field optional; siteable_id and siteable_type immutable (current value only)', () => {
+    const update = schema('SiteUpdate');
+    expect(update.required).toBeUndefined();
+    expect(Object.keys(update.properties).sort()).toEqual([...specFields].sort());
+    expect(update['x-immutable']).toEqual(['siteable_id', 'siteable_type']);
+    for (const field of ['siteable_id', 'siteable_type']) {
+      expect(update.properties[field]['x-immutable'], field).toBe(true);
+      expect(update.properties[field].description).toContain('cannot be changed');
+      expect(update.properties[field].type).toBe('string');
+    }
+    expect(update.properties.site_name['x-immutable']).toBeUndefined();
+    expect(update['x-not-accepted']).toEqual([]);
+  });
+
+  it('answers the documented immutable rule: the current siteable pair is a no-op, another value 422 "cannot be changed"', async () => {
     const tenant = await t.tenant();
     const api = client(`${t.url}/api/v2`, tenant.token);
-    const sample = (p: any) => (p.schema.format === 'date-time' ? '2026-01-01T00:00:00Z' : p.schema.type === 'integer' ? '10' : 'Active');
-    const params = doc.paths['/customers'].get.parameters.map(deref);
-    const query = params.filter((p: any) => p.in === 'query' && !['cursor', 'sort', 'custom_fields'].includes(p.name));
-    expect(query.length).toBeGreaterThan(5);
-    for (const p of query) {
-      const res = await api.get(`/customers?${encodeURIComponent(p.name)}=${encodeURIComponent(sample(p))}`);
-      expect(res.status, `${p.name}: ${res.text}`).toBe(200);
+    const customer = await createRecord(api, 'customers', 'customer', { organization: 'Immutable Parent' });
+    const other = await createRecord(api, 'customers', 'customer', { organization: 'Other Parent' });
+    const site = await createSite(api, { type: 'Customer', id: customer.id });
+    const same = await api.patch(`/sites/${site.id}`, { site: { siteable_id: customer.id, siteable_type: 'Customer', city: 'Shelbyville' } }, ifMatch(site.etag));
+    expect(same.status, same.text).toBe(200);
+    expect(same.body.data).toMatchObject({ siteable_id: customer.id, siteable_type: 'Customer', city: 'Shelbyville' });
+    const moved = await api.patch(`/sites/${site.id}`, { site: { siteable_id: other.id } }, ifMatch(same.headers.get('etag')!));
+    expectProblem(moved, { status: 422, code: 'validation.failed', errors: { siteable_id: ['cannot be changed'] }, onlyErrors: true });
+  });
+});
+
+describe('Contact', () => {
+  const specFields = ['first_name', 'last_name', 'email', 'phone', 'mobile', 'title', 'contact_method', 'linkable_id', 'linkable_type', 'custom_fields', 'phone_numbers'];
+
+  it('serves every field of the spec, linkable_id/linkable_type read-only, phone_numbers as entries with ids', () => {
+    const record = schema('Contact');
+    expect(Object.keys(record.properties).sort()).toEqual([...specFields, 'id', 'created_at', 'updated_at'].sort());
+    expect(record.properties.linkable_id).toMatchObject({ type: ['string', 'null'], format: 'uuid', readOnly: true });
+    expect(record.properties.linkable_type).toMatchObject({ type: ['string', 'null'], readOnly: true });
+    expect(record.properties.linkable_type.enum).toEqual(['Customer', 'Lead', 'Site', null]);
+    expect(record.properties.email.format).toBe('email');
+    expect(record.properties.phone_numbers).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/ContactPhoneNumber' } });
+    const entry = schema('ContactPhoneNumber');
+    expect(Object.keys(entry.properties).sort()).toEqual(['extension', 'id', 'kind', 'number']);
+    expect(entry.properties.id).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(entry.properties.number.type).toBe('string');
+    expect(entry.properties.kind.enum).toEqual(expect.arrayContaining(['mobile', 'office', 'home', 'fax', 'other']));
+  });
+
+  it('create body: linkable_id/linkable_type accepted (not null), phone_numbers entries without id', () => {
+    const create = schema('ContactCreate');
+    expect(create.required).toBeUndefined();
+    expect(Object.keys(create.properties).sort()).toEqual([...specFields].sort());
+    expect(create.properties.linkable_id).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(create.properties.linkable_type).toMatchObject({ type: 'string', enum: ['Customer', 'Lead', 'Site'] });
+    expect(create.properties.linkable_id.description).toContain('read-only');
+    expect(create.properties.phone_numbers).toMatchObject({ type: 'array', maxItems: 200, items: { $ref: '#/components/schemas/ContactPhoneNumberCreate' } });
+    expect(create.properties.phone_numbers.description).toContain('suppresses');
+    const entry = schema('ContactPhoneNumberCreate');
+    expect(entry).toMatchObject({ required: ['number'], additionalProperties: false, 'x-not-accepted': ['id'] });
+    expect(Object.keys(entry.properties).sort()).toEqual(['extension', 'kind', 'number']);
+  });
+
+  it('update body: linkable_id/linkable_type not accepted, phone_numbers a snapshot of entries with or without id', () => {
+    const update = schema('ContactUpdate');
+    expect(update.required).toBeUndefined();
+    expect(Object.keys(update.properties).sort()).toEqual(specFields.filter((f) => !f.startsWith('linkable_')).sort());
+    expect(update['x-not-accepted']).toEqual(['linkable_id', 'linkable_type']);
+    expect(update.properties.phone_numbers.items.$ref).toBe('#/components/schemas/ContactPhoneNumberUpdate');
+    expect(update.properties.phone_numbers.description).toContain('snapshot');
+    expect(update.properties.phone_numbers.description).toContain('ETag');
+    const [existing, fresh] = schema('ContactPhoneNumberUpdate').anyOf;
+    expect(existing).toMatchObject({ required: ['id'], additionalProperties: false });
+    expect(Object.keys(existing.properties).sort()).toEqual(['extension', 'id', 'kind', 'number']);
+    expect(fresh).toMatchObject({ required: ['number'], additionalProperties: false });
+    expect(fresh.properties.id).toBeUndefined();
+  });
+
+  it('answers the documented create rules: null linkable_id refused, an id in a new phone number refused', async () => {
+    const tenant = await t.tenant();
+    const api = client(`${t.url}/api/v2`, tenant.token);
+    expectProblem(await api.post('/contacts', { contact: { linkable_id: null, linkable_type: null } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { linkable_id: true, linkable_type: true },
+    });
+    expectProblem(await api.post('/contacts', { contact: { phone_numbers: [{ id: SOME_ID, number: '555' }] } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { 'phone_numbers.0.id': true },
+      onlyErrors: true,
+    });
+  });
+});
+
+describe('Lead', () => {
+  const ownFields = ['organization', 'first_name', 'last_name', 'email', 'phone', 'source', 'description', 'assignee_id'];
+  const conventions = ['number', 'status', 'labels', 'custom_fields'];
+
+  it('serves its fields, the conventions and the read-only conversion fields', () => {
+    const record = schema('Lead');
+    expect(Object.keys(record.properties).sort()).toEqual(
+      [...ownFields, ...conventions, 'converted_customer_id', 'converted_at', 'id', 'created_at', 'updated_at'].sort(),
+    );
+    expect(record.properties.converted_customer_id).toMatchObject({ type: ['string', 'null'], format: 'uuid', readOnly: true });
+    expect(record.properties.converted_at).toMatchObject({ type: ['string', 'null'], format: 'date-time', readOnly: true });
+    expect(record.properties.assignee_id).toMatchObject({ format: 'int64' });
+  });
+
+  it('create and update bodies follow the conventions: status only on update, converted_* never', () => {
+    const create = schema('LeadCreate');
+    expect(Object.keys(create.properties).sort()).toEqual([...ownFields, 'number', 'labels', 'custom_fields'].sort());
+    expect(create['x-not-accepted']).toEqual(['status']);
+    const update = schema('LeadUpdate');
+    expect(Object.keys(update.properties).sort()).toEqual([...ownFields, ...conventions].sort());
+    expect(schema('LeadCreateRequest').required).toEqual(['lead']);
+  });
+});
+
+describe('ContactLinkage', () => {
+  it('serves id, contact_id, the written fields and timestamps, all non-null', () => {
+    const record = schema('ContactLinkage');
+    const fields = ['id', 'contact_id', 'linkable_id', 'linkable_type', 'relationship_type', 'primary', 'created_at', 'updated_at'];
+    expect(Object.keys(record.properties).sort()).toEqual([...fields].sort());
+    expect(record.required.sort()).toEqual([...fields].sort());
+    expect(record.properties.linkable_type).toMatchObject({ type: 'string', enum: ['Customer', 'Lead', 'Site'] });
+    expect(record.properties.relationship_type).toMatchObject({ type: 'string', enum: ['associated', 'billing', 'technical', 'decision_maker'] });
+    expect(record.properties.primary.type).toBe('boolean');
+  });
+
+  it('create body: linkable_id and linkable_type required, relationship_type and primary optional; update: relationship_type and primary only', () => {
+    const create = schema('ContactLinkageCreate');
+    expect(create.required).toEqual(['linkable_id', 'linkable_type']);
+    expect(Object.keys(create.properties).sort()).toEqual(['linkable_id', 'linkable_type', 'primary', 'relationship_type']);
+    expect(create.properties.relationship_type.description).toContain('associated');
+    expect(create.additionalProperties).toBe(false);
+    const update = schema('ContactLinkageUpdate');
+    expect(update.required).toBeUndefined();
+    expect(Object.keys(update.properties).sort()).toEqual(['primary', 'relationship_type']);
+    expect(update['x-not-accepted']).toEqual(['linkable_id', 'linkable_type']);
+    expect(update.additionalProperties).toBe(false);
+  });
+});
+
+describe('every resource', () => {
+  it('lists with exactly the declared parameters', () => {
+    for (const def of resources) {
+      const query = doc.paths[`/${def.plural}`].get.parameters.map(deref).filter((p: any) => p.in === 'query');
+      const filters = Object.entries(def.list.filters).flatMap(([field, f]) => f.ops.map((op) => (op === 'eq' ? field : `${field}[${op}]`)));
+      const expected = ['cursor', 'limit', ...(Object.keys(def.list.sorts).length ? ['sort'] : []), ...(def.list.searchable ? ['q'] : []), ...filters];
+      if (def.conventions.customFields) expected.push('custom_fields');
+      expect(query.map((p: any) => p.name).sort(), def.plural).toEqual(expected.sort());
+      expect(query.every((p: any) => p.required === false)).toBe(true);
     }
-    const sort = params.find((p: any) => p.name === 'sort');
-    for (const value of sort.schema.enum) {
-      expect((await api.get(`/customers?sort=${value}`)).status, value).toBe(200);
+    const names = (plural: string) => doc.paths[`/${plural}`].get.parameters.map(deref).map((p: any) => p.name);
+    expect(names('sites')).toEqual(expect.arrayContaining(['customer_id', 'lead_id', 'q', 'updated_at[gte]', 'created_at[lt]']));
+    expect(names('sites')).not.toContain('customer_id[in]');
+    expect(names('contacts')).toEqual(expect.arrayContaining(['q', 'created_at[gt]', 'updated_at[lte]']));
+    expect(names('leads')).toEqual(expect.arrayContaining(['status', 'status[in]', 'q']));
+    const siteFilter = doc.paths['/sites'].get.parameters.map(deref).find((p: any) => p.name === 'lead_id');
+    expect(siteFilter.schema).toMatchObject({ type: 'string', format: 'uuid' });
+  });
+
+  it('every documented list parameter and sort value is accepted by the real endpoint of every resource', async () => {
+    const tenant = await t.tenant();
+    const api = client(`${t.url}/api/v2`, tenant.token);
+    const sample = (p: any) => {
+      if (p.name.endsWith('[in]')) return 'Active,Open';
+      if (p.schema.format === 'date-time') return '2026-01-01T00:00:00Z';
+      if (p.schema.format === 'uuid') return SOME_ID;
+      if (p.schema.type === 'integer') return '10';
+      return 'Active';
+    };
+    let checked = 0;
+    for (const def of resources) {
+      const params = doc.paths[`/${def.plural}`].get.parameters.map(deref);
+      for (const p of params.filter((p: any) => p.in === 'query' && !['cursor', 'sort', 'custom_fields'].includes(p.name))) {
+        const res = await api.get(`/${def.plural}?${encodeURIComponent(p.name)}=${encodeURIComponent(sample(p))}`);
+        expect(res.status, `${def.plural} ${p.name}: ${res.text}`).toBe(200);
+        checked += 1;
+      }
+      const sort = params.find((p: any) => p.name === 'sort');
+      for (const value of sort?.schema.enum ?? []) {
+        const res = await api.get(`/${def.plural}?sort=${value}`);
+        expect(res.status, `${def.plural} sort=${value}: ${res.text}`).toBe(200);
+        checked += 1;
+      }
+      if (params.some((p: any) => p.name === 'custom_fields')) {
+        const field = await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: def.className, name: 'Region', type: 'text' });
+        const custom = await api.get(`/${def.plural}?${encodeURIComponent(`custom_fields[${field.id}]`)}=North`);
+        expect(custom.status, `${def.plural} custom_fields: ${custom.text}`).toBe(200);
+      }
+      const undocumented = await api.get(`/${def.plural}?created_at[eq]=2026-01-01T00:00:00Z`);
+      expect(undocumented.body.code, def.plural).toBe('filter.invalid');
     }
-    const field = await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: 'Customer', name: 'Region', type: 'text' });
-    const custom = await api.get(`/customers?${encodeURIComponent(`custom_fields[${field.id}]`)}=North`);
-    expect(custom.status, custom.text).toBe(200);
-    const undocumented = await api.get('/customers?created_at[eq]=2026-01-01T00:00:00Z');
-    expect(undocumented.body.code).toBe('filter.invalid');
+    expect(checked).toBeGreaterThan(40);
+  });
+
+  it('serves records, linkages and the conversion exactly as documented', async () => {
+    const tenant = await t.tenant();
+    const api = client(`${t.url}/api/v2`, tenant.token);
+    const seen: [string, any, string][] = [];
+    const check = (ref: string, res: { status: number; body: any; text: string }, label: string) => {
+      expect(res.status, `${label}: ${res.text}`).toBeLessThan(300);
+      seen.push([ref, res.body, label]);
+    };
+    const customer = await api.post('/customers', { customer: { organization: 'Documented Co', assignee_id: tenant.userId } });
+    check('CustomerResponse', customer, 'POST /customers');
+    const lead = await api.post('/leads', { lead: { first_name: 'Lee', phone: '555-0100' } });
+    check('LeadResponse', lead, 'POST /leads');
+    const site = await api.post('/sites', { site: { site_name: 'HQ', street: '1 Main', city: 'X', state: 'Y', latitude: 12.5, siteable_id: customer.body.data.id, siteable_type: 'Customer' } });
+    check('SiteResponse', site, 'POST /sites');
+    await createSite(api, { type: 'Lead', id: lead.body.data.id });
+    const contact = await api.post('/contacts', {
+      contact: { first_name: 'Ann', linkable_id: lead.body.data.id, linkable_type: 'Lead', phone_numbers: [{ number: '555-0101', kind: 'office', extension: '12' }] },
+    });
+    check('ContactResponse', contact, 'POST /contacts');
+    const plain = await createContact(api, { mobile: '555-0102' });
+    const linkage = await api.post(`/contacts/${plain.id}/linkages`, { linkage: { linkable_id: site.body.data.id, linkable_type: 'Site', relationship_type: 'technical' } });
+    check('ContactLinkageResponse', linkage, 'POST linkage');
+    check('ContactLinkageResponse', await api.patch(`/contacts/${plain.id}/linkages/${linkage.body.data.id}`, { linkage: { primary: true } }), 'PATCH linkage');
+    check('ContactLinkageList', await api.get(`/contacts/${contact.body.data.id}/linkages`), 'GET linkages');
+    const convert = await api.post(`/leads/${lead.body.data.id}/convert`, { customer: { reference: 'R-1' } });
+    check('LeadConversionResponse', convert, 'POST convert');
+    expect(convert.status).toBe(201);
+    expect(convert.headers.get('location')).toBe(`/api/v2/customers/${convert.body.data.customer.id}`);
+    expect(linkage.headers.get('location')).toBe(`/api/v2/contacts/${plain.id}/linkages/${linkage.body.data.id}`);
+    for (const def of resources) {
+      check(`${def.className}List`, await api.get(`/${def.plural}`), `GET /${def.plural}`);
+      const first = seen.find(([ref]) => ref === `${def.className}List`)![1].data[0];
+      check(`${def.className}Response`, await api.get(`/${def.plural}/${first.id}`), `GET /${def.plural}/{id}`);
+    }
+    const readContact = seen.find(([ref, body]) => ref === 'ContactResponse' && body.data.phone_numbers.length === 1 && body.data.first_name === 'Ann');
+    expect(readContact).toBeDefined();
+    for (const [ref, body, label] of seen) {
+      expect(mismatches(body, { $ref: `#/components/schemas/${ref}` }, label), label).toEqual([]);
+    }
+    // The checker is not vacuous: an undocumented key, a wrong enum value and a missing key are all caught.
+    const sample = convert.body.data.lead;
+    expect(mismatches({ ...sample, extra: 1 }, { $ref: '#/components/schemas/Lead' }, 'lead')).not.toEqual([]);
+    expect(mismatches({ ...linkage.body.data, linkable_type: 'Job' }, { $ref: '#/components/schemas/ContactLinkage' }, 'linkage')).not.toEqual([]);
+    const { contact_id: _dropped, ...partial } = linkage.body.data;
+    expect(mismatches(partial, { $ref: '#/components/schemas/ContactLinkage' }, 'linkage')).not.toEqual([]);
   });
 });
 
@@ -302,6 +690,55 @@ describe('errors', () => {
     expect(me).not.toContain('auth.scope_missing');
     expect(codes('/statuses', 'get')).toContain('filter.invalid');
     expect(codes('/openapi.json', 'get')).toEqual(['rate_limit.exceeded', 'internal.error']);
+  });
+
+  it('lists the codes of the resources\' own rules and of the new routes on their operations', () => {
+    const codesAt = (path: string, method: string, status: string) => doc.paths[path][method].responses[status]?.['x-error-codes'] ?? [];
+    expect(codesAt('/contacts/{id}', 'delete', '409')).toEqual(['contact.has_linkages']);
+    expect(codesAt('/customers/{id}', 'delete', '409')).toEqual([]);
+    expect(codesAt('/contacts/{id}/linkages/{linkage_id}', 'delete', '409')).toEqual(['contact.primary_linkage']);
+    expect(codesAt('/contacts/{id}/linkages/{linkage_id}', 'patch', '409')).toEqual(['contact.primary_linkage']);
+    expect(codesAt('/contacts/{id}/linkages/{linkage_id}', 'patch', '422')).toEqual(['validation.failed']);
+    expect(codesAt('/contacts/{id}/linkages', 'post', '422')).toEqual(['validation.failed']);
+    expect(codesAt('/contacts/{id}/linkages', 'post', '409')).toEqual([]);
+    expect(codesAt('/contacts/{id}/linkages', 'get', '404')).toEqual(['resource.not_found']);
+    expect(codesAt('/contacts/{id}/linkages', 'get', '422')).toEqual([]);
+    expect(codesAt('/contacts/{id}/linkages', 'post', '400')).toContain('request.malformed_json');
+    expect(codesAt('/contacts/{id}/linkages/{linkage_id}', 'delete', '400')).not.toContain('request.malformed_json');
+    expect(codesAt('/leads/{id}/convert', 'post', '409')).toEqual(['lead.already_converted']);
+    // Conversion creates a customer: the customer create rules apply.
+    expect(codesAt('/leads/{id}/convert', 'post', '422')).toEqual(['validation.failed', 'status.transition_invalid']);
+    expect(codesAt('/leads/{id}/convert', 'post', '404')).toEqual(['resource.not_found']);
+    const example = doc.paths['/contacts/{id}/linkages'].post.responses['422'].content['application/problem+json'].examples['validation.failed'].value;
+    expect(example.errors).toEqual({ linkage: ['is missing'] });
+  });
+
+  it('documents the conflict codes the new routes really answer', async () => {
+    const tenant = await t.tenant();
+    const api = client(`${t.url}/api/v2`, tenant.token);
+    const documented = (path: string, method: string, res: { status: number; body: any }) =>
+      expect(doc.paths[path][method].responses[String(res.status)]?.['x-error-codes'], `${method} ${path}`).toContain(res.body.code);
+    const lead = await createLead(api);
+    const contact = await createContact(api, { linkable_id: lead.id, linkable_type: 'Lead' });
+    const [primary] = (await api.get(`/contacts/${contact.id}/linkages`)).body.data;
+    expect(primary.primary).toBe(true);
+
+    const deleteContact = await api.delete(`/contacts/${contact.id}`, ifMatch(contact.etag));
+    expectProblem(deleteContact, { status: 409, code: 'contact.has_linkages' });
+    documented('/contacts/{id}', 'delete', deleteContact);
+    const unsetPrimary = await api.patch(`/contacts/${contact.id}/linkages/${primary.id}`, { linkage: { primary: false } });
+    expectProblem(unsetPrimary, { status: 409, code: 'contact.primary_linkage' });
+    documented('/contacts/{id}/linkages/{linkage_id}', 'patch', unsetPrimary);
+    const unlinkPrimary = await api.delete(`/contacts/${contact.id}/linkages/${primary.id}`);
+    expectProblem(unlinkPrimary, { status: 409, code: 'contact.primary_linkage' });
+    documented('/contacts/{id}/linkages/{linkage_id}', 'delete', unlinkPrimary);
+    expect((await api.post(`/leads/${lead.id}/convert`)).status).toBe(201);
+    const again = await api.post(`/leads/${lead.id}/convert`);
+    expectProblem(again, { status: 409, code: 'lead.already_converted' });
+    documented('/leads/{id}/convert', 'post', again);
+    const missing = await api.get(`/contacts/${SOME_ID}/linkages`);
+    expectProblem(missing, { status: 404, code: 'resource.not_found' });
+    documented('/contacts/{id}/linkages', 'get', missing);
   });
 
   it('documents a code the server really answers, with the documented envelope', async () => {

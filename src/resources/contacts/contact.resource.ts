@@ -25,13 +25,13 @@ export const contactResource: ResourceDefinition = {
     mobile: { kind: 'string', create: 'optional', update: 'optional', max: 64 },
     title: { kind: 'string', create: 'optional', update: 'optional', description: 'Job title.' },
     contact_method: { kind: 'string', create: 'optional', update: 'optional', description: 'Preferred channel hint.' },
-    linkable_id: { kind: 'uuid', create: 'optional', update: 'not_accepted', description: 'Record to link the new contact to (with linkable_type).' },
-    linkable_type: { kind: 'string', enum: linkableTypes, create: 'optional', update: 'not_accepted', description: 'Customer, Lead or Site.' },
+    linkable_id: { kind: 'uuid', create: 'optional', update: 'not_accepted', nullable: false, description: 'Record to link the new contact to (with linkable_type).' },
+    linkable_type: { kind: 'string', enum: linkableTypes, create: 'optional', update: 'not_accepted', nullable: false, description: 'Customer, Lead or Site.' },
   },
   writeOnly: ['linkable_id', 'linkable_type'],
   readOnly: {
     linkable_id: { kind: 'uuid', nullable: true, description: 'The main linkage: where the contact is primary, otherwise its oldest.' },
-    linkable_type: { kind: 'string', nullable: true, description: 'Customer, Lead or Site of the main linkage.' },
+    linkable_type: { kind: 'string', nullable: true, enum: linkableTypes, description: 'Customer, Lead or Site of the main linkage.' },
   },
   children: {
     phone_numbers: {
@@ -48,6 +48,7 @@ export const contactResource: ResourceDefinition = {
     },
   },
   conventions: { customFields: true, softDelete: true },
+  errors: { delete: ['contact.has_linkages'] },
   list: {
     filters: { created_at: { type: 'datetime', ops: range }, updated_at: { type: 'datetime', ops: range } },
     sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' } },

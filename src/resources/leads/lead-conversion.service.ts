@@ -1,7 +1,7 @@
 import { recordFromBody } from '../../kernel/body.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { currentTenant, runAsTenant, type RequestContext } from '../../kernel/context.ts';
-import { AppError, notFound } from '../../kernel/errors.ts';
+import { AppError, notFound, validationError } from '../../kernel/errors.ts';
 import { appendEvent } from '../../kernel/events.ts';
 import { isUuid } from '../../kernel/ids.ts';
 import { liveStatuses } from '../../kernel/lookups.ts';
@@ -16,6 +16,15 @@ import { serializeLinkage } from '../contacts/contact-linkage.service.ts';
 
 export const CONVERTED_STATUS = 'Converted';
 
+/** The optional {"customer": {...}} body; any other key is refused, so that a misspelt one never converts with defaults silently. */
+function overridesOf(body: unknown): Record<string, unknown> {
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const stray = Object.keys(body).filter((key) => key !== 'customer');
+    if (stray.length > 0) throw validationError(Object.fromEntries(stray.map((key) => [key, ['is not a permitted field']])));
+  }
+  return body === undefined || (typeof body === 'object' && body !== null && !('customer' in body)) ? {} : recordFromBody(body, 'customer');
+}
+
 export class LeadConversionService {
   constructor(
     private readonly db: TenantClient,
@@ -26,7 +35,6 @@ export class LeadConversionService {
   ) {}
 
   convert(ctx: RequestContext, leadId: string, body: unknown): Promise<{ lead: Single; customer: Single }> {
-    const overrides = body === undefined || (typeof body === 'object' && body !== null && !('customer' in body)) ? {} : recordFromBody(body, 'customer');
     return runAsTenant(ctx.principal.accountId, () =>
       this.db.$transaction(
         async (tx) => {
@@ -38,6 +46,8 @@ export class LeadConversionService {
               )
             : [];
           if (locked.length === 0) throw notFound('Lead');
+          // The body is checked after the lead's existence and before the conversion rule (the documented order).
+          const overrides = overridesOf(body);
           if (locked[0].converted_customer_id) {
             throw new AppError('lead.already_converted', `The lead was already converted into customer ${locked[0].converted_customer_id}.`);
           }

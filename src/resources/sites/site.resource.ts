@@ -31,6 +31,10 @@ export const siteResource: ResourceDefinition = {
     siteable_id: { kind: 'uuid', create: 'required', update: 'immutable', nullable: false, description: 'Parent id; cannot be changed.' },
     siteable_type: { kind: 'string', enum: siteableTypes, create: 'required', update: 'immutable', nullable: false, description: 'Customer or Lead; cannot be changed.' },
   },
+  readOnly: {
+    customer_id: { kind: 'uuid', nullable: true, description: 'The parent customer (siteable_type Customer); a list filter.' },
+    lead_id: { kind: 'uuid', nullable: true, description: 'The parent lead (siteable_type Lead); a list filter.' },
+  },
   conventions: { customFields: true, softDelete: true },
   list: {
     filters: {

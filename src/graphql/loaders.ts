@@ -1,0 +1,158 @@
+import DataLoader from 'dataloader';
+import { runAsTenant } from '../kernel/context.ts';
+import type { WireRecord } from '../kernel/resource-service.ts';
+import type { TenantClient } from '../kernel/tenancy.ts';
+import { serializeLinkage, type LinkageRow, type WireLinkage } from '../resources/contacts/contact-linkage.service.ts';
+import type { GraphQLContext } from './builder.ts';
+
+// Batched reads behind the relation fields (relations.ts), one set per GraphQL operation. Every field of one
+// kind asks its loader for one key; DataLoader gathers the keys asked for in the same tick into one batch, and
+// each batch is ONE SQL statement (two for contacts: the rows and their phone numbers), whatever the number of
+// parents. So `customers(limit: 50) { nodes { sites { ... } contacts { ... } } }` costs the list statement plus
+// one statement per relation level, not one per customer.
+//
+// Reads go through the tenant-scoped client (domain.db) inside the caller's tenant, so they see only the
+// caller's account, and they read only live rows (deleted_at IS NULL). Records are serialized by the resource's
+// own service (serialize + loadChildren), so a record reached through a relation has exactly the wire shape
+// of the same record read by id or listed.
+//
+// Loaders cache what they read for the rest of the operation; a mutation clears them (clearLoaders) so
+// selections after a write never see rows read before it.
+
+/** `${type}:${id}`: the key of a record that sites or linkages hang from. */
+export type ParentKey = `${'Customer' | 'Lead' | 'Site'}:${string}`;
+
+export interface RelationLoaders {
+  /** A live record of a resource by id (customer, lead, site, contact), wire-serialized; null when absent or deleted. */
+  record(name: RecordName): DataLoader<string, WireRecord | null>;
+  /** Live sites of `Customer:<id>` or `Lead:<id>`, in the parent's order (position, then creation). */
+  sitesOf: DataLoader<ParentKey, WireRecord[]>;
+  /** Linkages to `Customer|Lead|Site:<id>` whose contact is live, oldest first. */
+  linkagesTo: DataLoader<ParentKey, WireLinkage[]>;
+  /** Linkages of a live contact, oldest first. */
+  linkagesOf: DataLoader<string, WireLinkage[]>;
+}
+
+export type RecordName = 'customer' | 'lead' | 'site' | 'contact';
+
+type Row = Record<string, unknown> & { id: string };
+type FindMany = { findMany(args: object): Promise<Row[]> };
+
+const perOperation = new WeakMap<GraphQLContext, RelationLoaders>();
+
+/** The loaders of this operation (made on first use). */
+export function loadersOf(ctx: GraphQLContext): RelationLoaders {
+  let loaders = perOperation.get(ctx);
+  if (!loaders) {
+    loaders = createLoaders(ctx);
+    perOperation.set(ctx, loaders);
+  }
+  return loaders;
+}
+
+/** Forgets everything read so far in this operation. */
+export function clearLoaders(ctx: GraphQLContext): void {
+  perOperation.delete(ctx);
+}
+
+/** Waits for a mutation's write, then clears the loaders, so the selections after it read the written state. */
+export async function written<T>(ctx: GraphQLContext, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } finally {
+    clearLoaders(ctx);
+  }
+}
+
+function groupBy<T>(rows: T[], keyOf: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const key = keyOf(row);
+    (groups.get(key) ?? groups.set(key, []).get(key)!).push(row);
+  }
+  return groups;
+}
+
+/** Splits `${type}:${id}` keys by type. */
+function idsByType(keys: readonly ParentKey[]): Map<string, string[]> {
+  const out = new Map<string, Set<string>>();
+  for (const key of keys) {
+    const [type, id] = key.split(':') as [string, string];
+    (out.get(type) ?? out.set(type, new Set()).get(type)!).add(id);
+  }
+  return new Map([...out].map(([type, ids]) => [type, [...ids]]));
+}
+
+function createLoaders(ctx: GraphQLContext): RelationLoaders {
+  const { domain } = ctx;
+  const db: TenantClient = domain.db;
+  const delegate = (model: string) => (db as unknown as Record<string, FindMany>)[model];
+  // Batches run after the resolvers that asked for them; they run in the caller's tenant explicitly, so the
+  // tenant-scoped client never depends on which async context DataLoader schedules them from.
+  const asTenant = <K, V>(batch: (keys: readonly K[]) => Promise<V[]>) => (keys: readonly K[]) => runAsTenant(ctx.principal.accountId, () => batch(keys));
+
+  const records = new Map<RecordName, DataLoader<string, WireRecord | null>>();
+  const record = (name: RecordName) => {
+    let loader = records.get(name);
+    if (!loader) {
+      const service = domain.resource(name);
+      loader = new DataLoader<string, WireRecord | null>(
+        asTenant(async (ids) => {
+          const live = service.def.conventions.softDelete ? { deleted_at: null } : {};
+          const rows = await delegate(service.def.model).findMany({ where: { id: { in: [...new Set(ids)] }, ...live } });
+          const children = service.def.children ? await service.loadChildren(db, rows.map((row) => row.id)) : undefined;
+          const byId = new Map(rows.map((row) => [row.id, service.serialize(row, children)]));
+          return ids.map((id) => byId.get(id) ?? null);
+        }),
+      );
+      records.set(name, loader);
+    }
+    return loader;
+  };
+
+  const sitesOf = new DataLoader<ParentKey, WireRecord[]>(
+    asTenant(async (keys) => {
+      const byType = idsByType(keys);
+      const or: object[] = [];
+      if (byType.has('Customer')) or.push({ customer_id: { in: byType.get('Customer') } });
+      if (byType.has('Lead')) or.push({ lead_id: { in: byType.get('Lead') } });
+      const service = domain.resource('site');
+      const rows = or.length === 0
+        ? []
+        : await delegate('site').findMany({
+            where: { OR: or, deleted_at: null },
+            orderBy: [{ position: 'asc' }, { created_at: 'asc' }, { id: 'asc' }],
+          });
+      const groups = groupBy(rows, (row) => `${row.siteable_type as string}:${row.siteable_id as string}`);
+      return keys.map((key) => (groups.get(key) ?? []).map((row) => service.serialize(row)));
+    }),
+  );
+
+  const linkagesTo = new DataLoader<ParentKey, WireLinkage[]>(
+    asTenant(async (keys) => {
+      const byType = idsByType(keys);
+      const rows = (await db.contactLinkage.findMany({
+        where: {
+          OR: [...byType.entries()].map(([type, ids]) => ({ linkable_type: type, linkable_id: { in: ids } })),
+          contact: { deleted_at: null, account_id: ctx.principal.accountId },
+        },
+        orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+      })) as LinkageRow[];
+      const groups = groupBy(rows, (row) => `${row.linkable_type}:${row.linkable_id}`);
+      return keys.map((key) => (groups.get(key) ?? []).map(serializeLinkage));
+    }),
+  );
+
+  const linkagesOf = new DataLoader<string, WireLinkage[]>(
+    asTenant(async (contactIds) => {
+      const rows = (await db.contactLinkage.findMany({
+        where: { contact_id: { in: [...new Set(contactIds)] }, contact: { deleted_at: null, account_id: ctx.principal.accountId } },
+        orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+      })) as LinkageRow[];
+      const groups = groupBy(rows, (row) => row.contact_id);
+      return contactIds.map((id) => (groups.get(id) ?? []).map(serializeLinkage));
+    }),
+  );
+
+  return { record, sitesOf, linkagesTo, linkagesOf };
+}

@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { client } from '../helpers/http.ts';
+import { codeOf, graphqlClient, type Gql, type GraphqlResponse } from './client.ts';
+import { camelRecord, LINKAGE_FIELDS, ok, records } from './records.ts';
+
+// Contact linkages and lead conversion over GraphQL: the spec's linkage rules 1–4 (and our answer to rule 5),
+// through the same services and with the same error codes as REST.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
+});
+afterAll(() => t.close());
+
+async function newTenant(): Promise<{ tenant: Tenant; gql: Gql; make: ReturnType<typeof records> }> {
+  const tenant = await t.tenant();
+  const gql = graphqlClient(t.url, tenant.token);
+  return { tenant, gql, make: records(gql) };
+}
+
+function expectError(res: GraphqlResponse, code: string, status: number) {
+  expect(res.body.errors, JSON.stringify(res.body)).toHaveLength(1);
+  expect(res.body.errors![0].extensions).toMatchObject({ code, status });
+}
+
+/** The record's linkages as { contactId: primary }. */
+async function primaries(gql: Gql, type: 'customer' | 'lead' | 'site', id: string): Promise<Record<string, boolean>> {
+  const data = ok(await gql(`query($id: ID!) { ${type}(id: $id) { contactLinkages { contactId primary } } }`, { id }));
+  return Object.fromEntries(data[type].contactLinkages.map((l: { contactId: string; primary: boolean }) => [l.contactId, l.primary]));
+}
+
+describe('linkContact, updateContactLinkage, unlinkContact, contactLinkages', () => {
+  it('rule 1: the first contact linked to a record becomes its primary, whatever primary says', async () => {
+    const { gql, make } = await newTenant();
+    const customer = await make.customer('First Ltd');
+    const contact = await make.contact({ firstName: 'Fay' });
+    const linkage = await make.linked(contact.id, { linkableId: customer.id, linkableType: 'Customer', primary: false });
+    expect(linkage).toMatchObject({ contactId: contact.id, linkableId: customer.id, linkableType: 'Customer', relationshipType: 'associated', primary: true });
+    const listed = ok(await gql(`query($id: ID!) { contactLinkages(contactId: $id) { ${LINKAGE_FIELDS} } }`, { id: contact.id })).contactLinkages;
+    expect(listed).toEqual([linkage]);
+  });
+
+  it('rule 2: later links are not primary unless primary is true, which demotes the previous primary', async () => {
+    const { gql, make } = await newTenant();
+    const customer = await make.customer('Second Ltd');
+    const [a, b, c] = await Promise.all(['A', 'B', 'C'].map((firstName) => make.contact({ firstName })));
+    await make.linked(a.id, { linkableId: customer.id, linkableType: 'Customer' });
+    const second = await make.linked(b.id, { linkableId: customer.id, linkableType: 'Customer' });
+    expect(second.primary).toBe(false);
+    const third = await make.linked(c.id, { linkableId: customer.id, linkableType: 'Customer', primary: true, relationshipType: 'decision_maker' });
+    expect(third).toMatchObject({ primary: true, relationshipType: 'decision_maker' });
+    expect(await primaries(gql, 'customer', customer.id)).toEqual({ [a.id]: false, [b.id]: false, [c.id]: true });
+  });
+
+  it('rule 3: primary true moves the primary; primary false on the primary is 409 contact.primary_linkage', async () => {
+    const { gql, make } = await newTenant();
+    const customer = await make.customer('Third Ltd');
+    const a = await make.contact({ firstName: 'A', linkableId: customer.id, linkableType: 'Customer' });
+    const b = await make.contact({ firstName: 'B' });
+    const aLink = ok(await gql(`query($id: ID!) { contactLinkages(contactId: $id) { id } }`, { id: a.id })).contactLinkages[0];
+    const bLink = await make.linked(b.id, { linkableId: customer.id, linkableType: 'Customer' });
+
+    const refused = await make.updateLinkage(a.id, aLink.id, { primary: false });
+    expect(refused.body.data).toEqual({ updateContactLinkage: null });
+    expectError(refused, 'contact.primary_linkage', 409);
+    expect(await primaries(gql, 'customer', customer.id)).toEqual({ [a.id]: true, [b.id]: false });
+
+    const unchanged = ok(await make.updateLinkage(b.id, bLink.id, { primary: false, relationshipType: 'billing' })).updateContactLinkage.linkage;
+    expect(unchanged).toMatchObject({ id: bLink.id, primary: false, relationshipType: 'billing' });
+
+    const promoted = ok(await make.updateLinkage(b.id, bLink.id, { primary: true })).updateContactLinkage.linkage;
+    expect(promoted).toMatchObject({ id: bLink.id, primary: true, relationshipType: 'billing' });
+    expect(await primaries(gql, 'customer', customer.id)).toEqual({ [a.id]: false, [b.id]: true });
+    expect(ok(await gql(`query($id: ID!) { customer(id: $id) { primaryContact { id } } }`, { id: customer.id })).customer.primaryContact).toEqual({ id: b.id });
+  });
+
+  it("rule 4: unlinking the primary's linkage is 409 contact.primary_linkage; another linkage is removed and the contact stays", async () => {
+    const { gql, make } = await newTenant();
+    const customer = await make.customer('Fourth Ltd');
+    const a = await make.contact({ firstName: 'A', linkableId: customer.id, linkableType: 'Customer' });
+    const b = await make.contact({ firstName: 'B' });
+    const aLink = ok(await gql(`query($id: ID!) { contactLinkages(contactId: $id) { id } }`, { id: a.id })).contactLinkages[0];
+    const bLink = await make.linked(b.id, { linkableId: customer.id, linkableType: 'Customer' });
+
+    const refused = await make.unlink(a.id, aLink.id);
+    expectError(refused, 'contact.primary_linkage', 409);
+    expect(refused.body.data).toEqual({ unlinkContact: null });
+
+    expect(ok(await make.unlink(b.id, bLink.id))).toEqual({ unlinkContact: { id: bLink.id } });
+    expect(await primaries(gql, 'customer', customer.id)).toEqual({ [a.id]: true });
+    expect(ok(await gql(`query($id: ID!) { contact(id: $id) { id linkages { id } } }`, { id: b.id })).contact).toEqual({ id: b.id, linkages: [] });
+    expectError(await make.unlink(b.id, bLink.id), 'resource.not_found', 404);
+  });
+
+  it('deleteContact is 409 contact.has_linkages while a linkage exists', async () => {
+    const { gql, make } = await newTenant();
+    const customer = await make.customer('Holding Ltd');
+    const contact = await make.contact({ firstName: 'Held', linkableId: customer.id, linkableType: 'Customer' });
+    const res = await gql(`mutation($id: ID!, $m: String) { deleteContact(id: $id, ifMatch: $m) { id } }`, { id: contact.id, m: contact.etag });
+    expectError(res, 'contact.has_linkages', 409);
+  });
+
+  it('refuses bad bodies with validation.failed naming the camelCase field, and ids of other accounts', async () => {
+    const { gql, make } = await newTenant();
+    const other = await newTenant();
+    const customer = await make.customer('Valid Ltd');
+    const foreign = await other.make.customer('Foreign Ltd');
+    const foreignContact = await other.make.contact({ firstName: 'Foreign' });
+    const contact = await make.contact({ firstName: 'Val' });
+
+    const badType = await make.link(contact.id, { linkableId: customer.id, linkableType: 'Job' });
+    expectError(badType, 'validation.failed', 422);
+    expect(Object.keys(badType.body.errors![0].extensions!.errors)).toEqual(['linkableType']);
+
+    const badRelationship = await make.link(contact.id, { linkableId: customer.id, linkableType: 'Customer', relationshipType: 'friend' });
+    expect(badRelationship.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { relationshipType: [expect.any(String)] } });
+
+    const foreignRecord = await make.link(contact.id, { linkableId: foreign.id, linkableType: 'Customer' });
+    expect(foreignRecord.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { linkableId: [expect.any(String)] } });
+
+    expectError(await make.link(foreignContact.id, { linkableId: customer.id, linkableType: 'Customer' }), 'resource.not_found', 404);
+    expectError(await make.link(randomUUID(), { linkableId: customer.id, linkableType: 'Customer' }), 'resource.not_found', 404);
+    const foreignList = await gql(`query($id: ID!) { contactLinkages(contactId: $id) { id } }`, { id: foreignContact.id });
+    expect(foreignList.body.data).toEqual({ contactLinkages: null });
+    expect(codeOf(foreignList)).toBe('resource.not_found');
+
+    const linkage = await make.linked(contact.id, { linkableId: customer.id, linkableType: 'Customer' });
+    const twice = await make.link(contact.id, { linkableId: customer.id, linkableType: 'Customer' });
+    expectError(twice, 'validation.failed', 422);
+    const badPrimary = await make.updateLinkage(contact.id, linkage.id, { primary: null });
+    expect(badPrimary.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { primary: [expect.any(String)] } });
+  });
+
+  it('needs contacts:write to change linkages and contacts:read to list them', async () => {
+    const { tenant, make } = await newTenant();
+    const customer = await make.customer('Scope Ltd');
+    const contact = await make.contact({ firstName: 'Sc' });
+    const readOnly = graphqlClient(t.url, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['contacts:read'] })).token);
+    const res = await records(readOnly).link(contact.id, { linkableId: customer.id, linkableType: 'Customer' });
+    expect(res.body.errors![0].extensions).toMatchObject({ code: 'auth.scope_missing', requiredScope: 'contacts:write' });
+    expect(ok(await readOnly(`query($id: ID!) { contactLinkages(contactId: $id) { id } }`, { id: contact.id })).contactLinkages).toEqual([]);
+    const none = graphqlClient(t.url, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read'] })).token);
+    const listed = await none(`query($id: ID!) { contactLinkages(contactId: $id) { id } }`, { id: contact.id });
+    expect(listed.body.errors![0].extensions).toMatchObject({ code: 'auth.scope_missing', requiredScope: 'contacts:read' });
+  });
+
+  it('a linkage written over GraphQL reads the same over REST', async () => {
+    const { tenant, make } = await newTenant();
+    const customer = await make.customer('Same Ltd');
+    const contact = await make.contact({ firstName: 'Same' });
+    const linkage = await make.linked(contact.id, { linkableId: customer.id, linkableType: 'Customer', relationshipType: 'technical' });
+    const rest = await client(`${t.url}/api/v2`, tenant.token).get(`/contacts/${contact.id}/linkages`);
+    expect(rest.body).toEqual({ data: [expect.objectContaining({ id: linkage.id })], has_more: false });
+    expect(camelRecord(rest.body.data[0])).toEqual(linkage);
+  });
+
+  it('selections after a mutation read the written state, also within one document', async () => {
+    const { gql, make } = await newTenant();
+    const one = await make.customer('One Ltd');
+    const two = await make.customer('Two Ltd');
+    const contact = await make.contact({ firstName: 'Multi' });
+    const res = ok(
+      await gql(
+        `mutation($contact: ID!, $one: ID!, $two: ID!) {
+          a: linkContact(contactId: $contact, input: { linkableId: $one, linkableType: "Customer" }) { linkage { contact { linkages { linkableId } } } }
+          b: linkContact(contactId: $contact, input: { linkableId: $two, linkableType: "Customer" }) { linkage { contact { linkages { linkableId } } } } }`,
+        { contact: contact.id, one: one.id, two: two.id },
+      ),
+    );
+    expect(res.a.linkage.contact.linkages).toEqual([{ linkableId: one.id }]);
+    expect(res.b.linkage.contact.linkages).toEqual([{ linkableId: one.id }, { linkableId: two.id }]);
+  });
+});
+
+const CONVERT = `mutation($id: ID!, $customer: ConvertLeadCustomerInput) { convertLead(id: $id, customer: $customer) {
+  lead { id status convertedCustomerId convertedAt etag sites { id } contacts { id } }
+  customer { id organization reference mainPhone etag sites { id siteableType siteableId lead { id } } contacts { id linkableType linkableId } contactLinkages { contactId primary relationshipType } } } }`;
+
+describe('convertLead', () => {
+  it("creates a customer from the lead and moves the lead's sites and linkages to it, primaries kept", async () => {
+    const { tenant, gql, make } = await newTenant();
+    const lead = await make.lead({ organization: 'Prospect Inc', phone: '+1 555 0199' });
+    const siteA = await make.site(lead, 'Lead', 'Prospect HQ');
+    const siteB = await make.site(lead, 'Lead', 'Prospect Yard');
+    const primary = await make.contact({ firstName: 'Pia', linkableId: lead.id, linkableType: 'Lead' });
+    const other = await make.contact({ firstName: 'Oli' });
+    await make.linked(other.id, { linkableId: lead.id, linkableType: 'Lead', relationshipType: 'billing' });
+
+    const converted = ok(await gql(CONVERT, { id: lead.id, customer: { reference: 'CRM-9' } })).convertLead;
+    const customer = converted.customer;
+    expect(customer).toMatchObject({ organization: 'Prospect Inc', reference: 'CRM-9', mainPhone: '+1 555 0199' });
+    expect(customer.sites).toEqual([
+      { id: siteA.id, siteableType: 'Customer', siteableId: customer.id, lead: null },
+      { id: siteB.id, siteableType: 'Customer', siteableId: customer.id, lead: null },
+    ]);
+    expect(customer.contacts).toEqual([
+      { id: primary.id, linkableType: 'Customer', linkableId: customer.id },
+      { id: other.id, linkableType: 'Customer', linkableId: customer.id },
+    ]);
+    expect(customer.contactLinkages).toEqual([
+      { contactId: primary.id, primary: true, relationshipType: 'associated' },
+      { contactId: other.id, primary: false, relationshipType: 'billing' },
+    ]);
+    expect(converted.lead).toMatchObject({ id: lead.id, convertedCustomerId: customer.id, convertedAt: expect.any(String), sites: [], contacts: [] });
+
+    // The ETags given are the records' current ones.
+    const rest = client(`${t.url}/api/v2`, tenant.token);
+    expect((await rest.get(`/leads/${lead.id}`)).headers.get('etag')).toBe(converted.lead.etag);
+    expect((await rest.get(`/customers/${customer.id}`)).headers.get('etag')).toBe(customer.etag);
+  });
+
+  it('converts with no overrides, and a second conversion is 409 lead.already_converted', async () => {
+    const { gql, make } = await newTenant();
+    const lead = await make.lead({ firstName: 'Ida', lastName: 'Solo' });
+    const first = ok(await gql(CONVERT, { id: lead.id })).convertLead;
+    expect(first.customer.organization).toBe('Ida Solo');
+    const again = await gql(CONVERT, { id: lead.id });
+    expect(again.body.data).toEqual({ convertLead: null });
+    expectError(again, 'lead.already_converted', 409);
+  });
+
+  it('refuses invalid overrides with validation.failed and converts nothing', async () => {
+    const { gql, make } = await newTenant();
+    await make.customer('Taken Ltd');
+    const lead = await make.lead({ organization: 'Free Ltd' });
+    const site = await make.site(lead, 'Lead', 'Stays');
+    const res = await gql(CONVERT, { id: lead.id, customer: { organization: 'taken ltd' } });
+    expect(res.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { organization: [expect.any(String)] } });
+    const after = ok(await gql(`query($id: ID!) { lead(id: $id) { convertedCustomerId sites { id } } }`, { id: lead.id })).lead;
+    expect(after).toEqual({ convertedCustomerId: null, sites: [{ id: site.id }] });
+  });
+
+  it('needs leads:write and customers:write; an unknown or foreign lead is resource.not_found', async () => {
+    const { tenant, gql, make } = await newTenant();
+    const other = await newTenant();
+    const lead = await make.lead({ organization: 'Guarded Ltd' });
+    const leadsOnly = graphqlClient(t.url, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['leads:write', 'leads:read'] })).token);
+    const res = await leadsOnly(CONVERT, { id: lead.id });
+    expect(res.body.errors![0].extensions).toMatchObject({ code: 'auth.scope_missing', requiredScope: 'customers:write' });
+    const customersOnly = graphqlClient(t.url, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:write'] })).token);
+    expect((await customersOnly(CONVERT, { id: lead.id })).body.errors![0].extensions).toMatchObject({ code: 'auth.scope_missing', requiredScope: 'leads:write' });
+    expect(ok(await gql(`query($id: ID!) { lead(id: $id) { convertedCustomerId } }`, { id: lead.id })).lead.convertedCustomerId).toBeNull();
+
+    expectError(await other.gql(CONVERT, { id: lead.id }), 'resource.not_found', 404);
+    expectError(await gql(CONVERT, { id: randomUUID() }), 'resource.not_found', 404);
+  });
+});
