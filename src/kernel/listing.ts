@@ -12,6 +12,9 @@ import type { CustomFieldDefinition } from './lookups.ts';
 export type ValueType = 'string' | 'uuid' | 'datetime' | 'integer' | 'boolean';
 export type Operator = 'eq' | 'in' | 'gt' | 'gte' | 'lt' | 'lte';
 
+/** The operators of a range filter (created_at[gte]=...). */
+export const rangeOps = ['gt', 'gte', 'lt', 'lte'] as const;
+
 export interface FilterSpec {
   type: ValueType;
   ops: readonly Operator[];

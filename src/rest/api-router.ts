@@ -8,7 +8,7 @@ import type { Single } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { describeCaller } from '../resources/identity/me.service.ts';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
-import { contextOf, identify, jsonBody } from './gate.ts';
+import { authorize, ctx, identify, jsonBody } from './gate.ts';
 import { sendProblem } from './problem.ts';
 
 export function queryEntries(req: Request): [string, string][] {
@@ -45,16 +45,14 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
 
   router.use(identify(domain));
 
-  register('get', '/me', (req, res) => {
-    const ctx = contextOf(req, null);
+  register('get', '/me', authorize(), (_req, res) => {
     res.setHeader('Cache-Control', 'private, no-store');
-    res.json({ data: describeCaller(ctx) });
+    res.json({ data: describeCaller(ctx(res)) });
   });
 
   for (const kind of Object.keys(lookupKinds) as LookupKind[]) {
-    register('get', `/${kind}`, async (req, res) => {
-      const ctx = contextOf(req, null);
-      const result = await domain.lookups.list(ctx, kind, queryEntries(req));
+    register('get', `/${kind}`, authorize(), async (req, res) => {
+      const result = await domain.lookups.list(ctx(res), kind, queryEntries(req));
       res.json({ data: result.data, has_more: result.hasMore });
     });
   }
@@ -63,22 +61,22 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
     const { plural, scope } = service.def;
     const read = `${scope}:read` as Scope;
     const write = `${scope}:write` as Scope;
-    register('get', `/${plural}`, async (req, res) => {
-      sendList(req, res, await service.list(contextOf(req, read), queryEntries(req)));
+    register('get', `/${plural}`, authorize(read), async (req, res) => {
+      sendList(req, res, await service.list(ctx(res), queryEntries(req)));
     });
-    register('post', `/${plural}`, (req, _res, next) => (contextOf(req, write), next()), body, async (req, res) => {
-      const single = await service.create(contextOf(req, write), req.body);
+    register('post', `/${plural}`, authorize(write), body, async (req, res) => {
+      const single = await service.create(ctx(res), req.body);
       res.setHeader('Location', `${req.baseUrl}/${plural}/${single.record.id as string}`);
       sendSingle(res, single, 201);
     });
-    register('get', `/${plural}/:id`, async (req, res) => {
-      sendSingle(res, await service.get(contextOf(req, read), String(req.params.id)));
+    register('get', `/${plural}/:id`, authorize(read), async (req, res) => {
+      sendSingle(res, await service.get(ctx(res), String(req.params.id)));
     });
-    register('patch', `/${plural}/:id`, (req, _res, next) => (contextOf(req, write), next()), body, async (req, res) => {
-      sendSingle(res, await service.update(contextOf(req, write), String(req.params.id), req.get('if-match'), req.body));
+    register('patch', `/${plural}/:id`, authorize(write), body, async (req, res) => {
+      sendSingle(res, await service.update(ctx(res), String(req.params.id), req.get('if-match'), req.body));
     });
-    register('delete', `/${plural}/:id`, async (req, res) => {
-      await service.remove(contextOf(req, write), String(req.params.id), req.get('if-match'));
+    register('delete', `/${plural}/:id`, authorize(write), async (req, res) => {
+      await service.remove(ctx(res), String(req.params.id), req.get('if-match'));
       res.status(204).end();
     });
   }
@@ -86,26 +84,24 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
   // Contact linkages (no If-Match, per the spec) and lead conversion.
   const contactsRead = 'contacts:read' as Scope;
   const contactsWrite = 'contacts:write' as Scope;
-  register('get', '/contacts/:id/linkages', async (req, res) => {
-    const data = await domain.linkages.list(contextOf(req, contactsRead), String(req.params.id));
+  register('get', '/contacts/:id/linkages', authorize(contactsRead), async (req, res) => {
+    const data = await domain.linkages.list(ctx(res), String(req.params.id));
     res.json({ data, has_more: false });
   });
-  register('post', '/contacts/:id/linkages', (req, _res, next) => (contextOf(req, contactsWrite), next()), body, async (req, res) => {
-    const linkage = await domain.linkages.create(contextOf(req, contactsWrite), String(req.params.id), req.body);
+  register('post', '/contacts/:id/linkages', authorize(contactsWrite), body, async (req, res) => {
+    const linkage = await domain.linkages.create(ctx(res), String(req.params.id), req.body);
     res.setHeader('Location', `${req.baseUrl}/contacts/${linkage.contact_id}/linkages/${linkage.id}`);
     res.status(201).json({ data: linkage });
   });
-  register('patch', '/contacts/:id/linkages/:linkage_id', (req, _res, next) => (contextOf(req, contactsWrite), next()), body, async (req, res) => {
-    res.json({ data: await domain.linkages.update(contextOf(req, contactsWrite), String(req.params.id), String(req.params.linkage_id), req.body) });
+  register('patch', '/contacts/:id/linkages/:linkage_id', authorize(contactsWrite), body, async (req, res) => {
+    res.json({ data: await domain.linkages.update(ctx(res), String(req.params.id), String(req.params.linkage_id), req.body) });
   });
-  register('delete', '/contacts/:id/linkages/:linkage_id', async (req, res) => {
-    await domain.linkages.remove(contextOf(req, contactsWrite), String(req.params.id), String(req.params.linkage_id));
+  register('delete', '/contacts/:id/linkages/:linkage_id', authorize(contactsWrite), async (req, res) => {
+    await domain.linkages.remove(ctx(res), String(req.params.id), String(req.params.linkage_id));
     res.status(204).end();
   });
-  register('post', '/leads/:id/convert', (req, _res, next) => (contextOf(req, 'leads:write'), contextOf(req, 'customers:write'), next()), body, async (req, res) => {
-    const ctx = contextOf(req, 'leads:write');
-    contextOf(req, 'customers:write');
-    const { lead, customer } = await domain.leadConversion.convert(ctx, String(req.params.id), req.body);
+  register('post', '/leads/:id/convert', authorize('leads:write', 'customers:write'), body, async (req, res) => {
+    const { lead, customer } = await domain.leadConversion.convert(ctx(res), String(req.params.id), req.body);
     res.setHeader('Location', `${req.baseUrl}/customers/${customer.record.id as string}`);
     res.status(201).json({ data: { lead: lead.record, customer: customer.record } });
   });

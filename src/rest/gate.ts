@@ -38,14 +38,30 @@ export function identify(domain: Domain): RequestHandler {
   };
 }
 
-/** The request context of an authenticated request with the scope the route needs (null: any valid key). */
-export function contextOf(req: Request, scope: Scope | null): RequestContext {
+/** The request context of an authenticated request holding every scope the route needs (none: any valid key). */
+export function contextOf(req: Request, ...scopes: Scope[]): RequestContext {
   if (!req.auth) throw new AppError('auth.failed');
   if ('error' in req.auth) throw req.auth.error;
   const { principal } = req.auth;
   const apiVersion = resolveVersion(req.get(VERSION_HEADER), principal.key.apiVersion);
-  if (scope) requireScope(principal, scope);
+  for (const scope of scopes) requireScope(principal, scope);
   return { requestId: req.requestId, principal, apiVersion };
+}
+
+/**
+ * Route guard: raises the authentication, version and scope problems before anything else of the route runs
+ * (body parsing included) and keeps the context for the handler (see ctx()).
+ */
+export function authorize(...scopes: Scope[]): RequestHandler {
+  return (req, res, next) => {
+    res.locals.ctx = contextOf(req, ...scopes);
+    next();
+  };
+}
+
+/** The context authorize() established for this request. */
+export function ctx(res: Response): RequestContext {
+  return res.locals.ctx as RequestContext;
 }
 
 const jsonParser = (limit: number) =>

@@ -4,7 +4,7 @@ import type { ResourceDefinition } from '../kernel/resource.ts';
 import type { ExtraOperation } from './openapi-operations.ts';
 
 // Which problem codes each operation the REST adapter mounts can answer, derived from what the kernel does
-// on that path (gate.ts identify/contextOf/jsonBody, ResourceService, runList, LookupService), plus the codes a
+// on that path (gate.ts identify/authorize/jsonBody, ResourceService, runList, LookupService), plus the codes a
 // resource declares for its hooks (def.errors) and those an extra operation declares (openapi-operations.ts).
 
 export type Operation =
@@ -15,7 +15,7 @@ export type Operation =
   | { kind: 'lookup' }
   | { kind: 'openapi' };
 
-/** identify() + contextOf(): every authenticated route (authentication, account states, version header). */
+/** identify() + authorize(): every authenticated route (authentication, account states, version header). */
 const authenticated: ErrorCode[] = [
   'auth.missing_token',
   'auth.invalid_token',

@@ -1,10 +1,10 @@
 import { addError } from '../../kernel/body.ts';
 import { AppError } from '../../kernel/errors.ts';
+import { rangeOps } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import { checkLinkInput, linkContact } from './contact-linkage.service.ts';
 import { linkableTypes, type LinkableType } from './linkables.ts';
 
-const range = ['gt', 'gte', 'lt', 'lte'] as const;
 export const phoneKinds = ['mobile', 'office', 'home', 'fax', 'other'] as const;
 
 /** The Contact declaration; linking on create goes through the linkage rules (contact-linkage.service.ts). */
@@ -50,7 +50,7 @@ export const contactResource: ResourceDefinition = {
   conventions: { customFields: true, softDelete: true },
   errors: { delete: ['contact.has_linkages'] },
   list: {
-    filters: { created_at: { type: 'datetime', ops: range }, updated_at: { type: 'datetime', ops: range } },
+    filters: { created_at: { type: 'datetime', ops: rangeOps }, updated_at: { type: 'datetime', ops: rangeOps } },
     sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' } },
     defaultSort: '-created_at',
     searchable: 'first name, last name, email and title',

@@ -1,9 +1,9 @@
+import { rangeOps } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import { addError } from '../../kernel/body.ts';
 import { currentTenant } from '../../kernel/context.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 
-const range = ['gt', 'gte', 'lt', 'lte'] as const;
 
 export const customerResource: ResourceDefinition = {
   name: 'customer',
@@ -29,7 +29,7 @@ export const customerResource: ResourceDefinition = {
       organization: { type: 'string', ops: ['eq'] },
       number: { type: 'string', ops: ['eq'] },
       status: { type: 'string', ops: ['eq', 'in'] },
-      created_at: { type: 'datetime', ops: range },
+      created_at: { type: 'datetime', ops: rangeOps },
     },
     sorts: {
       created_at: { type: 'datetime' },

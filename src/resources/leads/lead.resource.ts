@@ -1,8 +1,8 @@
 import { addError } from '../../kernel/body.ts';
+import { rangeOps } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 
-const range = ['gt', 'gte', 'lt', 'lte'] as const;
 
 export const leadResource: ResourceDefinition = {
   name: 'lead',
@@ -30,8 +30,8 @@ export const leadResource: ResourceDefinition = {
   list: {
     filters: {
       status: { type: 'string', ops: ['eq', 'in'] },
-      created_at: { type: 'datetime', ops: range },
-      updated_at: { type: 'datetime', ops: range },
+      created_at: { type: 'datetime', ops: rangeOps },
+      updated_at: { type: 'datetime', ops: rangeOps },
     },
     sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, number: { type: 'string' }, status: { type: 'string' } },
     defaultSort: '-created_at',

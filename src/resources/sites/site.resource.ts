@@ -1,10 +1,10 @@
 import { addError } from '../../kernel/body.ts';
 import { currentTenant } from '../../kernel/context.ts';
+import { rangeOps } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 import { lockLinkable } from '../contacts/linkables.ts';
 
-const range = ['gt', 'gte', 'lt', 'lte'] as const;
 export const siteableTypes = ['Customer', 'Lead'] as const;
 
 export const siteResource: ResourceDefinition = {
@@ -40,8 +40,8 @@ export const siteResource: ResourceDefinition = {
     filters: {
       customer_id: { type: 'uuid', ops: ['eq'] },
       lead_id: { type: 'uuid', ops: ['eq'] },
-      created_at: { type: 'datetime', ops: range },
-      updated_at: { type: 'datetime', ops: range },
+      created_at: { type: 'datetime', ops: rangeOps },
+      updated_at: { type: 'datetime', ops: rangeOps },
     },
     sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, site_name: { type: 'string' }, position: { type: 'integer' } },
     defaultSort: '-created_at',
