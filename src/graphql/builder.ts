@@ -38,6 +38,7 @@ export interface FieldlineSchemaTypes {
     DateTime: { Input: string; Output: string | Date };
     Date: { Input: string; Output: string | Date };
     SafeInt: { Input: number; Output: number | bigint };
+    Decimal: { Input: string | number; Output: string | number };
     JSON: { Input: unknown; Output: unknown };
   };
 }

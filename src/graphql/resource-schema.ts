@@ -15,7 +15,7 @@ import { camelCase, pascalCase, snakeCase } from './naming.ts';
 // resource key, the list parameters as [key, value] entries), so rules, results and error codes are the
 // REST ones. A new resource gets GraphQL by being listed in src/domain.ts `resources`.
 
-type ScalarName = 'String' | 'Int' | 'Float' | 'Boolean' | 'ID' | 'SafeInt' | 'Date' | 'DateTime' | 'JSON';
+type ScalarName = 'String' | 'Int' | 'Float' | 'Boolean' | 'ID' | 'SafeInt' | 'Decimal' | 'Date' | 'DateTime' | 'JSON';
 type FieldKind = RecordFieldInfo['kind'];
 
 const scalarOfKind: Record<Exclude<FieldKind, 'string[]' | 'children'>, ScalarName> = {
@@ -26,6 +26,7 @@ const scalarOfKind: Record<Exclude<FieldKind, 'string[]' | 'children'>, ScalarNa
   integer: 'Int',
   int64: 'SafeInt',
   number: 'Float',
+  decimal: 'Decimal',
   boolean: 'Boolean',
   date: 'Date',
   datetime: 'DateTime',

@@ -77,3 +77,19 @@ export const JSONScalar = new GraphQLScalarType<unknown, unknown>({
   parseValue: (value) => value,
   parseLiteral: (ast, variables) => valueFromASTUntyped(ast, variables),
 });
+
+// Decimal carries money and quantities exactly: served as the REST decimal string ("12.50"); taken as a string
+// or a number and passed on unchanged, so the service validates it and answers validation.failed as REST does.
+export const DecimalScalar = new GraphQLScalarType<string | number, string>({
+  name: 'Decimal',
+  description: 'An exact decimal served as a string ("12.50"); accepted as a string or a number.',
+  serialize: (value) => String(value),
+  parseValue: (value) => {
+    if (typeof value !== 'string' && typeof value !== 'number') throw new GraphQLError('Decimal must be a string or a number');
+    return value;
+  },
+  parseLiteral(ast) {
+    if (ast.kind !== Kind.STRING && ast.kind !== Kind.INT && ast.kind !== Kind.FLOAT) throw new GraphQLError('Decimal must be a string or a number', { nodes: ast });
+    return ast.value;
+  },
+});

@@ -1,11 +1,12 @@
 import type { Builder } from './builder.ts';
-import { DateScalar, DateTimeScalar, JSONScalar, SafeIntScalar } from './scalars.ts';
+import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, SafeIntScalar } from './scalars.ts';
 
 /** Types every resource shares: scalars, page info, custom field filters, the result of a delete. */
 export function registerSharedTypes(builder: Builder) {
   builder.addScalarType('DateTime', DateTimeScalar);
   builder.addScalarType('Date', DateScalar);
   builder.addScalarType('SafeInt', SafeIntScalar);
+  builder.addScalarType('Decimal', DecimalScalar);
   builder.addScalarType('JSON', JSONScalar);
 
   const PageInfo = builder.objectRef<{ hasNextPage: boolean; endCursor: string | null }>('PageInfo').implement({

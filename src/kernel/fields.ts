@@ -5,7 +5,7 @@ import { isUuid } from './ids.ts';
 // Field kinds shared by every resource: how a value is validated at the boundary, stored, serialised to the
 // REST wire format, typed in GraphQL and described in OpenAPI. A resource declares its fields with these.
 
-export type FieldKind = 'string' | 'text' | 'integer' | 'int64' | 'number' | 'boolean' | 'date' | 'datetime' | 'uuid' | 'email' | 'url';
+export type FieldKind = 'string' | 'text' | 'integer' | 'int64' | 'number' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'uuid' | 'email' | 'url';
 
 export interface FieldSpec {
   kind: FieldKind;
@@ -19,6 +19,8 @@ export interface FieldSpec {
   enum?: readonly string[];
   /** Inclusive bounds of a numeric value. */
   range?: readonly [number, number];
+  /** Decimal places of a decimal value: accepted on input at most, always written on output (default 2). */
+  scale?: number;
   /** The value must be the id of a live record of this Prisma model in the same tenant. */
   references?: { model: string; live?: boolean; label: string };
   description?: string;
@@ -45,6 +47,7 @@ export function valueSchema(field: FieldSpec): z.ZodType {
 }
 
 function baseSchema(field: FieldSpec): z.ZodType {
+  if (field.kind === 'decimal') return decimalSchema(field);
   const str = (max: number) => z.string({ error: messages.string }).trim().max(max, `is too long (maximum is ${max} characters)`);
   switch (field.kind) {
     case 'string':
@@ -75,6 +78,20 @@ function baseSchema(field: FieldSpec): z.ZodType {
   }
 }
 
+/**
+ * Money and quantities: a JSON number or, to avoid binary floating point on the client side, a decimal string
+ * ("12.50"). The result is the canonical decimal string that is stored exactly (numeric column).
+ */
+function decimalSchema(field: FieldSpec): z.ZodType {
+  const scale = field.scale ?? 2;
+  const [min, max] = field.range ?? [0, 9_999_999_999];
+  const pattern = new RegExp(`^-?\\d{1,10}(\\.\\d{1,${scale}})?$`);
+  return z
+    .union([z.number().finite().transform((n) => String(n)), z.string().trim()], { error: 'must be a decimal number or a decimal string' })
+    .refine((v) => pattern.test(v), `must be a decimal with at most ${scale} decimal places`)
+    .refine((v) => Number(v) >= min && Number(v) <= max, `must be between ${min} and ${max}`);
+}
+
 /** Value as stored through Prisma. */
 export function toStorage(field: FieldSpec, value: unknown): unknown {
   if (value === null || value === undefined) return value;
@@ -84,8 +101,9 @@ export function toStorage(field: FieldSpec, value: unknown): unknown {
 }
 
 /** Value as written on the REST wire (and given to GraphQL). */
-export function toWire(kind: FieldKind | 'json' | 'string[]' | 'children', value: unknown): unknown {
+export function toWire(kind: FieldKind | 'json' | 'string[]' | 'children', value: unknown, scale = 2): unknown {
   if (value === null || value === undefined) return null;
+  if (kind === 'decimal') return typeof value === 'object' && 'toFixed' in (value as object) ? (value as { toFixed(n: number): string }).toFixed(scale) : Number(value).toFixed(scale);
   if (typeof value === 'bigint') return Number(value);
   if (value instanceof Date) return kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
   return value;

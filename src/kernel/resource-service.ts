@@ -83,9 +83,9 @@ export class ResourceService {
       if (field.kind === 'children') {
         const fields = childOutputFields(field.children!);
         out[field.name] = (children?.get(`${field.name}:${row.id as string}`) ?? []).map((child) =>
-          Object.fromEntries(fields.map((f) => [f.name, toWire(f.kind, child[f.name])])),
+          Object.fromEntries(fields.map((f) => [f.name, toWire(f.kind, child[f.name], f.scale)])),
         );
-      } else out[field.name] = toWire(field.kind, row[field.name]);
+      } else out[field.name] = toWire(field.kind, row[field.name], field.scale);
     }
     if (this.def.conventions.labels && out.labels === null) out.labels = [];
     if (this.def.conventions.customFields && out.custom_fields === null) out.custom_fields = {};

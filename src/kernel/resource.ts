@@ -63,6 +63,7 @@ export interface ChildCollection {
 }
 
 export interface ReadOnlyField {
+  scale?: number;
   kind: FieldSpec['kind'];
   nullable: boolean;
   /** The served value is one of these (documentation only: the field is never written by clients). */
@@ -130,6 +131,8 @@ export interface RecordFieldInfo {
   description?: string;
   /** For kind 'children': the collection. */
   children?: ChildCollection;
+  /** For kind 'decimal': decimal places written. */
+  scale?: number;
 }
 
 /** The fields of a record as served: id, own fields, convention fields, timestamps. */
@@ -139,7 +142,7 @@ export function outputFields(def: ResourceDefinition): RecordFieldInfo[] {
   const writeOnly = new Set(def.writeOnly ?? []);
   for (const [name, spec] of Object.entries(def.fields)) {
     if (writeOnly.has(name)) continue;
-    out.push({ name, kind: spec.kind, nullable: spec.create !== 'required', description: spec.description });
+    out.push({ name, kind: spec.kind, nullable: spec.create !== 'required', description: spec.description, scale: spec.scale });
   }
   for (const [name, spec] of Object.entries(def.readOnly ?? {})) out.push({ name, ...spec });
   if (def.conventions.status) out.push({ name: 'status', kind: 'string', nullable: false, description: 'display_name of a live status of this resource.' });
@@ -161,6 +164,6 @@ export function selectColumns(def: ResourceDefinition): string[] {
 export function childOutputFields(children: ChildCollection): RecordFieldInfo[] {
   return [
     { name: 'id', kind: 'uuid', nullable: false },
-    ...Object.entries(children.fields).map(([name, spec]) => ({ name, kind: spec.kind, nullable: spec.create !== 'required', description: spec.description })),
+    ...Object.entries(children.fields).map(([name, spec]) => ({ name, kind: spec.kind, nullable: spec.create !== 'required', description: spec.description, scale: spec.scale })),
   ];
 }

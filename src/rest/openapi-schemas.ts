@@ -18,6 +18,7 @@ extendZodWithOpenApi(z);
 
 /** OpenAPI `format` of a field kind (the zod validators of dates, ids and emails are refinements it cannot see). */
 const formats: Partial<Record<FieldKind, string>> = {
+  decimal: 'decimal',
   integer: 'int32',
   int64: 'int64',
   date: 'date',
@@ -36,6 +37,12 @@ export function kindSchema(spec: FieldSpec): z.ZodType {
   // valueSchema() checks enum and range with a refinement and a pipe, which the generator cannot render: the
   // same constraints are spelled out here from the declaration.
   if (spec.enum) return z.enum(spec.enum as [string, ...string[]]);
+  if (spec.kind === 'decimal') {
+    const scale = spec.scale ?? 2;
+    return z
+      .union([z.string().regex(new RegExp(`^-?\\d{1,10}(\\.\\d{1,${scale}})?$`)), z.number()])
+      .openapi({ description: `Exact decimal with at most ${scale} decimal places; served as a string.` });
+  }
   if (spec.range && (spec.kind === 'number' || spec.kind === 'integer')) {
     const [min, max] = spec.range;
     const base = spec.kind === 'integer' ? z.number().int() : z.number();
