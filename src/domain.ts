@@ -14,10 +14,23 @@ import { customerResource } from './resources/customers/customer.resource.ts';
 import { LeadConversionService } from './resources/leads/lead-conversion.service.ts';
 import { leadResource } from './resources/leads/lead.resource.ts';
 import { siteResource } from './resources/sites/site.resource.ts';
+import { customerItemPriceResource } from './resources/items/customer-item-price.resource.ts';
+import { itemResource } from './resources/items/item.resource.ts';
+import { systemResource } from './resources/systems/system.resource.ts';
+import { taxRateResource } from './resources/tax-rates/tax-rate.resource.ts';
 import { LookupService } from './resources/lookups/lookup.service.ts';
 
 /** Every standard resource of the API, in the order they appear in docs. */
-export const resources: ResourceDefinition[] = [customerResource, siteResource, contactResource, leadResource];
+export const resources: ResourceDefinition[] = [
+  customerResource,
+  siteResource,
+  contactResource,
+  leadResource,
+  itemResource,
+  customerItemPriceResource,
+  taxRateResource,
+  systemResource,
+];
 
 export interface DomainOptions {
   prisma: PrismaClient;

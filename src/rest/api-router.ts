@@ -57,6 +57,11 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
     });
   }
 
+  register('get', '/system_options', authorize(), async (req, res) => {
+    const result = await domain.lookups.systemOptions(queryEntries(req));
+    res.json({ data: result.data, has_more: result.hasMore });
+  });
+
   for (const service of domain.resources.values()) {
     const { plural, scope } = service.def;
     const read = `${scope}:read` as Scope;

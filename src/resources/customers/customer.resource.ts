@@ -22,6 +22,14 @@ export const customerResource: ResourceDefinition = {
     reference: { kind: 'string', create: 'optional', update: 'optional', description: 'Partner-defined reference.' },
     assignee_id: { kind: 'int64', create: 'optional', update: 'optional', references: { model: 'user', label: 'user of this account' }, description: 'Assignee user id.' },
     customer_notes: { kind: 'text', create: 'optional', update: 'optional', description: 'Internal rich text, not on customer PDFs.' },
+    price_adjustment: {
+      kind: 'decimal',
+      scale: 4,
+      range: [-100, 1000],
+      create: 'optional',
+      update: 'optional',
+      description: 'Percent applied to price book unit prices on new lines for this customer (-10 = 10% off); customer item prices win over it.',
+    },
   },
   conventions: { number: true, status: true, labels: true, customFields: true, softDelete: true },
   list: {

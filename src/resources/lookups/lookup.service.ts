@@ -42,4 +42,19 @@ export class LookupService {
       return { data, hasMore: false as const };
     });
   }
+
+  /** The system options catalog (shared by every account, read-only), optionally of one system_type. */
+  async systemOptions(entries: [string, string][]): Promise<{ data: Record<string, unknown>[]; hasMore: false }> {
+    let systemType: string | undefined;
+    for (const [key, value] of entries) {
+      if (key !== 'system_type') throw new AppError('filter.invalid', `unknown parameter: ${key} (system_options accept system_type only)`);
+      if (systemType !== undefined) throw new AppError('filter.invalid', 'system_type: given more than once');
+      systemType = value;
+    }
+    const rows = await this.db.systemOption.findMany({
+      where: systemType === undefined ? {} : { system_type: systemType },
+      orderBy: [{ position: 'asc' }, { name: 'asc' }],
+    });
+    return { data: rows.map((row) => ({ id: row.id, system_type: row.system_type, name: row.name, position: row.position })), hasMore: false };
+  }
 }

@@ -1,0 +1,41 @@
+import { addError } from '../../kernel/body.ts';
+import { rangeOps } from '../../kernel/listing.ts';
+import type { ResourceDefinition } from '../../kernel/resource.ts';
+
+/**
+ * Customer pricing, part 1: a customer's own unit price for an item (part 2 is customers.price_adjustment).
+ * One row per customer and item; new lines for the customer take it instead of the item's price book entry.
+ */
+export const customerItemPriceResource: ResourceDefinition = {
+  name: 'customer_item_price',
+  plural: 'customer_item_prices',
+  className: 'CustomerItemPrice',
+  model: 'customerItemPrice',
+  table: 'customer_item_prices',
+  scope: 'items',
+  description: "A customer's own unit price for an item; it wins over the price book and the customer's price_adjustment.",
+  fields: {
+    customer_id: { kind: 'uuid', create: 'required', update: 'immutable', nullable: false, references: { model: 'customer', live: true, label: 'Customer' } },
+    item_id: { kind: 'uuid', create: 'required', update: 'immutable', nullable: false, references: { model: 'item', live: true, label: 'Item' } },
+    unit_price: { kind: 'decimal', scale: 4, create: 'required', update: 'optional', nullable: false },
+  },
+  conventions: {},
+  list: {
+    filters: {
+      customer_id: { type: 'uuid', ops: ['eq'] },
+      item_id: { type: 'uuid', ops: ['eq'] },
+      created_at: { type: 'datetime', ops: rangeOps },
+      updated_at: { type: 'datetime', ops: rangeOps },
+    },
+    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' } },
+    defaultSort: '-created_at',
+  },
+  uniqueIndexes: { customer_item_prices_account_id_customer_id_item_id_key: { field: 'item_id', message: 'already has a price for this customer' } },
+  hooks: {
+    async beforeWrite({ tx, mode, values, errors }) {
+      if (mode !== 'create' || errors.customer_id || errors.item_id) return;
+      const taken = await tx.customerItemPrice.count({ where: { customer_id: values.customer_id as string, item_id: values.item_id as string } });
+      if (taken > 0) addError(errors, 'item_id', 'already has a price for this customer');
+    },
+  },
+};

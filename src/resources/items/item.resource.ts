@@ -1,0 +1,37 @@
+import { rangeOps } from '../../kernel/listing.ts';
+import type { ResourceDefinition } from '../../kernel/resource.ts';
+
+export const itemTypes = ['material', 'labor', 'service'] as const;
+
+/** The price book: what can be put on a line. */
+export const itemResource: ResourceDefinition = {
+  name: 'item',
+  plural: 'items',
+  className: 'Item',
+  model: 'item',
+  table: 'items',
+  scope: 'items',
+  description: 'A price book entry: a material, a labor rate or a service, with its unit price and cost.',
+  fields: {
+    name: { kind: 'string', create: 'required', update: 'optional', nullable: false },
+    sku: { kind: 'string', create: 'optional', update: 'optional', max: 64 },
+    description: { kind: 'text', create: 'optional', update: 'optional' },
+    item_type: { kind: 'string', enum: itemTypes, create: 'required', update: 'optional', nullable: false },
+    unit_price: { kind: 'decimal', scale: 4, create: 'required', update: 'optional', nullable: false, description: 'Price book unit price.' },
+    cost: { kind: 'decimal', scale: 4, create: 'optional', update: 'optional', description: 'Unit cost.' },
+    taxable: { kind: 'boolean', create: 'optional', update: 'optional', nullable: false, description: 'Default true.' },
+  },
+  conventions: { number: true, labels: true, customFields: true, softDelete: true },
+  list: {
+    filters: {
+      item_type: { type: 'string', ops: ['eq', 'in'] },
+      sku: { type: 'string', ops: ['eq'] },
+      created_at: { type: 'datetime', ops: rangeOps },
+      updated_at: { type: 'datetime', ops: rangeOps },
+    },
+    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, name: { type: 'string' }, number: { type: 'string' } },
+    defaultSort: '-created_at',
+    searchable: 'name, number, sku and description',
+  },
+  uniqueIndexes: { items_account_id_number_key: { field: 'number', message: 'has already been taken' } },
+};

@@ -1,0 +1,23 @@
+import { rangeOps } from '../../kernel/listing.ts';
+import type { ResourceDefinition } from '../../kernel/resource.ts';
+
+export const taxRateResource: ResourceDefinition = {
+  name: 'tax_rate',
+  plural: 'tax_rates',
+  className: 'TaxRate',
+  model: 'taxRate',
+  table: 'tax_rates',
+  scope: 'tax_rates',
+  description: 'A sales tax rate, in percent (8.25 = 8.25%), referenced by tax_rate_id on estimates and lines.',
+  fields: {
+    name: { kind: 'string', create: 'required', update: 'optional', nullable: false },
+    rate: { kind: 'decimal', scale: 4, range: [0, 100], create: 'required', update: 'optional', nullable: false, description: 'Percent, 0 to 100.' },
+    active: { kind: 'boolean', create: 'optional', update: 'optional', nullable: false, description: 'Inactive rates cannot be put on new lines. Default true.' },
+  },
+  conventions: { softDelete: true },
+  list: {
+    filters: { active: { type: 'boolean', ops: ['eq'] }, created_at: { type: 'datetime', ops: rangeOps }, updated_at: { type: 'datetime', ops: rangeOps } },
+    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, name: { type: 'string' } },
+    defaultSort: 'name',
+  },
+};
