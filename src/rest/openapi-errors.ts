@@ -37,9 +37,9 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
   add(...authenticated);
   if (op.kind === 'lookup') add('filter.invalid');
   if (op.kind === 'me' || op.kind === 'lookup') return ordered(codes);
-  add('auth.scope_missing');
   if (op.kind === 'extra') {
     const { extra } = op;
+    if (extra.scopes.length > 0) add('auth.scope_missing');
     if (extra.body) add(...bodyCodes);
     // Every path parameter names a record that may not exist (or be of another account).
     if (extra.path.includes('{')) add('resource.not_found');
@@ -47,6 +47,7 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
     for (const included of op.includes) add(...errorCodesOf(included));
     return ordered(codes);
   }
+  add('auth.scope_missing');
   const { def } = op;
   add(...(def.errors?.[op.kind] ?? []));
   switch (op.kind) {

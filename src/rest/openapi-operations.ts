@@ -34,8 +34,10 @@ export interface ExtraOperation {
   resource: string;
   summary: string;
   description: string;
-  /** Every scope the operation needs (all of them). */
+  /** Every scope the operation needs (all of them); none: any valid key. */
   scopes: Scope[];
+  /** Query parameters (strict: any other parameter is refused with the codes in `errors`). */
+  query?: () => z.ZodObject;
   /** Path parameters other than {id}, with their descriptions. */
   params?: Record<string, string>;
   /** The JSON body: the record travels under `key`. */
@@ -69,7 +71,7 @@ const linkageRules =
 const linkageId = { linkage_id: 'Linkage id (UUID v7) of this contact. Unknown, of another contact or of another account: 404 resource.not_found.' };
 
 /** Components the extra operations use, registered in this order under these names. */
-export const extraComponents: Record<string, (refs: SchemaRefs) => z.ZodType> = {
+const linkageComponents: Record<string, (refs: SchemaRefs) => z.ZodType> = {
   ContactLinkage: () =>
     z
       .object({
@@ -112,6 +114,27 @@ export const extraComponents: Record<string, (refs: SchemaRefs) => z.ZodType> = 
         description:
           "lead: the lead, now with converted_customer_id and converted_at (status Converted when that status is live); customer: the new customer, owning the lead's sites and contact linkages.",
       }),
+    }),
+};
+
+// ---- system options ----
+
+/** The fields of a system option as LookupService.systemOptions serves them. */
+const systemOptionShape = () => ({
+  id: served.id(),
+  system_type: z.string().openapi({ description: 'Kind of equipment the option belongs to (a system\'s system_type).' }),
+  name: z.string(),
+  position: z.number().int().openapi({ description: 'Display order within the catalog.' }),
+});
+
+export const extraComponents: Record<string, (refs: SchemaRefs) => z.ZodType> = {
+  ...linkageComponents,
+  SystemOption: () =>
+    z.object(systemOptionShape()).openapi({ description: 'An entry of the shared, read-only system options catalog (a system\'s or site\'s system_option_id).' }),
+  SystemOptionList: (refs) =>
+    z.object({
+      data: z.array(refs.component('SystemOption')).openapi({ description: 'Ordered by position, then name.' }),
+      has_more: z.boolean().openapi({ description: 'Always false: the catalog is not paginated.' }),
     }),
 };
 
@@ -177,5 +200,26 @@ export const extraOperations: ExtraOperation[] = [
     ok: { status: 201, description: 'The converted lead and the new customer.', schema: (refs) => refs.component('LeadConversionResponse'), headers: ['Location'] },
     errors: ['lead.already_converted'],
     includes: [{ kind: 'create', resource: 'customer' }],
+  },
+  {
+    method: 'get',
+    path: '/system_options',
+    operationId: 'listSystemOptions',
+    resource: 'system',
+    summary: 'List system options',
+    description:
+      'The system options catalog, shared by every account and read-only (the values of system_option_id on systems and sites), ordered by position, then name. Not paginated: has_more is always false. Needs a valid key, no scope. Takes system_type only; any other parameter, or system_type twice: 400 filter.invalid.',
+    scopes: [],
+    query: () =>
+      z
+        .object({
+          system_type: z
+            .string()
+            .optional()
+            .openapi({ param: { description: 'Only the options of this system_type (exact, case-sensitive match); omitted: every option.' } }),
+        })
+        .strict(),
+    ok: { status: 200, description: 'The system options.', schema: (refs) => refs.component('SystemOptionList') },
+    errors: ['filter.invalid'],
   },
 ];

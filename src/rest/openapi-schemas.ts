@@ -32,17 +32,48 @@ const kindNotes: Partial<Record<FieldKind, string>> = {
   datetime: 'ISO 8601 timestamp.',
 };
 
-/** A non-null value of a field, as validated on write and served on read. */
+/** Bounds and places of a decimal field, as decimalSchema() in src/kernel/fields.ts checks them. */
+function decimalRules(spec: FieldSpec): { scale: number; min: number; max: number } {
+  const [min, max] = spec.range ?? [0, 9_999_999_999];
+  return { scale: spec.scale ?? 2, min, max };
+}
+
+/** A decimal as accepted on write: a decimal string or a JSON number, at most `scale` places, within its range. */
+function decimalInputSchema(spec: FieldSpec): z.ZodType {
+  const { scale, min, max } = decimalRules(spec);
+  const fraction = scale > 0 ? `(\\.\\d{1,${scale}})?` : '';
+  return z.union([
+    z.string().regex(new RegExp(`^-?\\d{1,10}${fraction}$`)).openapi({ description: `Decimal string, e.g. "12.5".` }),
+    z.number().min(min).max(max).openapi({ description: 'JSON number; its shortest decimal form must satisfy the same rules.' }),
+  ]);
+}
+
+/** A decimal as served: always a string with exactly `scale` places (never a JSON number). */
+function decimalServedSchema(spec: FieldSpec): z.ZodType {
+  const { scale } = decimalRules(spec);
+  return z.string().regex(new RegExp(scale > 0 ? `^-?\\d+\\.\\d{${scale}}$` : '^-?\\d+$')).openapi({ format: 'decimal' });
+}
+
+/** The sentence describing a decimal field's wire format, on write and as served. */
+function decimalNote(spec: FieldSpec, mode: 'write' | 'served'): string {
+  const { scale, min, max } = decimalRules(spec);
+  const served = `served as a string with exactly ${scale} decimal places (e.g. "${(12.5).toFixed(scale)}")`;
+  return mode === 'served'
+    ? `Exact decimal ${served}.`
+    : `Exact decimal, ${min} to ${max}, at most ${scale} decimal places: a decimal string ("12.5") or a JSON number; ${served}. Other values: 422 validation.failed.`;
+}
+
+/** The note a field's kind adds to its description (dates, decimals). */
+function kindNote(spec: FieldSpec, mode: 'write' | 'served'): string | undefined {
+  return spec.kind === 'decimal' ? decimalNote(spec, mode) : kindNotes[spec.kind];
+}
+
+/** A non-null value of a field, as validated on write (and served, for every kind but decimal). */
 export function kindSchema(spec: FieldSpec): z.ZodType {
   // valueSchema() checks enum and range with a refinement and a pipe, which the generator cannot render: the
   // same constraints are spelled out here from the declaration.
   if (spec.enum) return z.enum(spec.enum as [string, ...string[]]);
-  if (spec.kind === 'decimal') {
-    const scale = spec.scale ?? 2;
-    return z
-      .union([z.string().regex(new RegExp(`^-?\\d{1,10}(\\.\\d{1,${scale}})?$`)), z.number()])
-      .openapi({ description: `Exact decimal with at most ${scale} decimal places; served as a string.` });
-  }
+  if (spec.kind === 'decimal') return decimalInputSchema(spec);
   if (spec.range && (spec.kind === 'number' || spec.kind === 'integer')) {
     const [min, max] = spec.range;
     const base = spec.kind === 'integer' ? z.number().int() : z.number();
@@ -146,8 +177,8 @@ function writeNullable(spec: FieldSpec): boolean {
 
 /** A served field that has a FieldSpec (own fields, child entry fields). */
 function servedField(spec: FieldSpec, nullable: boolean): z.ZodType {
-  const schema = kindSchema(spec);
-  return describe(nullable ? schema.nullable() : schema, spec.description, kindNotes[spec.kind], referenceNote(spec));
+  const schema = spec.kind === 'decimal' && !spec.enum ? decimalServedSchema(spec) : kindSchema(spec);
+  return describe(nullable ? schema.nullable() : schema, spec.description, kindNote(spec, 'served'), referenceNote(spec));
 }
 
 /** Component name of a child collection's entry: Contact + "phone number" -> ContactPhoneNumber. */
@@ -210,12 +241,15 @@ export function immutableFields(fields: Record<string, FieldSpec>): string[] {
 
 const immutableNote = 'Cannot be changed: accepted only with the current value (a no-op); any other value gives 422 validation.failed ("cannot be changed").';
 
+/** What a body says about one of its fields beyond its spec: a sentence, and the writeOnly keyword. */
+export type FieldNotes = (name: string) => { text: string; writeOnly?: boolean } | undefined;
+
 /**
  * The writable fields of a body, each with its create or update rule: required fields are required on create,
  * not_accepted fields are left out (the body is strict, so sending them is refused), immutable fields are
  * accepted on update with the current value only. `notes` adds a sentence to a field (write-only fields).
  */
-export function writeShape(fields: Record<string, FieldSpec>, mode: 'create' | 'update', notes: (name: string) => string | undefined = () => undefined): Record<string, z.ZodType> {
+export function writeShape(fields: Record<string, FieldSpec>, mode: 'create' | 'update', notes: FieldNotes = () => undefined): Record<string, z.ZodType> {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, spec] of Object.entries(fields)) {
     const rule = mode === 'create' ? spec.create : spec.update;
@@ -224,8 +258,10 @@ export function writeShape(fields: Record<string, FieldSpec>, mode: 'create' | '
     if (writeNullable(spec)) schema = schema.nullable();
     const required = mode === 'create' && rule === 'required';
     const clears = mode === 'update' && rule === 'optional' && writeNullable(spec) ? 'null clears the value.' : undefined;
-    schema = describe(schema, spec.description, kindNotes[spec.kind], referenceNote(spec), notes(name), required ? 'Required.' : clears, rule === 'immutable' ? immutableNote : undefined);
+    const note = notes(name);
+    schema = describe(schema, spec.description, kindNote(spec, 'write'), referenceNote(spec), note?.text, required ? 'Required.' : clears, rule === 'immutable' ? immutableNote : undefined);
     if (rule === 'immutable') schema = schema.openapi({ 'x-immutable': true });
+    if (note?.writeOnly) schema = schema.openapi({ writeOnly: true });
     shape[name] = required ? schema : schema.optional();
   }
   return shape;
@@ -279,14 +315,17 @@ function childrenBody(def: ResourceDefinition, mode: 'create' | 'update'): Recor
   return shape;
 }
 
-/** The sentence a write-only field carries in a create body. */
-function writeOnlyNote(def: ResourceDefinition): (name: string) => string | undefined {
+/**
+ * The sentence a write-only field carries in a body, and whether it is marked writeOnly (it is, unless a
+ * read-only field of the same name serves it: contact linkable_id is accepted on create and served).
+ */
+function writeOnlyNote(def: ResourceDefinition): FieldNotes {
   const writeOnly = new Set(def.writeOnly ?? []);
   return (name) => {
     if (!writeOnly.has(name)) return undefined;
     return def.readOnly?.[name]
-      ? `Write-only: consumed when written, not stored as sent; the record's ${name} is read-only (${(def.readOnly[name].description ?? '').replace(/\.$/, '')}).`
-      : 'Write-only: consumed when written, not served.';
+      ? { text: `Write-only: consumed when written, not stored as sent; the record's ${name} is read-only (${(def.readOnly[name].description ?? '').replace(/\.$/, '')}).` }
+      : { text: 'Write-only: consumed when written, never stored or served.', writeOnly: true };
   };
 }
 

@@ -26,7 +26,7 @@ import {
 // GET /api/v2/openapi.json: an OpenAPI 3.1 document generated from the resource declarations (src/domain.ts
 // `resources`), the kernel's field kinds, list rules and error catalog, for exactly the routes api-router.ts
 // mounts. Nothing here is written per resource; a new declaration appears in the document by itself. Routes
-// beyond the five standard ones (linkages, lead conversion) are declared in openapi-operations.ts.
+// beyond the five standard ones (linkages, lead conversion, system options) are declared in openapi-operations.ts.
 
 const BASE_PATH = '/api/v2';
 const SCHEME = 'bearerAuth';
@@ -249,6 +249,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
         description: extra.description,
         request: {
           ...(pathParams.length ? { params: z.object(params) } : {}),
+          ...(extra.query ? { query: extra.query() } : {}),
           ...(body
             ? { body: { required: body.required, description: body.description, content: { 'application/json': { schema: body.schema(refs) } } } }
             : {}),

@@ -6,7 +6,7 @@ import { supportedVersions } from '../../src/kernel/versioning.ts';
 import { lookupKinds } from '../../src/resources/lookups/lookup.service.ts';
 import { buildOpenApiDocument } from '../../src/rest/openapi.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { createContact, createLead, createRecord, createSite, ifMatch } from '../helpers/crm-factory.ts';
+import { createContact, createLead, createRecord, createSite, ifMatch, systemOptionIds } from '../helpers/crm-factory.ts';
 import { expectProblem } from '../helpers/expect-problem.ts';
 import { client, type Client } from '../helpers/http.ts';
 
@@ -49,7 +49,7 @@ function mountedRoutes(): string[] {
 
 /**
  * The problems a served value has against a documented schema (the subset of JSON Schema the document uses:
- * $ref, anyOf, type, enum, format uuid/date-time, items, properties with required, additionalProperties).
+ * $ref, anyOf, type, enum, format uuid/date-time, pattern, items, properties with required, additionalProperties).
  * Objects with properties must carry exactly the documented keys.
  */
 function mismatches(value: any, node: any, at: string): string[] {
@@ -61,6 +61,7 @@ function mismatches(value: any, node: any, at: string): string[] {
   if (node.enum && !node.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(node.enum)}`];
   if (typeof value === 'string' && node.format === 'uuid' && !/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(value)) return [`${at}: not a UUID v7`];
   if (typeof value === 'string' && node.format === 'date-time' && Number.isNaN(Date.parse(value))) return [`${at}: not a date-time`];
+  if (typeof value === 'string' && node.pattern && !new RegExp(node.pattern, 'u').test(value)) return [`${at}: ${JSON.stringify(value)} does not match ${node.pattern}`];
   if (actual === 'array' && node.items) return value.flatMap((item: any, i: number) => mismatches(item, node.items, `${at}[${i}]`));
   if (actual === 'object' && node.properties) {
     const documented = Object.keys(node.properties).sort();
@@ -116,7 +117,7 @@ describe('routes', () => {
       expect.arrayContaining([
         'GET /me',
         ...Object.keys(lookupKinds).map((kind) => `GET /${kind}`),
-        ...['customers', 'sites', 'contacts', 'leads'].flatMap((plural) => [
+        ...['customers', 'sites', 'contacts', 'leads', 'items', 'customer_item_prices', 'tax_rates', 'systems'].flatMap((plural) => [
           `GET /${plural}`,
           `POST /${plural}`,
           `GET /${plural}/{id}`,
@@ -128,10 +129,11 @@ describe('routes', () => {
         'PATCH /contacts/{id}/linkages/{linkage_id}',
         'DELETE /contacts/{id}/linkages/{linkage_id}',
         'POST /leads/{id}/convert',
+        'GET /system_options',
         'GET /openapi.json',
       ]),
     );
-    expect(resources.map((def) => def.className)).toEqual(['Customer', 'Site', 'Contact', 'Lead']);
+    expect(resources.map((def) => def.className)).toEqual(['Customer', 'Site', 'Contact', 'Lead', 'Item', 'CustomerItemPrice', 'TaxRate', 'System']);
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/api/v2' })]);
   });
 
@@ -271,7 +273,7 @@ describe('security', () => {
       expect(doc.paths[`/${def.plural}/{id}`].patch['x-required-scope']).toBe(write);
       expect(doc.paths[`/${def.plural}/{id}`].delete['x-required-scope']).toBe(write);
     }
-    for (const path of ['/me', '/statuses', '/labels', '/custom_field_definitions']) {
+    for (const path of ['/me', '/statuses', '/labels', '/custom_field_definitions', '/system_options']) {
       expect(doc.paths[path].get['x-required-scope']).toBeUndefined();
       expect(doc.paths[path].get.security).toEqual([{ bearerAuth: [] }]);
     }
@@ -302,7 +304,8 @@ describe('security', () => {
 });
 
 describe('Customer', () => {
-  const specFields = ['organization', 'main_phone', 'fax', 'website', 'description', 'reference', 'assignee_id', 'number', 'status', 'labels', 'customer_notes', 'custom_fields'];
+  // The spec's fields plus price_adjustment (customer pricing, issue 4).
+  const specFields = ['organization', 'main_phone', 'fax', 'website', 'description', 'reference', 'assignee_id', 'number', 'status', 'labels', 'customer_notes', 'custom_fields', 'price_adjustment'];
 
   it('has every field of the spec on the record, plus id and timestamps', () => {
     const record = schema('Customer');
@@ -533,6 +536,115 @@ describe('ContactLinkage', () => {
   });
 });
 
+describe('catalog (items, customer item prices, tax rates, systems)', () => {
+  it('documents a decimal as a string with exactly its scale when served, a decimal string or a bounded number on write', () => {
+    expect(schema('Item').properties.unit_price).toMatchObject({ type: 'string', format: 'decimal', pattern: '^-?\\d+\\.\\d{4}$' });
+    expect(schema('Customer').properties.price_adjustment).toMatchObject({ type: ['string', 'null'], pattern: '^-?\\d+\\.\\d{4}$' });
+    const [text, number, nil] = schema('CustomerCreate').properties.price_adjustment.anyOf;
+    expect(text).toMatchObject({ type: 'string', pattern: '^-?\\d{1,10}(\\.\\d{1,4})?$' });
+    expect(number).toMatchObject({ type: 'number', minimum: -100, maximum: 1000 });
+    expect(nil).toEqual({ type: 'null' });
+    const rate = schema('TaxRateCreate').properties.rate;
+    expect(rate.anyOf.map((b: any) => b.type)).toEqual(['string', 'number']);
+    expect(rate.anyOf[1]).toMatchObject({ minimum: 0, maximum: 100 });
+    expect(schema('TaxRateCreate').required.sort()).toEqual(['name', 'rate']);
+    expect(schema('ItemCreate').properties.unit_price.description).toContain('served as a string with exactly 4 decimal places');
+  });
+
+  it('answers decimals as documented: "12.5" and 12.5 are both stored as "12.5000"; a fifth decimal place is refused', async () => {
+    const tenant = await t.tenant();
+    const api = client(`${t.url}/api/v2`, tenant.token);
+    const pattern = new RegExp(schema('Item').properties.unit_price.pattern);
+    for (const unit_price of ['12.5', 12.5]) {
+      const res = await api.post('/items', { item: { name: `Decimal ${unit_price}`, item_type: 'labor', unit_price } });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.data.unit_price).toBe('12.5000');
+      expect(res.body.data.unit_price).toMatch(pattern);
+    }
+    expectProblem(await api.post('/items', { item: { name: 'Too precise', item_type: 'labor', unit_price: '1.23456' } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { unit_price: true },
+      onlyErrors: true,
+    });
+    const rate = await api.post('/tax_rates', { tax_rate: { name: 'Over', rate: 100.5 } });
+    expectProblem(rate, { status: 422, code: 'validation.failed', errors: { rate: true }, onlyErrors: true });
+    expect(schema('TaxRateCreate').properties.rate.anyOf[1].maximum).toBe(100);
+  });
+
+  it('documents confirmed as a write-only create field of System, never served and not accepted on update', () => {
+    const create = schema('SystemCreate');
+    expect(create.properties.confirmed).toMatchObject({ writeOnly: true });
+    expect(create.properties.confirmed.type).toContain('boolean');
+    expect(create.required.sort()).toEqual(['name', 'site_id', 'system_type']);
+    expect(schema('System').properties.confirmed).toBeUndefined();
+    expect(schema('SystemUpdate').properties.confirmed).toBeUndefined();
+    expect(schema('SystemUpdate')['x-not-accepted']).toEqual(['confirmed']);
+    expect(schema('SystemUpdate')['x-immutable']).toEqual(['site_id']);
+    // A write-only field served under a read-only twin (contact linkable_id) is not marked writeOnly.
+    expect(schema('ContactCreate').properties.linkable_id.writeOnly).toBeUndefined();
+  });
+
+  it('documents the 409 system.duplicate that POST /systems really answers without confirmed, and 201 with it', async () => {
+    const tenant = await t.tenant();
+    const api = client(`${t.url}/api/v2`, tenant.token);
+    const customer = await createRecord(api, 'customers', 'customer', { organization: 'Duplicate Systems' });
+    const site = await createSite(api, { type: 'Customer', id: customer.id });
+    const system = { site_id: site.id, system_type: 'Boiler', name: 'Boiler 1' };
+    expect((await api.post('/systems', { system })).status).toBe(201);
+    const again = await api.post('/systems', { system: { ...system, name: 'Boiler 2' } });
+    expectProblem(again, { status: 409, code: 'system.duplicate' });
+    expect(doc.paths['/systems'].post.responses['409']['x-error-codes']).toEqual(['system.duplicate']);
+    expect(doc.paths['/systems/{id}'].patch.responses['409']).toBeUndefined();
+    const confirmed = await api.post('/systems', { system: { ...system, name: 'Boiler 2', confirmed: true } });
+    expect(confirmed.status, confirmed.text).toBe(201);
+    expect(confirmed.body.data).not.toHaveProperty('confirmed');
+  });
+
+  it('documents GET /system_options: no scope, system_type only, {data, has_more}; another parameter is 400 filter.invalid', async () => {
+    const op = doc.paths['/system_options'].get;
+    expect(op.security).toEqual([{ bearerAuth: [] }]);
+    expect(op['x-required-scopes']).toBeUndefined();
+    const query = op.parameters.map(deref).filter((p: any) => p.in === 'query');
+    expect(query).toEqual([expect.objectContaining({ name: 'system_type', required: false, schema: { type: 'string' } })]);
+    expect(okSchemaRef('/system_options', 'get', '200')).toBe('#/components/schemas/SystemOptionList');
+    expect(Object.keys(schema('SystemOption').properties).sort()).toEqual(['id', 'name', 'position', 'system_type']);
+    expect(op.responses['400']['x-error-codes']).toContain('filter.invalid');
+    expect(Object.values(op.responses).flatMap((r: any) => r['x-error-codes'] ?? [])).not.toContain('auth.scope_missing');
+    const tenant = await t.tenant();
+    const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['items:read'] });
+    const api = client(`${t.url}/api/v2`, key.token);
+    const all = await api.get('/system_options');
+    expect(all.status, all.text).toBe(200);
+    expect(all.body.data.length).toBeGreaterThan(0);
+    const type = all.body.data[0].system_type;
+    const some = await api.get(`/system_options?system_type=${encodeURIComponent(type)}`);
+    expect(some.body.data.length).toBeGreaterThan(0);
+    expect(some.body.data.every((o: any) => o.system_type === type)).toBe(true);
+    const unknown = await api.get('/system_options?related_name=System');
+    expectProblem(unknown, { status: 400, code: 'filter.invalid' });
+    expect(op.responses['400']['x-error-codes']).toContain(unknown.body.code);
+  });
+
+  it('pages tax rates filtered by active through the documented cursor', async () => {
+    const tenant = await t.tenant();
+    const api = client(`${t.url}/api/v2`, tenant.token);
+    for (const name of ['A rate', 'B rate', 'C rate']) expect((await api.post('/tax_rates', { tax_rate: { name, rate: '5' } })).status).toBe(201);
+    expect((await api.post('/tax_rates', { tax_rate: { name: 'Inactive', rate: '1.5', active: false } })).status).toBe(201);
+    const names: string[] = [];
+    let path: string | null = '/tax_rates?active=true&limit=2';
+    while (path) {
+      const res: { status: number; headers: Headers; body: any; text: string } = await api.get(path);
+      expect(res.status, res.text).toBe(200);
+      names.push(...res.body.data.map((r: any) => r.name));
+      const next = /^<([^>]+)>; rel="next"$/.exec(res.headers.get('link') ?? '')?.[1];
+      path = next ? `/tax_rates${new URL(next).search}` : null;
+    }
+    expect(names).toEqual(['A rate', 'B rate', 'C rate']);
+    expect((await api.get('/tax_rates?active=false')).body.data.map((r: any) => r.name)).toEqual(['Inactive']);
+  });
+});
+
 describe('every resource', () => {
   it('lists with exactly the declared parameters', () => {
     for (const def of resources) {
@@ -560,6 +672,7 @@ describe('every resource', () => {
       if (p.schema.format === 'date-time') return '2026-01-01T00:00:00Z';
       if (p.schema.format === 'uuid') return SOME_ID;
       if (p.schema.type === 'integer') return '10';
+      if (p.schema.type === 'boolean') return 'true';
       return 'Active';
     };
     let checked = 0;
@@ -595,7 +708,7 @@ describe('every resource', () => {
       expect(res.status, `${label}: ${res.text}`).toBeLessThan(300);
       seen.push([ref, res.body, label]);
     };
-    const customer = await api.post('/customers', { customer: { organization: 'Documented Co', assignee_id: tenant.userId } });
+    const customer = await api.post('/customers', { customer: { organization: 'Documented Co', assignee_id: tenant.userId, price_adjustment: '-10' } });
     check('CustomerResponse', customer, 'POST /customers');
     const lead = await api.post('/leads', { lead: { first_name: 'Lee', phone: '555-0100' } });
     check('LeadResponse', lead, 'POST /leads');
@@ -616,6 +729,15 @@ describe('every resource', () => {
     expect(convert.status).toBe(201);
     expect(convert.headers.get('location')).toBe(`/api/v2/customers/${convert.body.data.customer.id}`);
     expect(linkage.headers.get('location')).toBe(`/api/v2/contacts/${plain.id}/linkages/${linkage.body.data.id}`);
+    const item = await api.post('/items', { item: { name: 'Filter 16x25', item_type: 'material', unit_price: '12.5', cost: 3.25, sku: 'F-1625' } });
+    check('ItemResponse', item, 'POST /items');
+    check('CustomerItemPriceResponse', await api.post('/customer_item_prices', { customer_item_price: { customer_id: customer.body.data.id, item_id: item.body.data.id, unit_price: 10 } }), 'POST /customer_item_prices');
+    check('TaxRateResponse', await api.post('/tax_rates', { tax_rate: { name: 'State', rate: '8.25' } }), 'POST /tax_rates');
+    const system = { site_id: site.body.data.id, system_type: 'HVAC', name: 'Furnace', install_date: '2024-03-01', system_option_id: systemOptionIds[0] };
+    check('SystemResponse', await api.post('/systems', { system }), 'POST /systems');
+    check('SystemResponse', await api.post('/systems', { system: { ...system, name: 'Second furnace', confirmed: true } }), 'POST /systems confirmed');
+    check('SystemOptionList', await api.get('/system_options'), 'GET /system_options');
+    check('SystemOptionList', await api.get('/system_options?system_type=HVAC'), 'GET /system_options?system_type');
     for (const def of resources) {
       check(`${def.className}List`, await api.get(`/${def.plural}`), `GET /${def.plural}`);
       const first = seen.find(([ref]) => ref === `${def.className}List`)![1].data[0];
@@ -630,6 +752,8 @@ describe('every resource', () => {
     const sample = convert.body.data.lead;
     expect(mismatches({ ...sample, extra: 1 }, { $ref: '#/components/schemas/Lead' }, 'lead')).not.toEqual([]);
     expect(mismatches({ ...linkage.body.data, linkable_type: 'Job' }, { $ref: '#/components/schemas/ContactLinkage' }, 'linkage')).not.toEqual([]);
+    expect(mismatches({ ...item.body.data, unit_price: 12.5 }, { $ref: '#/components/schemas/Item' }, 'item')).not.toEqual([]);
+    expect(mismatches({ ...item.body.data, unit_price: '12.5' }, { $ref: '#/components/schemas/Item' }, 'item')).not.toEqual([]);
     const { contact_id: _dropped, ...partial } = linkage.body.data;
     expect(mismatches(partial, { $ref: '#/components/schemas/ContactLinkage' }, 'linkage')).not.toEqual([]);
   });
