@@ -89,7 +89,7 @@ function decimalSchema(field: FieldSpec): z.ZodType {
   return z
     .union([z.number().finite().transform((n) => String(n)), z.string().trim()], { error: 'must be a decimal number or a decimal string' })
     .refine((v) => pattern.test(v), `must be a decimal with at most ${scale} decimal places`)
-    .refine((v) => Number(v) >= min && Number(v) <= max, `must be between ${min} and ${max}`);
+    .refine((v) => !pattern.test(v) || (Number(v) >= min && Number(v) <= max), `must be between ${min} and ${max}`);
 }
 
 /** Value as stored through Prisma. */

@@ -15,7 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const FIELDS = 'id number organization mainPhone fax website description reference assigneeId customerNotes status labels customFields createdAt updatedAt etag';
+const FIELDS = 'id number organization mainPhone fax website description reference assigneeId customerNotes priceAdjustment status labels customFields createdAt updatedAt etag';
 const CREATE = `mutation Create($input: CreateCustomerInput!) { createCustomer(input: $input) { etag customer { ${FIELDS} } } }`;
 const UPDATE = `mutation Update($id: ID!, $ifMatch: String, $input: UpdateCustomerInput!) {
   updateCustomer(id: $id, ifMatch: $ifMatch, input: $input) { etag customer { ${FIELDS} } } }`;

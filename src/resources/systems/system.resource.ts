@@ -1,6 +1,7 @@
 import { AppError } from '../../kernel/errors.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { lockLinkable } from '../contacts/linkables.ts';
 
 /** Equipment installed at a site (a furnace, a water heater ...). */
 export const systemResource: ResourceDefinition = {
@@ -40,6 +41,8 @@ export const systemResource: ResourceDefinition = {
   hooks: {
     async beforeWrite({ tx, mode, values, errors }) {
       if (mode !== 'create' || Object.keys(errors).length > 0 || values.confirmed === true) return;
+      // Creates on one site queue on the site's row, so two concurrent creates cannot both miss each other.
+      await lockLinkable(tx, 'Site', values.site_id as string);
       const same = await tx.system.count({ where: { site_id: values.site_id as string, system_type: values.system_type as string, deleted_at: null } });
       if (same > 0) {
         throw new AppError('system.duplicate', `A ${String(values.system_type)} system already exists on this site; send confirmed: true to add another.`);

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { client, type Client } from '../helpers/http.ts';
+import { codeOf, graphqlClient, type Gql } from './client.ts';
+import { camelRecord, ok, records } from './records.ts';
+
+// The catalog over GraphQL: the generated item / taxRate / system queries and create/update/delete mutations run
+// the same services as REST; decimals come back as exact strings with the field's scale; system.duplicate and
+// validation.failed surface in extensions.code.
+
+let t: TestApp;
+let tenant: Tenant;
+let gql: Gql;
+let rest: Client;
+beforeAll(async () => {
+  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
+  tenant = await t.tenant();
+  gql = graphqlClient(t.url, tenant.token);
+  rest = client(`${t.url}/api/v2`, tenant.token);
+});
+afterAll(() => t.close());
+
+const ITEM = 'id number name sku description itemType unitPrice cost taxable labels customFields createdAt updatedAt';
+const TAX_RATE = 'id name rate active createdAt updatedAt';
+const SYSTEM = 'id siteId systemType name manufacturer model serialNumber installDate systemOptionId customFields createdAt updatedAt';
+
+let sequence = 0;
+function uniqueName(prefix: string): string {
+  sequence += 1;
+  return `${prefix} ${process.pid}-${sequence}-${Math.random().toString(36).slice(2, 7)}`;
+}
+
+async function newSite(): Promise<string> {
+  const r = records(gql);
+  const customer = await r.customer(uniqueName('Org'));
+  return (await r.site(customer, 'Customer', uniqueName('Site'))).id;
+}
+
+describe('items', () => {
+  it('creates, reads, lists, updates and deletes an item through the same service as REST, decimals as strings', async () => {
+    const created = ok(
+      await gql(`mutation($input: CreateItemInput!) { createItem(input: $input) { etag item { ${ITEM} } } }`, {
+        input: { name: 'Thermostat', sku: 'TS-1', itemType: 'material', unitPrice: '0.3', cost: 12.5 },
+      }),
+    ).createItem;
+    expect(created.item).toMatchObject({ name: 'Thermostat', sku: 'TS-1', itemType: 'material', unitPrice: '0.3000', cost: '12.5000', taxable: true, labels: [] });
+    expect(created.item.number).toMatch(/^\d+$/);
+    const id = created.item.id;
+
+    const viaRest = await rest.get(`/items/${id}`);
+    expect(viaRest.headers.get('etag')).toBe(created.etag);
+    expect(camelRecord(viaRest.body.data)).toEqual(created.item);
+
+    const read = ok(await gql(`query($id: ID!) { item(id: $id) { ${ITEM} etag } }`, { id })).item;
+    expect(read).toEqual({ ...created.item, etag: created.etag });
+
+    const listed = ok(await gql(`{ items(sku: "TS-1", itemTypeIn: ["material", "labor"]) { nodes { id unitPrice } } }`)).items;
+    expect(listed.nodes).toEqual([{ id, unitPrice: '0.3000' }]);
+    expect(ok(await gql(`{ items(itemType: "service", sku: "TS-1") { nodes { id } } }`)).items.nodes).toEqual([]);
+
+    const updated = ok(
+      await gql(`mutation($id: ID!, $ifMatch: String, $input: UpdateItemInput!) { updateItem(id: $id, ifMatch: $ifMatch, input: $input) { etag item { ${ITEM} } } }`, {
+        id,
+        ifMatch: created.etag,
+        input: { unitPrice: 19.99, taxable: false, cost: null },
+      }),
+    ).updateItem;
+    expect(updated.item).toMatchObject({ unitPrice: '19.9900', taxable: false, cost: null, name: 'Thermostat', number: created.item.number });
+    expect(updated.etag).not.toBe(created.etag);
+    expect((await rest.get(`/items/${id}`)).body.data.unit_price).toBe('19.9900');
+
+    const deleted = await gql(`mutation($id: ID!, $ifMatch: String) { deleteItem(id: $id, ifMatch: $ifMatch) { id } }`, { id, ifMatch: updated.etag });
+    expect(deleted.body).toEqual({ data: { deleteItem: { id } } });
+    expect((await rest.get(`/items/${id}`)).status).toBe(404);
+  });
+
+  it('takes a float literal exactly (0.3 in the query text) and refuses more places than the scale with validation.failed', async () => {
+    const literal = ok(await gql(`mutation { createItem(input: { name: "Lit", itemType: "labor", unitPrice: 0.3 }) { item { unitPrice } } }`)).createItem;
+    expect(literal.item.unitPrice).toBe('0.3000');
+    const tooPrecise = await gql(`mutation($input: CreateItemInput!) { createItem(input: $input) { item { id } } }`, {
+      input: { name: 'x', itemType: 'labor', unitPrice: 0.1 + 0.2 },
+    });
+    expect(codeOf(tooPrecise)).toBe('validation.failed');
+    expect(tooPrecise.body.errors![0].extensions).toMatchObject({ status: 422, errors: { unitPrice: [expect.any(String)] } });
+    const notNumeric = await gql(`mutation($input: CreateItemInput!) { createItem(input: $input) { item { id } } }`, {
+      input: { name: 'x', itemType: 'labor', unitPrice: 'twelve' },
+    });
+    expect(notNumeric.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { unitPrice: ['must be a decimal with at most 4 decimal places'] } });
+  });
+
+  it('refuses a changed number with number.immutable', async () => {
+    const created = ok(await gql(`mutation { createItem(input: { name: "Numbered", itemType: "service", unitPrice: "1" }) { etag item { id number } } }`)).createItem;
+    const res = await gql(`mutation($id: ID!, $ifMatch: String, $input: UpdateItemInput!) { updateItem(id: $id, ifMatch: $ifMatch, input: $input) { item { id } } }`, {
+      id: created.item.id,
+      ifMatch: created.etag,
+      input: { number: `${created.item.number}0` },
+    });
+    expect(codeOf(res)).toBe('number.immutable');
+  });
+});
+
+describe('tax rates', () => {
+  it('creates, reads, lists and updates a tax rate; rate is a 4-place string and 101 is refused', async () => {
+    const own = graphqlClient(t.url, (await t.tenant()).token);
+    const created = ok(await own(`mutation($input: CreateTaxRateInput!) { createTaxRate(input: $input) { etag taxRate { ${TAX_RATE} } } }`, { input: { name: 'State', rate: '8.25' } }))
+      .createTaxRate;
+    expect(created.taxRate).toMatchObject({ name: 'State', rate: '8.2500', active: true });
+    expect(ok(await own(`query($id: ID!) { taxRate(id: $id) { rate } }`, { id: created.taxRate.id })).taxRate).toEqual({ rate: '8.2500' });
+    const inactive = ok(await own(`mutation { createTaxRate(input: { name: "Airport", rate: 0, active: false }) { taxRate { id rate } } }`)).createTaxRate.taxRate;
+    expect(inactive.rate).toBe('0.0000');
+    expect(ok(await own(`{ taxRates { nodes { id } } }`)).taxRates.nodes).toEqual([{ id: inactive.id }, { id: created.taxRate.id }]);
+    expect(ok(await own(`{ taxRates(active: true) { nodes { id } } }`)).taxRates.nodes).toEqual([{ id: created.taxRate.id }]);
+
+    const updated = ok(
+      await own(`mutation($id: ID!, $ifMatch: String, $input: UpdateTaxRateInput!) { updateTaxRate(id: $id, ifMatch: $ifMatch, input: $input) { etag taxRate { ${TAX_RATE} } } }`, {
+        id: created.taxRate.id,
+        ifMatch: created.etag,
+        input: { rate: 100 },
+      }),
+    ).updateTaxRate;
+    expect(updated.taxRate.rate).toBe('100.0000');
+    for (const rate of [101, -1]) {
+      const res = await own(`mutation($input: CreateTaxRateInput!) { createTaxRate(input: $input) { taxRate { id } } }`, { input: { name: 'Bad', rate } });
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { rate: [expect.any(String)] } });
+    }
+  });
+});
+
+describe('systems', () => {
+  const CREATE = `mutation($input: CreateSystemInput!) { createSystem(input: $input) { etag system { ${SYSTEM} } } }`;
+
+  it('creates, reads, lists and updates a system through the same service as REST', async () => {
+    const siteId = await newSite();
+    const created = ok(
+      await gql(CREATE, {
+        input: { siteId, systemType: 'HVAC', name: 'Furnace', manufacturer: 'Carrier', installDate: '2021-03-15', systemOptionId: '01900000-0000-7000-8000-000000000001' },
+      }),
+    ).createSystem;
+    expect(created.system).toMatchObject({ siteId, systemType: 'HVAC', name: 'Furnace', installDate: '2021-03-15', systemOptionId: '01900000-0000-7000-8000-000000000001' });
+    expect(camelRecord((await rest.get(`/systems/${created.system.id}`)).body.data)).toEqual(created.system);
+    expect(ok(await gql(`query($id: ID!) { system(id: $id) { ${SYSTEM} } }`, { id: created.system.id })).system).toEqual(created.system);
+    expect(ok(await gql(`query($siteId: ID) { systems(siteId: $siteId, systemType: "HVAC") { nodes { id } } }`, { siteId })).systems.nodes).toEqual([{ id: created.system.id }]);
+
+    const updated = ok(
+      await gql(`mutation($id: ID!, $ifMatch: String, $input: UpdateSystemInput!) { updateSystem(id: $id, ifMatch: $ifMatch, input: $input) { etag system { ${SYSTEM} } } }`, {
+        id: created.system.id,
+        ifMatch: created.etag,
+        input: { serialNumber: 'SN-9', installDate: null },
+      }),
+    ).updateSystem;
+    expect(updated.system).toMatchObject({ serialNumber: 'SN-9', installDate: null, name: 'Furnace' });
+  });
+
+  it('answers system.duplicate in extensions.code for a second system of the type, and creates it with confirmed: true', async () => {
+    const siteId = await newSite();
+    ok(await gql(CREATE, { input: { siteId, systemType: 'Plumbing', name: 'Heater' } }));
+    const duplicate = await gql(CREATE, { input: { siteId, systemType: 'Plumbing', name: 'Second heater' } });
+    expect(duplicate.body.data?.createSystem ?? null).toBeNull();
+    expect(codeOf(duplicate)).toBe('system.duplicate');
+    expect(duplicate.body.errors![0].extensions).toMatchObject({ status: 409 });
+    const confirmed = ok(await gql(CREATE, { input: { siteId, systemType: 'Plumbing', name: 'Second heater', confirmed: true } })).createSystem;
+    expect(confirmed.system).toMatchObject({ siteId, systemType: 'Plumbing', name: 'Second heater' });
+    expect(ok(await gql(`query($siteId: ID) { systems(siteId: $siteId) { nodes { id } } }`, { siteId })).systems.nodes).toHaveLength(2);
+  });
+
+  it('does not offer confirmed on the System type nor on UpdateSystemInput', async () => {
+    const read = await gql(`{ systems { nodes { id confirmed } } }`);
+    expect(read.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    const siteId = await newSite();
+    const created = ok(await gql(CREATE, { input: { siteId, systemType: 'HVAC', name: 'x' } })).createSystem;
+    const update = await gql(`mutation($id: ID!, $ifMatch: String) { updateSystem(id: $id, ifMatch: $ifMatch, input: { confirmed: true }) { system { id } } }`, {
+      id: created.system.id,
+      ifMatch: created.etag,
+    });
+    expect(update.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it("refuses another tenant's site (siteId) and an unknown system option (systemOptionId) with validation.failed", async () => {
+    const other = graphqlClient(t.url, (await t.tenant()).token);
+    const r = records(other);
+    const theirSite = (await r.site(await r.customer(uniqueName('Org')), 'Customer', uniqueName('Site'))).id;
+    const foreign = await gql(CREATE, { input: { siteId: theirSite, systemType: 'HVAC', name: 'x' } });
+    expect(foreign.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { siteId: [expect.any(String)] } });
+    const option = await gql(CREATE, { input: { siteId: await newSite(), systemType: 'HVAC', name: 'x', systemOptionId: randomUUID() } });
+    expect(option.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { systemOptionId: [expect.any(String)] } });
+    const date = await gql(CREATE, { input: { siteId: await newSite(), systemType: 'HVAC', name: 'x', installDate: 'someday' } });
+    expect(date.body.errors?.[0]).toBeDefined();
+    expect(date.body.data?.createSystem ?? null).toBeNull();
+  });
+});

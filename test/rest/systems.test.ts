@@ -1,0 +1,312 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
+import { client, type Client } from '../helpers/http.ts';
+import { expectProblem } from '../helpers/expect-problem.ts';
+import { createCustomer } from '../helpers/customer-factory.ts';
+import { createRecord, createSite, deleteRecord, idsOf, ifMatch, systemOptionIds, unique, updateRecord, type Created } from '../helpers/crm-factory.ts';
+
+// Systems over REST: equipment at a site (site_id required, live, same tenant, immutable), the five endpoints,
+// 409 system.duplicate for a second live system of a type on a site unless confirmed: true (create only, never
+// served), install_date and system_option_id validation, list filters/sorts/q; and the system options lookup.
+
+let t: TestApp;
+let tenant: Tenant;
+let api: Client;
+const clock = new TestClock();
+
+const uuidV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const weakEtag = /^W\/"\d+-\d+"$/;
+
+beforeAll(async () => {
+  t = await startTestApp({ clock, rateLimits: { read: 100_000, write: 100_000 } });
+  tenant = await t.tenant();
+  api = client(`${t.url}/api/v2`, tenant.token);
+});
+afterAll(() => t.close());
+
+async function newTenant(): Promise<{ tenant: Tenant; api: Client }> {
+  const other = await t.tenant();
+  return { tenant: other, api: client(`${t.url}/api/v2`, other.token) };
+}
+
+async function newSite(a: Client = api): Promise<Created> {
+  const customer = await createCustomer(a);
+  return createSite(a, { type: 'Customer', id: customer.id });
+}
+
+function createSystem(a: Client, siteId: string, fields: Record<string, unknown> = {}): Promise<Created> {
+  return createRecord(a, 'systems', 'system', { site_id: siteId, system_type: unique('Type'), name: unique('System '), ...fields });
+}
+
+describe('systems: the five endpoints', () => {
+  it('creates a system with every field and answers 201 with Location, ETag and {data}', async () => {
+    const site = await newSite();
+    const fields = {
+      site_id: site.id,
+      system_type: 'HVAC',
+      name: 'Basement furnace',
+      manufacturer: 'Carrier',
+      model: '59SC5',
+      serial_number: 'SN-001',
+      install_date: '2021-03-15',
+      system_option_id: systemOptionIds[0],
+    };
+    const res = await api.post('/systems', { system: fields });
+    expect(res.status, res.text).toBe(201);
+    const data = res.body.data;
+    expect(data).toMatchObject({ ...fields, custom_fields: {} });
+    expect(data.id).toMatch(uuidV7);
+    expect(res.headers.get('location')).toBe(`/api/v2/systems/${data.id}`);
+    expect(res.headers.get('etag')).toMatch(weakEtag);
+    const read = await api.get(`/systems/${data.id}`);
+    expect(read.body).toEqual({ data });
+    expect(read.headers.get('etag')).toBe(res.headers.get('etag'));
+  });
+
+  it('creates from site_id, system_type and name alone, and requires them', async () => {
+    const site = await newSite();
+    const created = await createSystem(api, site.id);
+    expect(created.record).toMatchObject({ manufacturer: null, model: null, serial_number: null, install_date: null, system_option_id: null });
+    expectProblem(await api.post('/systems', { system: { manufacturer: 'x' } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { site_id: true, system_type: true, name: true },
+      onlyErrors: true,
+    });
+  });
+
+  it('updates the fields sent, clears optional ones with null and changes the ETag', async () => {
+    const site = await newSite();
+    const system = await createSystem(api, site.id, { manufacturer: 'Lennox', install_date: '2020-01-01' });
+    const updated = await updateRecord(api, 'systems', 'system', system, {
+      name: 'Renamed',
+      install_date: '2022-12-31',
+      manufacturer: null,
+      system_option_id: systemOptionIds[4],
+    });
+    expect(updated.record).toMatchObject({ name: 'Renamed', install_date: '2022-12-31', manufacturer: null, system_option_id: systemOptionIds[4], site_id: site.id });
+    expect(updated.etag).not.toBe(system.etag);
+    expect((await api.get(`/systems/${system.id}`)).body.data).toEqual(updated.record);
+  });
+
+  it('soft-deletes a system: 204, then 404 and gone from the list', async () => {
+    const site = await newSite();
+    const system = await createSystem(api, site.id);
+    await deleteRecord(api, 'systems', system.id);
+    expectProblem(await api.get(`/systems/${system.id}`), { status: 404, code: 'resource.not_found' });
+    expect(idsOf(await api.get(`/systems?site_id=${site.id}`))).toEqual([]);
+  });
+
+  it('refuses a change of site_id on PATCH with 422 naming site_id', async () => {
+    const system = await createSystem(api, (await newSite()).id);
+    const other = await newSite();
+    expectProblem(await api.patch(`/systems/${system.id}`, { system: { site_id: other.id } }, ifMatch(system.etag)), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { site_id: true },
+      onlyErrors: true,
+    });
+  });
+
+  it("hides another tenant's system (404)", async () => {
+    const other = await newTenant();
+    const theirs = await createSystem(other.api, (await newSite(other.api)).id);
+    expectProblem(await api.get(`/systems/${theirs.id}`), { status: 404, code: 'resource.not_found' });
+    expectProblem(await api.delete(`/systems/${theirs.id}`, ifMatch(theirs.etag)), { status: 404, code: 'resource.not_found' });
+  });
+});
+
+describe('systems: references and values', () => {
+  it("refuses another tenant's site, an unknown site and a deleted site with 422 naming site_id", async () => {
+    const other = await newTenant();
+    const theirs = await newSite(other.api);
+    const deleted = await newSite();
+    await deleteRecord(api, 'sites', deleted.id);
+    for (const siteId of [theirs.id, randomUUID(), deleted.id, 'nope']) {
+      expectProblem(await api.post('/systems', { system: { site_id: siteId, system_type: 'HVAC', name: 'x' } }), {
+        status: 422,
+        code: 'validation.failed',
+        detail: 'site_id',
+        errors: { site_id: true },
+        onlyErrors: true,
+      });
+    }
+  });
+
+  it('refuses an unparseable or impossible install_date with 422 naming it', async () => {
+    const site = await newSite();
+    for (const install_date of ['yesterday', '2021-02-30', '2021-13-01', '15/03/2021', 20210315, '2021-03-15T10:00:00Z']) {
+      expectProblem(await api.post('/systems', { system: { site_id: site.id, system_type: 'HVAC', name: 'x', install_date } }), {
+        status: 422,
+        code: 'validation.failed',
+        errors: { install_date: true },
+        onlyErrors: true,
+      });
+    }
+    const system = await createSystem(api, site.id);
+    expectProblem(await api.patch(`/systems/${system.id}`, { system: { install_date: 'soon' } }, ifMatch(system.etag)), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { install_date: true },
+      onlyErrors: true,
+    });
+  });
+
+  it('refuses an unknown system_option_id with 422 naming it, on create and update', async () => {
+    const site = await newSite();
+    expectProblem(await api.post('/systems', { system: { site_id: site.id, system_type: 'HVAC', name: 'x', system_option_id: randomUUID() } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { system_option_id: true },
+      onlyErrors: true,
+    });
+    const system = await createSystem(api, site.id);
+    expectProblem(await api.patch(`/systems/${system.id}`, { system: { system_option_id: randomUUID() } }, ifMatch(system.etag)), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { system_option_id: true },
+      onlyErrors: true,
+    });
+  });
+});
+
+describe('systems: duplicate system_type on a site', () => {
+  it('answers 409 system.duplicate for a second live system of the same type on the site, and creates nothing', async () => {
+    const site = await newSite();
+    const first = await createSystem(api, site.id, { system_type: 'HVAC' });
+    expectProblem(await api.post('/systems', { system: { site_id: site.id, system_type: 'HVAC', name: 'Second furnace' } }), {
+      status: 409,
+      code: 'system.duplicate',
+      detail: 'HVAC',
+    });
+    expectProblem(await api.post('/systems', { system: { site_id: site.id, system_type: 'HVAC', name: 'Second furnace', confirmed: false } }), {
+      status: 409,
+      code: 'system.duplicate',
+    });
+    expect(idsOf(await api.get(`/systems?site_id=${site.id}`))).toEqual([first.id]);
+  });
+
+  it('creates the duplicate when confirmed: true is sent, and never serves confirmed', async () => {
+    const site = await newSite();
+    const first = await createSystem(api, site.id, { system_type: 'Plumbing' });
+    expect('confirmed' in first.record).toBe(false);
+    const res = await api.post('/systems', { system: { site_id: site.id, system_type: 'Plumbing', name: 'Second heater', confirmed: true } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data).toMatchObject({ site_id: site.id, system_type: 'Plumbing', name: 'Second heater' });
+    expect('confirmed' in res.body.data).toBe(false);
+    expect('confirmed' in (await api.get(`/systems/${res.body.data.id}`)).body.data).toBe(false);
+    const listed = await api.get(`/systems?site_id=${site.id}&sort=created_at`);
+    expect(idsOf(listed)).toEqual([first.id, res.body.data.id]);
+    for (const record of listed.body.data) expect('confirmed' in record).toBe(false);
+  });
+
+  it('allows the same type on another site and another type on the same site without confirmation', async () => {
+    const site = await newSite();
+    await createSystem(api, site.id, { system_type: 'HVAC' });
+    await createSystem(api, site.id, { system_type: 'Electrical' });
+    await createSystem(api, (await newSite()).id, { system_type: 'HVAC' });
+  });
+
+  it('does not count a deleted system as a duplicate', async () => {
+    const site = await newSite();
+    const first = await createSystem(api, site.id, { system_type: 'HVAC' });
+    await deleteRecord(api, 'systems', first.id);
+    const again = await createSystem(api, site.id, { system_type: 'HVAC' });
+    expect(again.id).not.toBe(first.id);
+  });
+
+  it('refuses confirmed on PATCH with 422 naming confirmed', async () => {
+    const system = await createSystem(api, (await newSite()).id);
+    for (const confirmed of [true, false]) {
+      expectProblem(await api.patch(`/systems/${system.id}`, { system: { confirmed } }, ifMatch(system.etag)), {
+        status: 422,
+        code: 'validation.failed',
+        errors: { confirmed: true },
+        onlyErrors: true,
+      });
+    }
+  });
+
+  it('refuses a non-boolean confirmed with 422 naming it', async () => {
+    const site = await newSite();
+    expectProblem(await api.post('/systems', { system: { site_id: site.id, system_type: 'HVAC', name: 'x', confirmed: 'yes' } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { confirmed: true },
+      onlyErrors: true,
+    });
+  });
+});
+
+describe('systems: list filters, sorts and q', () => {
+  it('filters site_id, system_type (= and [in]) and created_at range; sorts by name and system_type', async () => {
+    const own = await newTenant();
+    const site = await newSite(own.api);
+    const otherSite = await newSite(own.api);
+    const hvac = await createSystem(own.api, site.id, { system_type: 'HVAC', name: 'Charlie' });
+    clock.advance(1000);
+    const plumbing = await createSystem(own.api, site.id, { system_type: 'Plumbing', name: 'Alpha' });
+    clock.advance(1000);
+    const electrical = await createSystem(own.api, otherSite.id, { system_type: 'Electrical', name: 'Bravo' });
+    expect(idsOf(await own.api.get('/systems'))).toEqual([electrical.id, plumbing.id, hvac.id]);
+    expect(idsOf(await own.api.get(`/systems?site_id=${site.id}&sort=created_at`))).toEqual([hvac.id, plumbing.id]);
+    expect(idsOf(await own.api.get('/systems?system_type=Plumbing'))).toEqual([plumbing.id]);
+    expect(idsOf(await own.api.get('/systems?system_type[in]=HVAC,Electrical&sort=created_at'))).toEqual([hvac.id, electrical.id]);
+    expect(idsOf(await own.api.get(`/systems?created_at[gte]=${plumbing.record.created_at}&sort=created_at`))).toEqual([plumbing.id, electrical.id]);
+    expect(idsOf(await own.api.get('/systems?sort=name'))).toEqual([plumbing.id, electrical.id, hvac.id]);
+    expect(idsOf(await own.api.get('/systems?sort=-system_type'))).toEqual([plumbing.id, hvac.id, electrical.id]);
+    expectProblem(await own.api.get('/systems?site_id=nope'), { status: 400, code: 'filter.invalid' });
+    expectProblem(await own.api.get('/systems?manufacturer=x'), { status: 400, code: 'filter.invalid' });
+  });
+
+  it('searches q over system type, name, manufacturer, model and serial number', async () => {
+    const own = await newTenant();
+    const site = await newSite(own.api);
+    const token = unique('sys');
+    const made = [
+      await createSystem(own.api, site.id, { system_type: `T-${token}` }),
+      await createSystem(own.api, site.id, { name: `N ${token}` }),
+      await createSystem(own.api, site.id, { manufacturer: `M ${token}` }),
+      await createSystem(own.api, site.id, { model: `${token}-X` }),
+      await createSystem(own.api, site.id, { serial_number: `SN${token}` }),
+    ];
+    await createSystem(own.api, site.id, { name: 'unrelated' });
+    expect(idsOf(await own.api.get(`/systems?q=${token}&sort=created_at`))).toEqual(made.map((m) => m.id));
+  });
+});
+
+describe('GET /system_options', () => {
+  it('lists the seeded catalog, filtered by system_type when given', async () => {
+    const all = await api.get('/system_options');
+    expect(all.status, all.text).toBe(200);
+    expect(all.body.has_more).toBe(false);
+    expect(idsOf(all)).toEqual(systemOptionIds);
+    expect(all.body.data[0]).toEqual({ id: systemOptionIds[0], system_type: 'HVAC', name: 'Furnace', position: 1 });
+    const hvac = await api.get('/system_options?system_type=HVAC');
+    expect(idsOf(hvac)).toEqual(systemOptionIds.slice(0, 4));
+    for (const option of hvac.body.data) expect(option.system_type).toBe('HVAC');
+    expect(idsOf(await api.get('/system_options?system_type=Nothing'))).toEqual([]);
+  });
+
+  it('is readable with any valid key, answers 401 without one and 400 filter.invalid for an unknown parameter', async () => {
+    const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read'] });
+    expect(idsOf(await client(`${t.url}/api/v2`, key.token).get('/system_options'))).toEqual(systemOptionIds);
+    expect((await api.get('/system_options', { token: null })).status).toBe(401);
+    expectProblem(await api.get('/system_options?kind=HVAC'), { status: 400, code: 'filter.invalid', detail: 'kind' });
+  });
+});
+
+describe('scopes', () => {
+  it('needs systems:read to list and systems:write to create (403 auth.scope_missing)', async () => {
+    const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['systems:read'] });
+    const limited = client(`${t.url}/api/v2`, key.token);
+    expect((await limited.get('/systems')).status).toBe(200);
+    const site = await newSite();
+    const body = expectProblem(await limited.post('/systems', { system: { site_id: site.id, system_type: 'HVAC', name: 'x' } }), {
+      status: 403,
+      code: 'auth.scope_missing',
+    });
+    expect(body.required_scope).toBe('systems:write');
+  });
+});
