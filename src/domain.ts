@@ -18,6 +18,9 @@ import { customerItemPriceResource } from './resources/items/customer-item-price
 import { itemResource } from './resources/items/item.resource.ts';
 import { systemResource } from './resources/systems/system.resource.ts';
 import { taxRateResource } from './resources/tax-rates/tax-rate.resource.ts';
+import { EstimateConversionService } from './resources/estimates/estimate-conversion.service.ts';
+import { estimateResource } from './resources/estimates/estimate.resource.ts';
+import { jobResource } from './resources/jobs/job.resource.ts';
 import { LookupService } from './resources/lookups/lookup.service.ts';
 
 /** Every standard resource of the API, in the order they appear in docs. */
@@ -30,6 +33,8 @@ export const resources: ResourceDefinition[] = [
   customerItemPriceResource,
   taxRateResource,
   systemResource,
+  jobResource,
+  estimateResource,
 ];
 
 export interface DomainOptions {
@@ -64,6 +69,7 @@ export function buildDomain(options: DomainOptions) {
     lookups: new LookupService(db),
     linkages: new ContactLinkageService(db, clock),
     leadConversion: new LeadConversionService(db, clock, lookup('lead'), lookup('customer'), lookup('site')),
+    estimateConversion: new EstimateConversionService(db, clock, lookup('estimate'), lookup('job')),
     resources: services,
     resource: lookup,
   };

@@ -48,6 +48,8 @@ export const errorCatalog = {
   'method.not_allowed': { status: 405, title: 'Method not allowed' },
   'version.invalid': { status: 400, title: 'Unknown API version' },
   'lead.already_converted': { status: 409, title: 'Lead already converted' },
+  'estimate.not_accepted': { status: 409, title: 'Estimate not accepted' },
+  'estimate.already_converted': { status: 409, title: 'Estimate already converted' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;

@@ -296,29 +296,45 @@ export class ResourceService {
    * Writes a child collection as a snapshot: entries with an id update that child, entries without one create a
    * child, existing children whose id is absent are deleted. Positions follow the order given.
    */
-  private async writeChildren(tx: TenantTx, parentId: string, children: Record<string, Record<string, unknown>[] | undefined>, mode: 'create' | 'update') {
+  private async writeChildren(
+    tx: TenantTx,
+    ctx: RequestContext,
+    parent: Row,
+    children: Record<string, Record<string, unknown>[] | undefined>,
+    mode: 'create' | 'update',
+  ) {
     const now = this.deps.clock.now();
     for (const [name, entries] of Object.entries(children)) {
       if (entries === undefined) continue;
       const collection = this.def.children![name];
-      const delegate = (tx as unknown as Record<string, Delegate & { findMany(args: object): Promise<{ id: string }[]>; update(args: object): Promise<unknown> }>)[collection.model];
-      const existingIds = mode === 'update'
-        ? new Set((await delegate.findMany({ where: { [collection.foreignKey]: parentId }, select: { id: true } })).map((c) => c.id))
-        : new Set<string>();
+      const delegate = (tx as unknown as Record<string, Delegate>)[collection.model];
+      const existing = mode === 'update' ? await delegate.findMany({ where: { [collection.foreignKey]: parent.id } }) : [];
+      const byId = new Map(existing.map((child) => [child.id, child as Record<string, unknown>]));
       const errors: FieldErrors = {};
       entries.forEach((entry, index) => {
-        if (entry.id !== undefined && !existingIds.has(entry.id as string)) addError(errors, `${name}.${index}.id`, `does not match any ${collection.label} of this ${this.def.className}`);
+        if (entry.id !== undefined && !byId.has(entry.id as string)) addError(errors, `${name}.${index}.id`, `does not match any ${collection.label} of this ${this.def.className}`);
       });
       throwIfErrors(errors);
-      const kept = new Set(entries.filter((e) => e.id !== undefined).map((e) => e.id as string));
-      const removed = [...existingIds].filter((id) => !kept.has(id));
-      if (removed.length > 0) await delegate.deleteMany({ where: { id: { in: removed } } });
+      // Each entry as it will be stored: the existing child's values, then what was sent, then what the
+      // collection computes from them (defaults, resolved prices, totals).
+      const rows = [];
       for (const [position, entry] of entries.entries()) {
         const { id, ...fields } = entry;
+        const merged: Record<string, unknown> = id !== undefined ? { ...byId.get(id as string) } : {};
+        for (const [key, value] of Object.entries(fields)) merged[key] = toStorage(collection.fields[key], value);
+        await collection.compute?.({ tx, ctx, parent, entry: merged, isNew: id === undefined, at: `${name}.${position}`, errors });
+        rows.push({ id: id as string | undefined, position, merged });
+      }
+      throwIfErrors(errors);
+      const kept = new Set(entries.filter((e) => e.id !== undefined).map((e) => e.id as string));
+      const removed = [...byId.keys()].filter((id) => !kept.has(id));
+      if (removed.length > 0) await delegate.deleteMany({ where: { id: { in: removed } } });
+      const stored = new Set([...Object.keys(collection.fields), ...Object.keys(collection.readOnly ?? {})]);
+      for (const { id, position, merged } of rows) {
         const data: Record<string, unknown> = { position, updated_at: now };
-        for (const [key, value] of Object.entries(fields)) data[key] = toStorage(collection.fields[key], value);
-        if (id !== undefined) await delegate.updateMany({ where: { id, [collection.foreignKey]: parentId }, data });
-        else await delegate.create({ data: { ...data, id: newId(), [collection.foreignKey]: parentId, created_at: now } });
+        for (const key of stored) if (merged[key] !== undefined) data[key] = merged[key];
+        if (id !== undefined) await delegate.updateMany({ where: { id, [collection.foreignKey]: parent.id }, data });
+        else await delegate.create({ data: { ...data, id: newId(), [collection.foreignKey]: parent.id, created_at: now } });
       }
     }
   }
@@ -364,7 +380,7 @@ export class ResourceService {
       data.number = await nextNumber(tx, def.className, async (n) => (await this.delegate(tx).count({ where: { number: n } })) > 0);
     }
     let row = await this.delegate(tx).create({ data });
-    await this.writeChildren(tx, row.id, children, 'create');
+    await this.writeChildren(tx, ctx, row, children, 'create');
     if (def.hooks?.afterWrite) {
       await def.hooks.afterWrite({ tx, ctx, mode: 'create', input, row, values, resources: this.deps.resources });
       row = await this.find(tx, row.id);
@@ -390,8 +406,8 @@ export class ResourceService {
           data: { ...this.storage(values), updated_at: this.nextUpdatedAt(existing), lock_version: { increment: 1 } },
         });
         if (changed.count === 0) throw new AppError('precondition.failed', 'The record changed since the ETag in If-Match was issued.');
-        await this.writeChildren(tx, id, children, 'update');
         let row = await this.find(tx, id);
+        await this.writeChildren(tx, ctx, row, children, 'update');
         if (def.hooks?.afterWrite) {
           await def.hooks.afterWrite({ tx, ctx, mode: 'update', input, row, values, resources: this.deps.resources });
           row = await this.find(tx, id);

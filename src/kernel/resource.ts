@@ -60,6 +60,26 @@ export interface ChildCollection {
   /** Wire name of one entry in messages and docs: "phone number". */
   label: string;
   description?: string;
+  /** Fields computed by the server and served with each entry (line totals). */
+  readOnly?: Record<string, ReadOnlyField>;
+  /**
+   * Completes one entry before it is stored: `entry` holds the stored values of an existing child merged with
+   * what was sent; the hook fills defaults and computed fields in place, or adds errors (keyed under `at`).
+   */
+  compute?(args: ChildComputeArgs): Promise<void>;
+}
+
+export interface ChildComputeArgs {
+  tx: TenantTx;
+  ctx: RequestContext;
+  /** The parent row as written. */
+  parent: Record<string, unknown> & { id: string };
+  entry: Record<string, unknown>;
+  /** True when the entry creates a child. */
+  isNew: boolean;
+  /** Error key prefix of this entry: "lineitems.2". */
+  at: string;
+  errors: FieldErrors;
 }
 
 export interface ReadOnlyField {
@@ -165,5 +185,6 @@ export function childOutputFields(children: ChildCollection): RecordFieldInfo[] 
   return [
     { name: 'id', kind: 'uuid', nullable: false },
     ...Object.entries(children.fields).map(([name, spec]) => ({ name, kind: spec.kind, nullable: spec.create !== 'required', description: spec.description, scale: spec.scale })),
+    ...Object.entries(children.readOnly ?? {}).map(([name, spec]) => ({ name, ...spec })),
   ];
 }

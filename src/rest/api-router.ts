@@ -111,6 +111,12 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
     res.status(201).json({ data: { lead: lead.record, customer: customer.record } });
   });
 
+  register('post', '/estimates/:id/convert', authorize('estimates:write', 'jobs:write'), body, async (req, res) => {
+    const { estimate, job } = await domain.estimateConversion.convert(ctx(res), String(req.params.id), req.body);
+    res.setHeader('Location', `${req.baseUrl}/jobs/${job.record.id as string}`);
+    res.status(201).json({ data: { estimate: estimate.record, job: job.record } });
+  });
+
   register('get', '/openapi.json', (_req, res) => {
     res.json(openapi());
   });

@@ -1,0 +1,74 @@
+import { currentTenant } from '../../kernel/context.ts';
+import { rangeOps } from '../../kernel/listing.ts';
+import { requirePermission } from '../../kernel/permissions.ts';
+import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { lineitemCollection } from '../lineitems/lineitems.ts';
+import { checkWorkLocation } from '../jobs/work-location.ts';
+
+/** Statuses that record the customer's decision (or sending it): only roles with estimates.decide may set them. */
+export const decisionStatuses = ['Sent', 'Accepted', 'Declined'];
+
+export const estimateResource: ResourceDefinition = {
+  name: 'estimate',
+  plural: 'estimates',
+  className: 'Estimate',
+  model: 'estimate',
+  table: 'estimates',
+  scope: 'estimates',
+  description: 'A pre-sale quote. amount is computed by the server from the lines and tax; an accepted estimate converts to a job.',
+  fields: {
+    customer_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'customer', live: true, label: 'Customer' } },
+    site_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'site', live: true, label: 'Site' }, description: 'Service address; required unless AddressRequired is No; must belong to customer_id.' },
+    contact_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'contact', live: true, label: 'Contact' } },
+    system_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'system', live: true, label: 'System' }, description: 'Required when the System module is on and site_id is set; must belong to the site.' },
+    title: { kind: 'string', create: 'optional', update: 'optional' },
+    description: { kind: 'text', create: 'optional', update: 'optional' },
+    scope_of_work: { kind: 'text', create: 'optional', update: 'optional' },
+    estimate_date: { kind: 'date', create: 'optional', update: 'optional', description: 'Issue date.' },
+    expiration_date: { kind: 'date', create: 'optional', update: 'optional' },
+    job_type: { kind: 'string', create: 'optional', update: 'optional' },
+    reference: { kind: 'string', create: 'optional', update: 'optional' },
+    customer_notes: { kind: 'text', create: 'optional', update: 'optional', description: 'Customer-facing, shown on the estimate PDF.' },
+    tax_rate_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'taxRate', live: true, label: 'TaxRate' }, description: 'Default tax rate of new lines.' },
+  },
+  readOnly: {
+    amount: { kind: 'decimal', nullable: false, description: 'Sum of the line totals (tax included), computed by the server.' },
+    converted_job_id: { kind: 'uuid', nullable: true, description: 'The job made by POST /estimates/{id}/convert.' },
+    converted_at: { kind: 'datetime', nullable: true },
+  },
+  children: { lineitems: lineitemCollection('estimate_id') },
+  conventions: { number: true, status: true, labels: true, customFields: true, softDelete: true },
+  errors: { update: ['auth.permission_denied'] },
+  list: {
+    filters: {
+      status: { type: 'string', ops: ['eq', 'in'] },
+      customer_id: { type: 'uuid', ops: ['eq'] },
+      created_at: { type: 'datetime', ops: rangeOps },
+      updated_at: { type: 'datetime', ops: rangeOps },
+    },
+    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, number: { type: 'string' }, status: { type: 'string' } },
+    defaultSort: '-created_at',
+    searchable: 'number, amount, status and customer organization',
+  },
+  uniqueIndexes: { estimates_account_id_number_key: { field: 'number', message: 'has already been taken' } },
+  hooks: {
+    async beforeWrite(args) {
+      const { ctx, mode, values, existing } = args;
+      if (mode === 'update' && typeof values.status === 'string' && decisionStatuses.includes(values.status) && values.status !== existing?.status) {
+        requirePermission(ctx.principal.user.role, 'estimates.decide', `The ${ctx.principal.user.role} role may not move an estimate to ${values.status}.`);
+      }
+      await checkWorkLocation(args, 'with_site');
+    },
+    async afterWrite({ tx, row }) {
+      await tx.$executeRawUnsafe(
+        `UPDATE estimates e SET
+           amount = coalesce((SELECT sum(line_total) FROM lineitems WHERE estimate_id = e.id), 0),
+           search_text = lower(concat_ws(' ', e.number, e.status, coalesce((SELECT sum(line_total) FROM lineitems WHERE estimate_id = e.id), 0)::numeric(14,2)::text,
+             (SELECT organization FROM customers WHERE id = e.customer_id)))
+         WHERE e.id = $1::uuid AND e.account_id = $2::uuid`,
+        row.id,
+        currentTenant(),
+      );
+    },
+  },
+};
