@@ -35,6 +35,7 @@ export function buildApp(deps: AppDeps): App {
   const logger = deps.logger ?? createLogger(config.LOG_LEVEL);
   const domain = buildDomain({
     prisma: deps.database.prisma,
+    raw: deps.database.raw,
     clock: deps.clock,
     authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
     rateLimits: deps.rateLimits,

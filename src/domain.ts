@@ -5,6 +5,7 @@ import { systemClock, type Clock } from './kernel/clock.ts';
 import { CursorCodec, SigningKeys } from './kernel/cursor.ts';
 import { RateLimits, defaultBucketLimits, type Bucket } from './kernel/rate-limit.ts';
 import type { ResourceDefinition } from './kernel/resource.ts';
+import type { RawQueryable } from './kernel/listing.ts';
 import { ResourceService } from './kernel/resource-service.ts';
 import { tenantScoped } from './kernel/tenancy.ts';
 import { AdminService } from './resources/accounts/admin.service.ts';
@@ -39,6 +40,8 @@ export const resources: ResourceDefinition[] = [
 
 export interface DomainOptions {
   prisma: PrismaClient;
+  /** Raw reads for list pages (Database.raw); defaults to Prisma. */
+  raw?: RawQueryable;
   clock?: Clock;
   authCacheTtlMs?: number;
   rateLimits?: Partial<Record<Bucket, number>>;
@@ -56,7 +59,7 @@ export function buildDomain(options: DomainOptions) {
     if (!service) throw new Error(`unknown resource ${name}`);
     return service;
   };
-  const services: Map<string, ResourceService> = new Map(resources.map((def) => [def.name, new ResourceService(def, { db, cursors, clock, resources: lookup })]));
+  const services: Map<string, ResourceService> = new Map(resources.map((def) => [def.name, new ResourceService(def, { db, raw: options.raw ?? db, cursors, clock, resources: lookup })]));
   return {
     clock,
     prisma: options.prisma,

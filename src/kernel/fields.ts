@@ -1,3 +1,4 @@
+import { Decimal } from 'decimal.js';
 import { z } from 'zod';
 import { parseCalendarDate, parseTimestamp } from './dates.ts';
 import { isUuid } from './ids.ts';
@@ -103,7 +104,8 @@ export function toStorage(field: FieldSpec, value: unknown): unknown {
 /** Value as written on the REST wire (and given to GraphQL). */
 export function toWire(kind: FieldKind | 'json' | 'string[]' | 'children', value: unknown, scale = 2): unknown {
   if (value === null || value === undefined) return null;
-  if (kind === 'decimal') return typeof value === 'object' && 'toFixed' in (value as object) ? (value as { toFixed(n: number): string }).toFixed(scale) : Number(value).toFixed(scale);
+  if (kind === 'decimal') return new Decimal(value as Decimal.Value).toFixed(scale);
+  if (kind === 'date' && typeof value === 'string') return value.slice(0, 10);
   if (typeof value === 'bigint') return Number(value);
   if (value instanceof Date) return kind === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
   return value;

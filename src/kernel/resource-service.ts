@@ -9,7 +9,7 @@ import { etagOf, parseIfMatch, type ExpectedVersion } from './etag.ts';
 import { appendEvent } from './events.ts';
 import { toStorage, toWire, valueSchema } from './fields.ts';
 import { isUuid, newId } from './ids.ts';
-import { runList, type ListResult } from './listing.ts';
+import { runList, type ListResult, type RawQueryable } from './listing.ts';
 import type { CursorCodec } from './cursor.ts';
 import { lockNumberSequence, nextNumber } from './numbering.ts';
 import { childOutputFields, outputFields, selectColumns, type ChildCollection, type ResourceDefinition } from './resource.ts';
@@ -23,6 +23,8 @@ export interface Single {
 
 export interface ResourceServiceDeps {
   db: TenantClient;
+  /** Where list pages are read (the kernel's list SQL is tenant-scoped by runList itself). */
+  raw: RawQueryable;
   cursors: CursorCodec;
   clock: Clock;
   /** The other resources' services (hooks cascade through them). */
@@ -133,7 +135,7 @@ export class ResourceService {
     const { def } = this;
     return runAsTenant(ctx.principal.accountId, async () => {
       const result = await runList<Row>(
-        this.deps.db,
+        this.deps.raw,
         {
           resource: def.plural,
           table: def.table,
