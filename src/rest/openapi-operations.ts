@@ -40,8 +40,8 @@ export interface ExtraOperation {
   query?: () => z.ZodObject;
   /** Path parameters other than {id}, with their descriptions. */
   params?: Record<string, string>;
-  /** The JSON body: the record travels under `key`. */
-  body?: { key: string; required: boolean; schema: (refs: SchemaRefs) => z.ZodType; description?: string };
+  /** The JSON body: the record travels under `key` (none: the body carries no record, e.g. an empty object). */
+  body?: { key?: string; required: boolean; schema: (refs: SchemaRefs) => z.ZodType; description?: string };
   ok: { status: 200 | 201 | 204; description: string; schema?: (refs: SchemaRefs) => z.ZodType; headers?: ('Location' | 'ETag')[] };
   /** Codes of the operation's own rules (the common ones are derived from the entry's shape). */
   errors: ErrorCode[];
@@ -117,6 +117,26 @@ const linkageComponents: Record<string, (refs: SchemaRefs) => z.ZodType> = {
     }),
 };
 
+// ---- estimate conversion ----
+
+const estimateConversionComponents: Record<string, (refs: SchemaRefs) => z.ZodType> = {
+  EstimateConversionRequest: () =>
+    z
+      .object({})
+      .strict()
+      .openapi({ description: 'Empty: the job is made from the estimate alone. No body or {} is accepted; any field answers 422 validation.failed (errors.body).' }),
+  EstimateConversionResponse: (refs) =>
+    z.object({
+      data: z.object({
+        estimate: refs.record('estimate'),
+        job: refs.record('job'),
+      }).openapi({
+        description:
+          'estimate: the estimate, now with converted_job_id and converted_at; job: the new job, with estimate_id, the estimate\'s customer_id, site_id, contact_id, system_id, title, scope_of_work, job_type, reference and customer_notes, and a copy of every line (item_id, description, quantity, unit_price, discount, tax_rate_id, taxable, labor_visible), so its amount equals the estimate\'s.',
+      }),
+    }),
+};
+
 // ---- system options ----
 
 /** The fields of a system option as LookupService.systemOptions serves them. */
@@ -129,6 +149,7 @@ const systemOptionShape = () => ({
 
 export const extraComponents: Record<string, (refs: SchemaRefs) => z.ZodType> = {
   ...linkageComponents,
+  ...estimateConversionComponents,
   SystemOption: () =>
     z.object(systemOptionShape()).openapi({ description: 'An entry of the shared, read-only system options catalog (a system\'s or site\'s system_option_id).' }),
   SystemOptionList: (refs) =>
@@ -200,6 +221,20 @@ export const extraOperations: ExtraOperation[] = [
     ok: { status: 201, description: 'The converted lead and the new customer.', schema: (refs) => refs.component('LeadConversionResponse'), headers: ['Location'] },
     errors: ['lead.already_converted'],
     includes: [{ kind: 'create', resource: 'customer' }],
+  },
+  {
+    method: 'post',
+    path: '/estimates/{id}/convert',
+    operationId: 'convertEstimate',
+    resource: 'estimate',
+    summary: 'Convert an accepted estimate into a job',
+    description:
+      "In one transaction: creates a job from an estimate whose status is Accepted (customer, site, contact, system, title, scope of work, job type, reference, customer notes and a copy of every line, at the estimate's prices and tax rates), records the estimate on the job (estimate_id) and the job on the estimate (converted_job_id, converted_at): what an invoice needs later. The job obeys the current rules of POST /jobs (module settings, live site, required custom fields): a violation is 422 validation.failed naming the field. Takes no body (or {}). Answers 201 with Location of the new job (no ETag). An estimate in another status: 409 estimate.not_accepted; an estimate converts once: again, 409 estimate.already_converted. Needs both scopes.",
+    scopes: ['estimates:write', 'jobs:write'],
+    body: { required: false, schema: (refs) => refs.component('EstimateConversionRequest') },
+    ok: { status: 201, description: 'The converted estimate and the new job.', schema: (refs) => refs.component('EstimateConversionResponse'), headers: ['Location'] },
+    errors: ['validation.failed', 'estimate.not_accepted', 'estimate.already_converted'],
+    includes: [{ kind: 'create', resource: 'job' }],
   },
   {
     method: 'get',

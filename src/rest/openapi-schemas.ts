@@ -5,7 +5,8 @@ import { valueSchema, type FieldKind, type FieldSpec } from '../kernel/fields.ts
 import type { Operator, ValueType } from '../kernel/listing.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../kernel/listing.ts';
 import { roles } from '../kernel/permissions.ts';
-import { childOutputFields, outputFields, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
+import { resources } from '../domain.ts';
+import { childOutputFields, outputFields, type ChildCollection, type ReadOnlyField, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
 import { allScopes } from '../kernel/scopes.ts';
 import { supportedVersions } from '../kernel/versioning.ts';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
@@ -181,23 +182,51 @@ function servedField(spec: FieldSpec, nullable: boolean): z.ZodType {
   return describe(nullable ? schema.nullable() : schema, spec.description, kindNote(spec, 'served'), referenceNote(spec));
 }
 
-/** Component name of a child collection's entry: Contact + "phone number" -> ContactPhoneNumber. */
+/** The resources whose child collections store their entries in `model` (line items: jobs and estimates). */
+function childOwners(model: string): ResourceDefinition[] {
+  return resources.filter((def) => Object.values(def.children ?? {}).some((collection) => collection.model === model));
+}
+
+/**
+ * Component name of a child collection's entry. An entry shape shared by several resources (same child model,
+ * e.g. line items of jobs and estimates) is one component named after the model (Lineitem); otherwise the
+ * class and the label: Contact + "phone number" -> ContactPhoneNumber, Job + "job assignment" -> JobAssignment.
+ */
 export function childSchemaName(def: ResourceDefinition, collection: ChildCollection): string {
-  return `${def.className}${pascalWords(collection.label)}`;
+  if (childOwners(collection.model).length > 1) return pascalWords(collection.model);
+  const label = pascalWords(collection.label);
+  return label.startsWith(def.className) ? label : `${def.className}${label}`;
+}
+
+/** Who owns entries of the collection, for descriptions: "Job or Estimate". */
+function ownerNames(def: ResourceDefinition, collection: ChildCollection): string {
+  const owners = childOwners(collection.model).map((owner) => owner.className);
+  return owners.length > 1 ? `${owners.slice(0, -1).join(', ')} or ${owners.at(-1)}` : def.className;
 }
 
 const pascalWords = (s: string) => s.replace(/(^|[_\s])([a-z])/g, (_m, _sep, c: string) => c.toUpperCase()).replace(/[_\s]/g, '');
 
-/** One served entry of a child collection (childOutputFields), registered as <Class><Label>. */
+/** A read-only field as served (never accepted): its kind (decimals with their scale), enum, readOnly: true. */
+function readOnlySchema(spec: ReadOnlyField, nullable: boolean): z.ZodType {
+  const decimal = spec.kind === 'decimal' && !spec.enum;
+  const schema = decimal ? decimalServedSchema({ kind: 'decimal', scale: spec.scale ?? 2, create: 'not_accepted', update: 'not_accepted' }) : servedKindSchema(spec.kind, spec.enum);
+  const note = decimal ? `Exact decimal served as a string with exactly ${spec.scale ?? 2} decimal places.` : kindNotes[spec.kind as FieldKind];
+  return describe(nullable ? schema.nullable() : schema, spec.description, note, 'Read-only: served, never accepted.').openapi({ readOnly: true });
+}
+
+/** One served entry of a child collection (childOutputFields), registered under childSchemaName. */
 function childRecordSchema(def: ResourceDefinition, collection: ChildCollection): z.ZodType {
   const shape: Record<string, z.ZodType> = {};
   for (const info of childOutputFields(collection)) {
     const spec = collection.fields[info.name];
-    shape[info.name] = spec ? servedField(spec, info.nullable) : uuid().openapi({ description: `Id of the ${collection.label}; send it back to keep or change the entry.` });
+    const readOnly = collection.readOnly?.[info.name];
+    if (readOnly) shape[info.name] = readOnlySchema(readOnly, info.nullable);
+    else if (spec) shape[info.name] = servedField(spec, info.nullable);
+    else shape[info.name] = uuid().openapi({ description: `Id of the ${collection.label}; send it back to keep or change the entry.` });
   }
   return z
     .object(shape)
-    .openapi(childSchemaName(def, collection), { description: `One ${collection.label} of a ${def.className}.` });
+    .openapi(childSchemaName(def, collection), { description: `One ${collection.label} of a ${ownerNames(def, collection)}.` });
 }
 
 /** The record as served, field by field from outputFields(def). */
@@ -208,8 +237,7 @@ export function recordSchema(def: ResourceDefinition): z.ZodObject {
     const readOnly = def.readOnly?.[info.name];
     const spec = writeOnly.has(info.name) ? undefined : def.fields[info.name];
     if (readOnly) {
-      const schema = servedKindSchema(readOnly.kind, readOnly.enum);
-      shape[info.name] = describe(info.nullable ? schema.nullable() : schema, readOnly.description, kindNotes[readOnly.kind as FieldKind], 'Read-only.').openapi({ readOnly: true });
+      shape[info.name] = readOnlySchema(readOnly, info.nullable);
     } else if (info.kind === 'children') {
       const collection = info.children!;
       shape[info.name] = z.array(childRecordSchema(def, collection)).openapi({ description: `The ${collection.label} entries, in the order last written.` });
@@ -279,9 +307,15 @@ export function bodyObject(shape: Record<string, z.ZodType>, description: string
     });
 }
 
+/** The sentence saying which served fields of an entry the server computes (they are in no body). */
+function computedNote(collection: ChildCollection): string {
+  const computed = Object.keys(collection.readOnly ?? {});
+  return computed.length ? ` The server computes ${computed.join(', ')}: they are served, never accepted.` : '';
+}
+
 /** One entry of a child collection in a create body: its fields with their create rules, no id. */
 function childCreateSchema(def: ResourceDefinition, collection: ChildCollection): z.ZodType {
-  return bodyObject(writeShape(collection.fields, 'create'), `A new ${collection.label}.`, ['id']).openapi(`${childSchemaName(def, collection)}Create`);
+  return bodyObject(writeShape(collection.fields, 'create'), `A new ${collection.label}.${computedNote(collection)}`, ['id']).openapi(`${childSchemaName(def, collection)}Create`);
 }
 
 /**
@@ -289,12 +323,12 @@ function childCreateSchema(def: ResourceDefinition, collection: ChildCollection)
  * that entry (omitted fields are kept); without an id it is a new entry with the create rules.
  */
 function childUpdateSchema(def: ResourceDefinition, collection: ChildCollection): z.ZodType {
-  const existing: Record<string, z.ZodType> = { id: uuid().openapi({ description: `Id of an existing ${collection.label} of this ${def.className}; any other id gives 422 validation.failed.` }) };
+  const existing: Record<string, z.ZodType> = { id: uuid().openapi({ description: `Id of an existing ${collection.label} of this ${ownerNames(def, collection)}; any other id gives 422 validation.failed.` }) };
   for (const [name, schema] of Object.entries(writeShape(collection.fields, 'update'))) existing[name] = schema;
   const kept = z.object(existing).strict().openapi({ description: `An existing ${collection.label}, kept and changed: omitted fields keep their values.` });
   const fresh = z.object(writeShape(collection.fields, 'create')).strict().openapi({ description: `A new ${collection.label} (no id).` });
   return z.union([kept, fresh]).openapi(`${childSchemaName(def, collection)}Update`, {
-    description: `An entry of the ${collection.label} snapshot: with id it updates that entry, without id it creates one.`,
+    description: `An entry of the ${collection.label} snapshot: with id it updates that entry, without id it creates one.${computedNote(collection)}`,
   });
 }
 

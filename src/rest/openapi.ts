@@ -26,7 +26,7 @@ import {
 // GET /api/v2/openapi.json: an OpenAPI 3.1 document generated from the resource declarations (src/domain.ts
 // `resources`), the kernel's field kinds, list rules and error catalog, for exactly the routes api-router.ts
 // mounts. Nothing here is written per resource; a new declaration appears in the document by itself. Routes
-// beyond the five standard ones (linkages, lead conversion, system options) are declared in openapi-operations.ts.
+// beyond the five standard ones (linkages, lead and estimate conversion, system options) are declared in openapi-operations.ts.
 
 const BASE_PATH = '/api/v2';
 const SCHEME = 'bearerAuth';

@@ -117,7 +117,7 @@ describe('routes', () => {
       expect.arrayContaining([
         'GET /me',
         ...Object.keys(lookupKinds).map((kind) => `GET /${kind}`),
-        ...['customers', 'sites', 'contacts', 'leads', 'items', 'customer_item_prices', 'tax_rates', 'systems'].flatMap((plural) => [
+        ...['customers', 'sites', 'contacts', 'leads', 'items', 'customer_item_prices', 'tax_rates', 'systems', 'jobs', 'estimates'].flatMap((plural) => [
           `GET /${plural}`,
           `POST /${plural}`,
           `GET /${plural}/{id}`,
@@ -129,11 +129,12 @@ describe('routes', () => {
         'PATCH /contacts/{id}/linkages/{linkage_id}',
         'DELETE /contacts/{id}/linkages/{linkage_id}',
         'POST /leads/{id}/convert',
+        'POST /estimates/{id}/convert',
         'GET /system_options',
         'GET /openapi.json',
       ]),
     );
-    expect(resources.map((def) => def.className)).toEqual(['Customer', 'Site', 'Contact', 'Lead', 'Item', 'CustomerItemPrice', 'TaxRate', 'System']);
+    expect(resources.map((def) => def.className)).toEqual(['Customer', 'Site', 'Contact', 'Lead', 'Item', 'CustomerItemPrice', 'TaxRate', 'System', 'Job', 'Estimate']);
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/api/v2' })]);
   });
 
@@ -247,6 +248,20 @@ describe('routes', () => {
     });
   });
 
+  it('documents the estimate conversion: no body or {}, 201 {data: {estimate, job}} with the job\'s Location', () => {
+    const convert = doc.paths['/estimates/{id}/convert'].post;
+    expect(convert.tags).toEqual(['Estimates']);
+    expect(convert.requestBody.required).toBe(false);
+    expect(requestSchema('/estimates/{id}/convert', 'post')).toMatchObject({ type: 'object', properties: {}, additionalProperties: false });
+    expect(Object.keys(convert.responses['201'].headers)).toContain('Location');
+    expect(Object.keys(convert.responses['201'].headers)).not.toContain('ETag');
+    expect(okSchemaRef('/estimates/{id}/convert', 'post', '201')).toBe('#/components/schemas/EstimateConversionResponse');
+    expect(schema('EstimateConversionResponse').properties.data).toMatchObject({
+      required: ['estimate', 'job'],
+      properties: { estimate: { $ref: '#/components/schemas/Estimate' }, job: { $ref: '#/components/schemas/Job' } },
+    });
+  });
+
   it('documents the Fieldline-Version request header with the supported versions on every authenticated operation', () => {
     for (const { path, method, op } of operations()) {
       const version = (op.parameters ?? []).map(deref).find((p: any) => p.name === 'Fieldline-Version');
@@ -285,20 +300,25 @@ describe('security', () => {
       expect(doc.paths[path][method]['x-required-scope'], `${method} ${path}`).toBe('contacts:write');
       expect(doc.paths[path][method].security).toEqual([{ bearerAuth: ['contacts:write'] }]);
     }
-    const convert = doc.paths['/leads/{id}/convert'].post;
-    expect(convert.security).toEqual([{ bearerAuth: ['leads:write', 'customers:write'] }]);
-    expect(convert['x-required-scopes']).toEqual(['leads:write', 'customers:write']);
-    expect(convert['x-required-scope']).toBeUndefined();
+    for (const [path, scopes] of [['/leads/{id}/convert', ['leads:write', 'customers:write']], ['/estimates/{id}/convert', ['estimates:write', 'jobs:write']]] as const) {
+      const convert = doc.paths[path].post;
+      expect(convert.security, path).toEqual([{ bearerAuth: scopes }]);
+      expect(convert['x-required-scopes']).toEqual(scopes);
+      expect(convert['x-required-scope']).toBeUndefined();
+    }
     for (const { op } of operations()) if (op['x-required-scope']) expect(op['x-required-scopes']).toEqual([op['x-required-scope']]);
   });
 
-  it('refuses the conversion to a key lacking either documented scope', async () => {
+  it('refuses each conversion to a key lacking either documented scope', async () => {
     const tenant = await t.tenant();
-    for (const scopes of [['leads:write'], ['customers:write']]) {
-      const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes });
-      const res = await client(`${t.url}/api/v2`, key.token).post(`/leads/${SOME_ID}/convert`);
-      expectProblem(res, { status: 403, code: 'auth.scope_missing' });
-      expect(doc.paths['/leads/{id}/convert'].post.security[0].bearerAuth).toContain(res.body.required_scope);
+    for (const [path, scopes] of [['/leads/{id}/convert', ['leads:write', 'customers:write']], ['/estimates/{id}/convert', ['estimates:write', 'jobs:write']]] as const) {
+      for (const granted of scopes) {
+        const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: [granted] });
+        const res = await client(`${t.url}/api/v2`, key.token).post(concretePath(path));
+        expectProblem(res, { status: 403, code: 'auth.scope_missing' });
+        expect(res.body.required_scope).not.toBe(granted);
+        expect(doc.paths[path].post.security[0].bearerAuth).toContain(res.body.required_scope);
+      }
     }
   });
 });
@@ -536,6 +556,121 @@ describe('ContactLinkage', () => {
   });
 });
 
+describe('Job, Estimate and their line items', () => {
+  const conventions = ['number', 'status', 'labels', 'custom_fields'];
+  // The spec's Job table, plus what the dispatch board needs (scheduled_start, scheduled_end, assignments).
+  const jobFields = [
+    'customer_id', 'site_id', 'contact_id', 'title', 'scope_of_work', 'work_description', 'customer_notes', 'reference', 'system_id',
+    'job_type', 'priority', 'due_date', ...conventions, 'lineitems', 'scheduled_start', 'scheduled_end', 'assignments',
+  ];
+  const estimateFields = [
+    'customer_id', 'site_id', 'contact_id', 'title', 'description', 'scope_of_work', 'estimate_date', 'expiration_date', 'job_type',
+    'system_id', 'reference', ...conventions, 'customer_notes', 'tax_rate_id', 'lineitems',
+  ];
+  const lineInputs = ['item_id', 'description', 'quantity', 'unit_price', 'discount', 'tax_rate_id', 'taxable', 'labor_visible'];
+  const lineComputed = ['discount_amount', 'tax_amount', 'line_total', 'tax_applied'];
+  const cents = '^-?\\d+\\.\\d{2}$';
+
+  it('serves every field of the spec\'s Job, the dispatch fields and the read-only amount and estimate_id', () => {
+    const record = schema('Job');
+    expect(Object.keys(record.properties).sort()).toEqual([...jobFields, 'amount', 'estimate_id', 'id', 'created_at', 'updated_at'].sort());
+    expect(record.properties.amount).toMatchObject({ type: 'string', format: 'decimal', pattern: cents, readOnly: true });
+    expect(record.properties.estimate_id).toMatchObject({ type: ['string', 'null'], format: 'uuid', readOnly: true });
+    expect(record.properties.due_date).toMatchObject({ format: 'date' });
+    expect(record.properties.scheduled_start).toMatchObject({ format: 'date-time' });
+    expect(record.properties.lineitems).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/Lineitem' } });
+    expect(record.properties.assignments).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/JobAssignment' } });
+    expect(Object.keys(schema('JobAssignment').properties).sort()).toEqual(['id', 'user_id']);
+    expect(schema('JobAssignment').properties.user_id).toMatchObject({ type: 'integer', format: 'int64' });
+  });
+
+  it('Job bodies: nothing required on create (site_id is conditional), status only on update, amount and estimate_id never', () => {
+    const create = schema('JobCreate');
+    expect(create.required).toBeUndefined();
+    expect(Object.keys(create.properties).sort()).toEqual(jobFields.filter((f) => f !== 'status').sort());
+    expect(create['x-not-accepted']).toEqual(['status']);
+    expect(create.properties.site_id.description).toContain('AddressRequired');
+    expect(create.properties.system_id.description).toContain('System module');
+    expect(create.properties.lineitems.items.$ref).toBe('#/components/schemas/LineitemCreate');
+    expect(create.properties.assignments.items.$ref).toBe('#/components/schemas/JobAssignmentCreate');
+    const update = schema('JobUpdate');
+    expect(update.required).toBeUndefined();
+    expect(Object.keys(update.properties).sort()).toEqual([...jobFields].sort());
+    expect(update.properties.lineitems.items.$ref).toBe('#/components/schemas/LineitemUpdate');
+    expect(update.properties.lineitems.description).toContain('snapshot');
+    expect(update.properties.number.description).toContain('number.immutable');
+    for (const body of [create, update]) expect(body.additionalProperties).toBe(false);
+  });
+
+  it('serves every field of the spec\'s Estimate with the server-computed amount and the conversion fields read-only', () => {
+    const record = schema('Estimate');
+    expect(Object.keys(record.properties).sort()).toEqual([...estimateFields, 'amount', 'converted_job_id', 'converted_at', 'id', 'created_at', 'updated_at'].sort());
+    expect(record.properties.amount).toMatchObject({ type: 'string', format: 'decimal', pattern: cents, readOnly: true });
+    expect(record.properties.converted_job_id).toMatchObject({ type: ['string', 'null'], format: 'uuid', readOnly: true });
+    expect(record.properties.converted_at).toMatchObject({ type: ['string', 'null'], format: 'date-time', readOnly: true });
+    expect(record.properties.lineitems.items.$ref).toBe('#/components/schemas/Lineitem');
+    const create = schema('EstimateCreate');
+    expect(create.required).toBeUndefined();
+    expect(Object.keys(create.properties).sort()).toEqual(estimateFields.filter((f) => f !== 'status').sort());
+    expect(create['x-not-accepted']).toEqual(['status']);
+    const update = schema('EstimateUpdate');
+    expect(Object.keys(update.properties).sort()).toEqual([...estimateFields].sort());
+    expect(update.properties.tax_rate_id).toMatchObject({ format: 'uuid' });
+    expect(doc.paths['/estimates/{id}'].patch.responses['403']['x-error-codes']).toContain('auth.permission_denied');
+  });
+
+  it('serves a line item\'s inputs and its computed fields (read-only, cents), shared by jobs and estimates', () => {
+    const line = schema('Lineitem');
+    expect(Object.keys(line.properties).sort()).toEqual(['id', ...lineInputs, ...lineComputed].sort());
+    expect(line.description).toContain('Job or Estimate');
+    for (const field of ['discount_amount', 'tax_amount', 'line_total']) {
+      expect(line.properties[field], field).toMatchObject({ type: 'string', format: 'decimal', pattern: cents, readOnly: true });
+    }
+    expect(line.properties.tax_applied).toMatchObject({ type: 'boolean', readOnly: true });
+    expect(line.properties.quantity).toMatchObject({ type: 'string', pattern: '^-?\\d+\\.\\d{4}$' });
+    expect(line.properties.quantity.readOnly).toBeUndefined();
+    expect(schema('JobLineitem')).toBeUndefined();
+    expect(schema('EstimateLineitem')).toBeUndefined();
+  });
+
+  it('line item bodies: quantity required on a new line, the computed fields in no body', () => {
+    const create = schema('LineitemCreate');
+    expect(create).toMatchObject({ required: ['quantity'], additionalProperties: false, 'x-not-accepted': ['id'] });
+    expect(Object.keys(create.properties).sort()).toEqual([...lineInputs].sort());
+    expect(create.properties.discount.anyOf[1]).toMatchObject({ type: 'number', minimum: 0, maximum: 100 });
+    expect(create.properties.unit_price.description).toContain('customer');
+    const [existing, fresh] = schema('LineitemUpdate').anyOf;
+    expect(existing).toMatchObject({ required: ['id'], additionalProperties: false });
+    expect(Object.keys(existing.properties).sort()).toEqual(['id', ...lineInputs].sort());
+    expect(fresh).toMatchObject({ required: ['quantity'], additionalProperties: false });
+    expect(Object.keys(fresh.properties).sort()).toEqual([...lineInputs].sort());
+    for (const body of [create, existing, fresh]) for (const field of lineComputed) expect(body.properties[field], field).toBeUndefined();
+  });
+
+  it('answers as documented: a computed field sent in a line is refused, the computed values are served', async () => {
+    const tenant = await t.tenant();
+    const api = client(`${t.url}/api/v2`, tenant.token);
+    const customer = await createRecord(api, 'customers', 'customer', { organization: 'Computed Lines' });
+    const site = await createSite(api, { type: 'Customer', id: customer.id });
+    const refused = await api.post('/estimates', { estimate: { site_id: site.id, lineitems: [{ quantity: 1, unit_price: '10', line_total: '1.00' }] } });
+    expectProblem(refused, { status: 422, code: 'validation.failed', errors: { 'lineitems.0.line_total': true }, onlyErrors: true });
+    const made = await api.post('/estimates', { estimate: { site_id: site.id, lineitems: [{ quantity: '3', unit_price: 0.1, discount: 10 }] } });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.data.lineitems[0]).toMatchObject({ quantity: '3.0000', unit_price: '0.1000', discount_amount: '0.03', tax_amount: '0.00', line_total: '0.27', tax_applied: false });
+    expect(made.body.data.amount).toBe('0.27');
+    expect(mismatches(made.body, { $ref: '#/components/schemas/EstimateResponse' }, 'estimate')).toEqual([]);
+  });
+
+  it('lists jobs and estimates with the spec\'s filters: status (= and [in]) and created_at and updated_at ranges', () => {
+    for (const plural of ['jobs', 'estimates']) {
+      const names = doc.paths[`/${plural}`].get.parameters.map(deref).map((p: any) => p.name);
+      expect(names, plural).toEqual(
+        expect.arrayContaining(['q', 'sort', 'status', 'status[in]', ...['created_at', 'updated_at'].flatMap((f) => ['gt', 'gte', 'lt', 'lte'].map((op) => `${f}[${op}]`))]),
+      );
+    }
+  });
+});
+
 describe('catalog (items, customer item prices, tax rates, systems)', () => {
   it('documents a decimal as a string with exactly its scale when served, a decimal string or a bounded number on write', () => {
     expect(schema('Item').properties.unit_price).toMatchObject({ type: 'string', format: 'decimal', pattern: '^-?\\d+\\.\\d{4}$' });
@@ -732,12 +867,42 @@ describe('every resource', () => {
     const item = await api.post('/items', { item: { name: 'Filter 16x25', item_type: 'material', unit_price: '12.5', cost: 3.25, sku: 'F-1625' } });
     check('ItemResponse', item, 'POST /items');
     check('CustomerItemPriceResponse', await api.post('/customer_item_prices', { customer_item_price: { customer_id: customer.body.data.id, item_id: item.body.data.id, unit_price: 10 } }), 'POST /customer_item_prices');
-    check('TaxRateResponse', await api.post('/tax_rates', { tax_rate: { name: 'State', rate: '8.25' } }), 'POST /tax_rates');
+    const taxRate = await api.post('/tax_rates', { tax_rate: { name: 'State', rate: '8.25' } });
+    check('TaxRateResponse', taxRate, 'POST /tax_rates');
     const system = { site_id: site.body.data.id, system_type: 'HVAC', name: 'Furnace', install_date: '2024-03-01', system_option_id: systemOptionIds[0] };
     check('SystemResponse', await api.post('/systems', { system }), 'POST /systems');
     check('SystemResponse', await api.post('/systems', { system: { ...system, name: 'Second furnace', confirmed: true } }), 'POST /systems confirmed');
     check('SystemOptionList', await api.get('/system_options'), 'GET /system_options');
     check('SystemOptionList', await api.get('/system_options?system_type=HVAC'), 'GET /system_options?system_type');
+    // Jobs and estimates need a site (AddressRequired is Yes by default): the customer's HQ.
+    const lines = [
+      { item_id: item.body.data.id, quantity: '2' },
+      { description: 'Labor', quantity: 1.5, unit_price: 80, discount: '10', taxable: false, labor_visible: false },
+    ];
+    const estimate = await api.post('/estimates', { estimate: { site_id: site.body.data.id, title: 'Replace filters', tax_rate_id: taxRate.body.data.id, estimate_date: '2026-01-05', lineitems: lines } });
+    check('EstimateResponse', estimate, 'POST /estimates');
+    expect(estimate.body.data.lineitems).toHaveLength(2);
+    const accepted = await api.patch(`/estimates/${estimate.body.data.id}`, { estimate: { status: 'Accepted' } }, ifMatch(estimate.headers.get('etag')!));
+    check('EstimateResponse', accepted, 'PATCH /estimates/{id}');
+    const converted = await api.post(`/estimates/${estimate.body.data.id}/convert`);
+    check('EstimateConversionResponse', converted, 'POST /estimates/{id}/convert');
+    expect(converted.status).toBe(201);
+    expect(converted.headers.get('location')).toBe(`/api/v2/jobs/${converted.body.data.job.id}`);
+    expect(converted.body.data.job.lineitems).toHaveLength(2);
+    const job = await api.post('/jobs', {
+      job: {
+        site_id: site.body.data.id,
+        title: 'Service visit',
+        due_date: '2026-02-01',
+        scheduled_start: '2026-02-01T09:00:00Z',
+        scheduled_end: '2026-02-01T11:00:00Z',
+        assignments: [{ user_id: tenant.userId }],
+        lineitems: [{ item_id: item.body.data.id, quantity: '1', tax_rate_id: taxRate.body.data.id }],
+      },
+    });
+    check('JobResponse', job, 'POST /jobs');
+    expect(job.body.data.assignments).toHaveLength(1);
+    expect(job.body.data.lineitems[0].tax_applied).toBe(true);
     for (const def of resources) {
       check(`${def.className}List`, await api.get(`/${def.plural}`), `GET /${def.plural}`);
       const first = seen.find(([ref]) => ref === `${def.className}List`)![1].data[0];
@@ -754,6 +919,9 @@ describe('every resource', () => {
     expect(mismatches({ ...linkage.body.data, linkable_type: 'Job' }, { $ref: '#/components/schemas/ContactLinkage' }, 'linkage')).not.toEqual([]);
     expect(mismatches({ ...item.body.data, unit_price: 12.5 }, { $ref: '#/components/schemas/Item' }, 'item')).not.toEqual([]);
     expect(mismatches({ ...item.body.data, unit_price: '12.5' }, { $ref: '#/components/schemas/Item' }, 'item')).not.toEqual([]);
+    const [line] = job.body.data.lineitems;
+    expect(mismatches({ ...job.body.data, lineitems: [{ ...line, line_total: Number(line.line_total) }] }, { $ref: '#/components/schemas/Job' }, 'job')).not.toEqual([]);
+    expect(mismatches({ ...job.body.data, amount: '10.8' }, { $ref: '#/components/schemas/Job' }, 'job')).not.toEqual([]);
     const { contact_id: _dropped, ...partial } = linkage.body.data;
     expect(mismatches(partial, { $ref: '#/components/schemas/ContactLinkage' }, 'linkage')).not.toEqual([]);
   });
@@ -833,6 +1001,16 @@ describe('errors', () => {
     // Conversion creates a customer: the customer create rules apply.
     expect(codesAt('/leads/{id}/convert', 'post', '422')).toEqual(['validation.failed', 'status.transition_invalid']);
     expect(codesAt('/leads/{id}/convert', 'post', '404')).toEqual(['resource.not_found']);
+    expect(codesAt('/estimates/{id}/convert', 'post', '409')).toEqual(['estimate.not_accepted', 'estimate.already_converted']);
+    // Conversion creates a job with the job create rules; a non-empty body is refused.
+    expect(codesAt('/estimates/{id}/convert', 'post', '422')).toEqual(['validation.failed', 'status.transition_invalid']);
+    expect(codesAt('/estimates/{id}/convert', 'post', '404')).toEqual(['resource.not_found']);
+    expect(codesAt('/estimates/{id}/convert', 'post', '403')).toContain('auth.scope_missing');
+    // Only moving an estimate to Sent, Accepted or Declined checks the user's permission.
+    expect(codesAt('/estimates/{id}', 'patch', '403')).toContain('auth.permission_denied');
+    for (const [path, method] of [['/estimates/{id}/convert', 'post'], ['/estimates', 'post'], ['/jobs/{id}', 'patch'], ['/customers/{id}', 'patch']]) {
+      expect(codesAt(path, method, '403'), `${method} ${path}`).not.toContain('auth.permission_denied');
+    }
     const example = doc.paths['/contacts/{id}/linkages'].post.responses['422'].content['application/problem+json'].examples['validation.failed'].value;
     expect(example.errors).toEqual({ linkage: ['is missing'] });
   });
@@ -860,6 +1038,28 @@ describe('errors', () => {
     const again = await api.post(`/leads/${lead.id}/convert`);
     expectProblem(again, { status: 409, code: 'lead.already_converted' });
     documented('/leads/{id}/convert', 'post', again);
+
+    const customer = await createRecord(api, 'customers', 'customer', { organization: 'Converting Co' });
+    const site = await createSite(api, { type: 'Customer', id: customer.id });
+    const estimate = await createRecord(api, 'estimates', 'estimate', { site_id: site.id, lineitems: [{ quantity: 1, unit_price: 5 }] });
+    const draft = await api.post(`/estimates/${estimate.id}/convert`);
+    expectProblem(draft, { status: 409, code: 'estimate.not_accepted' });
+    documented('/estimates/{id}/convert', 'post', draft);
+    const technician = await t.app.domain.admin.createUser({ accountId: tenant.accountId, name: 'Tech', email: 'tech@example.test', role: 'technician' });
+    const techKey = await t.app.domain.admin.createKey({ userId: technician.id });
+    const denied = await client(`${t.url}/api/v2`, techKey.token).patch(`/estimates/${estimate.id}`, { estimate: { status: 'Accepted' } }, ifMatch(estimate.etag));
+    expectProblem(denied, { status: 403, code: 'auth.permission_denied' });
+    documented('/estimates/{id}', 'patch', denied);
+    const accepted = await api.patch(`/estimates/${estimate.id}`, { estimate: { status: 'Accepted' } }, ifMatch(estimate.etag));
+    expect(accepted.status, accepted.text).toBe(200);
+    const withBody = await api.post(`/estimates/${estimate.id}/convert`, { job: { title: 'x' } });
+    expectProblem(withBody, { status: 422, code: 'validation.failed' });
+    documented('/estimates/{id}/convert', 'post', withBody);
+    expect((await api.post(`/estimates/${estimate.id}/convert`, {})).status).toBe(201);
+    const twice = await api.post(`/estimates/${estimate.id}/convert`);
+    expectProblem(twice, { status: 409, code: 'estimate.already_converted' });
+    documented('/estimates/{id}/convert', 'post', twice);
+
     const missing = await api.get(`/contacts/${SOME_ID}/linkages`);
     expectProblem(missing, { status: 404, code: 'resource.not_found' });
     documented('/contacts/{id}/linkages', 'get', missing);
