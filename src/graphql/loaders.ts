@@ -31,9 +31,22 @@ export interface RelationLoaders {
   linkagesTo: DataLoader<ParentKey, WireLinkage[]>;
   /** Linkages of a live contact, oldest first. */
   linkagesOf: DataLoader<string, WireLinkage[]>;
+  /** Live records of a resource whose `column` is the key (Site.systems, Customer.jobs ...), oldest first. */
+  recordsBy(name: RecordName, column: string): DataLoader<string, WireRecord[]>;
+  /** Users of the caller's account by id (assignees), active or not; null when absent. */
+  user: DataLoader<string, WireUser | null>;
 }
 
-export type RecordName = 'customer' | 'lead' | 'site' | 'contact';
+/** Resources that relations return. */
+export type RecordName = 'customer' | 'lead' | 'site' | 'contact' | 'system' | 'item' | 'tax_rate' | 'job' | 'estimate';
+
+/** A user of the account as relations show it (assignees). */
+export interface WireUser {
+  id: number;
+  name: string;
+  email: string;
+  role: string;
+}
 
 type Row = Record<string, unknown> & { id: string };
 type FindMany = { findMany(args: object): Promise<Row[]> };
@@ -154,5 +167,37 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
     }),
   );
 
-  return { record, sitesOf, linkagesTo, linkagesOf };
+  const byColumn = new Map<string, DataLoader<string, WireRecord[]>>();
+  const recordsBy = (name: RecordName, column: string) => {
+    const cacheKey = `${name}.${column}`;
+    let loader = byColumn.get(cacheKey);
+    if (!loader) {
+      const service = domain.resource(name);
+      loader = new DataLoader<string, WireRecord[]>(
+        asTenant(async (keys) => {
+          const live = service.def.conventions.softDelete ? { deleted_at: null } : {};
+          const rows = await delegate(service.def.model).findMany({
+            where: { [column]: { in: [...new Set(keys)] }, ...live },
+            orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+          });
+          const children = service.def.children ? await service.loadChildren(db, rows.map((row) => row.id)) : undefined;
+          const groups = groupBy(rows, (row) => String(row[column]));
+          return keys.map((key) => (groups.get(key) ?? []).map((row) => service.serialize(row, children)));
+        }),
+      );
+      byColumn.set(cacheKey, loader);
+    }
+    return loader;
+  };
+
+  const user = new DataLoader<string, WireUser | null>(
+    asTenant(async (ids) => {
+      const wanted = [...new Set(ids)].filter((id) => /^\d{1,18}$/.test(id)).map((id) => BigInt(id));
+      const rows = wanted.length === 0 ? [] : await db.user.findMany({ where: { id: { in: wanted } }, select: { id: true, name: true, email: true, role: true } });
+      const byId = new Map(rows.map((row) => [String(row.id), { id: Number(row.id), name: row.name, email: row.email, role: row.role }]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+  );
+
+  return { record, sitesOf, linkagesTo, linkagesOf, recordsBy, user };
 }

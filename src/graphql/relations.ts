@@ -33,7 +33,7 @@ export interface RelationTypes {
   ContactLinkage: ObjectRef<any, WireLinkage>;
 }
 
-export function registerRelations(builder: Builder, types: Record<RecordName, ResourceTypes>): RelationTypes {
+export function registerRelations(builder: Builder, types: Record<'customer' | 'lead' | 'site' | 'contact', ResourceTypes>): RelationTypes {
   const Customer = types.customer.record;
   const Lead = types.lead.record;
   const Site = types.site.record;

@@ -188,6 +188,8 @@ export function listEntries(args: ListArgument[], values: Record<string, unknown
 export interface ResourceTypes {
   def: ResourceDefinition;
   record: ObjectRef<any, RecordShape>;
+  /** The object type of each child collection's entries, by collection name (Job.lineitems -> Lineitem). */
+  children: Record<string, ObjectRef<any, Record<string, unknown>>>;
 }
 
 export function registerResource(builder: Builder, def: ResourceDefinition, shared: SharedTypes): ResourceTypes {
@@ -319,7 +321,10 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
     }),
   }));
 
-  return { def, record: recordRef };
+  const children = Object.fromEntries(
+    Object.entries(def.children ?? {}).map(([name, collection]) => [name, childRefs.get(collection)!.output as ObjectRef<any, Record<string, unknown>>]),
+  );
+  return { def, record: recordRef, children };
 }
 
 /**

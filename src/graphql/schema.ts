@@ -7,12 +7,15 @@ import { registerLookups } from './lookups.ts';
 import { registerLeadConversion, registerLinkageOperations } from './linkages.ts';
 import type { RecordName } from './loaders.ts';
 import { registerRelations } from './relations.ts';
+import { registerDispatchBoard } from './dispatch.ts';
+import { registerWorkRelations } from './work.ts';
 import { registerResource, type ResourceTypes } from './resource-schema.ts';
 import { registerSharedTypes } from './shared-types.ts';
 
 /**
  * The GraphQL schema: identity, lookups, every declared resource, and — when customers, leads, sites and
- * contacts are all declared — their relations, contact linkages and lead conversion. Needs no database.
+ * contacts are all declared — their relations, contact linkages and lead conversion; with systems, items, tax
+ * rates, jobs and estimates too, the work relations, convertEstimate and the dispatch board. Needs no database.
  */
 export function buildSchema(definitions: readonly ResourceDefinition[] = resources): GraphQLSchema {
   const builder = createBuilder();
@@ -29,6 +32,12 @@ export function buildSchema(definitions: readonly ResourceDefinition[] = resourc
     const relations = registerRelations(builder, byName);
     registerLinkageOperations(builder, relations, shared);
     registerLeadConversion(builder, byName);
+  }
+  const work: RecordName[] = [...related, 'system', 'item', 'tax_rate', 'job', 'estimate'];
+  if (work.every((name) => types.has(name))) {
+    const byName = Object.fromEntries(work.map((name) => [name, types.get(name)!])) as Record<RecordName, ResourceTypes>;
+    registerWorkRelations(builder, byName);
+    registerDispatchBoard(builder, byName.job);
   }
   return builder.toSchema();
 }

@@ -1,0 +1,199 @@
+// npm run bench:dispatch — the GraphQL dispatchBoard query (one week, ~1,000 of 10,000 jobs, each with customer,
+// site, contact, assignees and line items) through the real app over HTTP, beside the same data fetched by ONE
+// hand-written SQL statement (json_agg joins) with pg, in the same run, on a PostgreSQL database of its own.
+// Knobs: BENCH_DATABASE_URL (server to create fl_bench_<random> on), BENCH_SAMPLES (requests per path, default 40).
+import pg from 'pg';
+import { buildApp, type App } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { openDatabase, type Database } from '../src/db/client.ts';
+import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
+import { ms, quantile, table } from './lib/stats.ts';
+
+const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const samples = Number(process.env.BENCH_SAMPLES ?? 40);
+const JOBS = 10_000;
+const CUSTOMERS = 2_000;
+const TECHS = 10;
+const DAY = 86_400_000;
+/** Jobs are spread evenly over 10 weeks from this instant: one week holds 1,000 of them. */
+const FIRST = Date.parse('2031-01-06T00:00:00.000Z');
+const WINDOW = { from: new Date(FIRST + 21 * DAY).toISOString(), to: new Date(FIRST + 28 * DAY).toISOString() };
+const unlimited = 1_000_000_000;
+
+let benchDb: BenchDatabase | null = null;
+let app: App | null = null;
+let database: Database | null = null;
+let sql: pg.Client | null = null;
+let cleaning: Promise<void> | null = null;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await app?.close().catch(() => {});
+    await database?.close().catch(() => {});
+    await sql?.end().catch(() => {});
+    await benchDb?.drop().catch((error: unknown) => console.error(`could not drop ${benchDb!.name}: ${(error as Error).message}`));
+  })();
+  return cleaning;
+}
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.on(signal, () => void cleanup().finally(() => process.exit(code)));
+}
+const log = (message: string) => console.log(`[bench ${(performance.now() / 1000).toFixed(1)}s] ${message}`);
+
+const BOARD = `query Board($from: DateTime!, $to: DateTime!) { dispatchBoard(from: $from, to: $to, limit: 1000) { hasMore jobs {
+  id number status title scheduledStart scheduledEnd amount
+  customer { id organization } site { id siteName street city state zipCode } contact { id firstName lastName mobile }
+  assignees { id name email role }
+  lineitems { id description quantity unitPrice discount lineTotal taxAmount } } } }`;
+
+/** The same data in one statement: jobs of the window with their customer, site, contact, assignees and lines. */
+const HAND_SQL = `
+SELECT coalesce(json_agg(j ORDER BY j.scheduled_start, j.id), '[]') AS jobs FROM (
+  SELECT jb.id, jb.number, jb.status, jb.title, jb.scheduled_start, jb.scheduled_end, jb.amount,
+    (SELECT json_build_object('id', c.id, 'organization', c.organization) FROM customers c WHERE c.id = jb.customer_id AND c.deleted_at IS NULL) AS customer,
+    (SELECT json_build_object('id', s.id, 'site_name', s.site_name, 'street', s.street, 'city', s.city, 'state', s.state, 'zip_code', s.zip_code)
+       FROM sites s WHERE s.id = jb.site_id AND s.deleted_at IS NULL) AS site,
+    (SELECT json_build_object('id', ct.id, 'first_name', ct.first_name, 'last_name', ct.last_name, 'mobile', ct.mobile)
+       FROM contacts ct WHERE ct.id = jb.contact_id AND ct.deleted_at IS NULL) AS contact,
+    (SELECT coalesce(json_agg(json_build_object('id', u.id, 'name', u.name, 'email', u.email, 'role', u.role) ORDER BY a.position, a.created_at), '[]')
+       FROM job_assignments a JOIN users u ON u.id = a.user_id WHERE a.account_id = $1::uuid AND a.job_id = jb.id) AS assignees,
+    (SELECT coalesce(json_agg(json_build_object('id', l.id, 'description', l.description, 'quantity', l.quantity, 'unit_price', l.unit_price,
+              'discount', l.discount, 'line_total', l.line_total, 'tax_amount', l.tax_amount) ORDER BY l.position, l.created_at), '[]')
+       FROM lineitems l WHERE l.account_id = $1::uuid AND l.job_id = jb.id) AS lineitems
+  FROM jobs jb
+  WHERE jb.account_id = $1::uuid AND jb.deleted_at IS NULL AND jb.scheduled_start >= $2::timestamptz AND jb.scheduled_start < $3::timestamptz
+  ORDER BY jb.scheduled_start, jb.id LIMIT 1000
+) j`;
+
+async function seed(client: pg.Client, accountId: string, userIds: number[]): Promise<void> {
+  await client.query(
+    `INSERT INTO customers (id, account_id, number, organization, status, created_at, updated_at)
+     SELECT gen_random_uuid(), $1::uuid, g::text, 'Dispatch Customer ' || g, 'Active', now(), now() FROM generate_series(1, $2::int) g`,
+    [accountId, CUSTOMERS],
+  );
+  await client.query(
+    `INSERT INTO sites (id, account_id, siteable_type, siteable_id, customer_id, site_name, street, city, state, zip_code, position, created_at, updated_at)
+     SELECT gen_random_uuid(), $1::uuid, 'Customer', c.id, c.id, 'Site of ' || c.organization, c.number || ' Main St', 'Springfield', 'IL', '62701', 0, now(), now()
+     FROM customers c WHERE c.account_id = $1::uuid`,
+    [accountId],
+  );
+  await client.query(
+    `WITH made AS (
+       INSERT INTO contacts (id, account_id, first_name, last_name, mobile, linkable_type, linkable_id, created_at, updated_at)
+       SELECT gen_random_uuid(), $1::uuid, 'Pat', 'Contact ' || c.number, '+1 555 ' || c.number, 'Customer', c.id, now(), now()
+       FROM customers c WHERE c.account_id = $1::uuid RETURNING id, linkable_id)
+     INSERT INTO contact_linkages (id, account_id, contact_id, linkable_type, linkable_id, is_primary, created_at, updated_at)
+     SELECT gen_random_uuid(), $1::uuid, m.id, 'Customer', m.linkable_id, true, now(), now() FROM made m`,
+    [accountId],
+  );
+  // Job g belongs to customer (g mod CUSTOMERS), starts at FIRST + g * 70 days / JOBS, lasts 2 hours.
+  await client.query(
+    `INSERT INTO jobs (id, account_id, number, status, customer_id, site_id, contact_id, title, scheduled_start, scheduled_end, amount, created_at, updated_at)
+     SELECT gen_random_uuid(), $1::uuid, g::text, 'Scheduled', c.id, s.id, ct.id, 'Service visit ' || g,
+            to_timestamp(($3::bigint + g::bigint * $4::bigint) / 1000.0), to_timestamp(($3::bigint + g::bigint * $4::bigint + 7200000) / 1000.0), 0, now(), now()
+     FROM generate_series(0, $2::int - 1) g
+     JOIN LATERAL (SELECT id FROM customers WHERE account_id = $1::uuid AND number = ((g % $5::int) + 1)::text) c ON true
+     JOIN sites s ON s.customer_id = c.id
+     JOIN contacts ct ON ct.linkable_id = c.id`,
+    [accountId, JOBS, FIRST, Math.floor((70 * DAY) / JOBS), CUSTOMERS],
+  );
+  await client.query(
+    `INSERT INTO job_assignments (id, account_id, job_id, user_id, position, created_at, updated_at)
+     SELECT gen_random_uuid(), $1::uuid, j.id, ($2::bigint[])[((j.number::int + k) % $3::int) + 1], k, now(), now()
+     FROM jobs j CROSS JOIN generate_series(0, 1) k WHERE j.account_id = $1::uuid AND (k = 0 OR j.number::int % 2 = 0)`,
+    [accountId, userIds, userIds.length],
+  );
+  await client.query(
+    `INSERT INTO lineitems (id, account_id, job_id, position, description, quantity, unit_price, discount, taxable, labor_visible,
+                            discount_amount, tax_amount, line_total, tax_applied, created_at, updated_at)
+     SELECT gen_random_uuid(), $1::uuid, j.id, k, 'Line ' || k, 1 + k, 25.5, 0, false, true, 0, 0, (1 + k) * 25.5, false, now(), now()
+     FROM jobs j CROSS JOIN generate_series(0, 2) k WHERE j.account_id = $1::uuid AND (k < 2 OR j.number::int % 2 = 1)`,
+    [accountId],
+  );
+  await client.query(`UPDATE jobs j SET amount = (SELECT sum(line_total) FROM lineitems l WHERE l.job_id = j.id) WHERE j.account_id = $1::uuid`, [accountId]);
+  await client.query(
+    `INSERT INTO number_sequences (account_id, resource, last_value) VALUES ($1::uuid, 'Customer', $2), ($1::uuid, 'Job', $3)
+     ON CONFLICT (account_id, resource) DO UPDATE SET last_value = GREATEST(number_sequences.last_value, EXCLUDED.last_value)`,
+    [accountId, CUSTOMERS, JOBS],
+  );
+  await client.query('VACUUM ANALYZE');
+}
+
+async function main(): Promise<void> {
+  benchDb = await createBenchDatabase(serverUrl);
+  log(`created ${benchDb.name}`);
+  let counting = false;
+  let statements = 0;
+  database = await openDatabase({ url: benchDb.url, onQuery: () => counting && statements++ });
+  app = buildApp({
+    database,
+    config: loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: benchDb.url, HOST: '127.0.0.1' }),
+    rateLimits: { read: unlimited, write: unlimited, webhook_ingest: unlimited },
+  });
+  const created = await app.domain.admin.createAccount({ name: 'Dispatch Bench Ltd' });
+  const accountId = created.account.id;
+  const userIds = [];
+  for (let i = 0; i < TECHS; i++) {
+    userIds.push((await app.domain.admin.createUser({ accountId, name: `Tech ${i}`, email: `tech${i}@bench.invalid`, role: 'technician' })).id);
+  }
+  sql = new pg.Client({ connectionString: benchDb.url });
+  await sql.connect();
+  let started = performance.now();
+  await seed(sql, accountId, userIds);
+  log(`seeded ${CUSTOMERS} customers/sites/contacts, ${JOBS} jobs, their assignments and lines in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  const { port } = await app.listen(0, '127.0.0.1');
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${created.key.token}` };
+  const body = JSON.stringify({ query: BOARD, variables: WINDOW });
+  const viaApp = async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers, body });
+    const json = (await res.json()) as { data?: { dispatchBoard: { jobs: unknown[] } }; errors?: unknown };
+    if (res.status !== 200 || json.errors) throw new Error(`dispatchBoard failed: ${JSON.stringify(json.errors ?? res.status)}`);
+    return json.data!.dispatchBoard.jobs.length;
+  };
+  const viaSql = async () => {
+    const result = await sql!.query({ name: 'dispatch', text: HAND_SQL, values: [accountId, WINDOW.from, WINDOW.to] });
+    return (result.rows[0].jobs as unknown[]).length;
+  };
+
+  counting = true;
+  const appJobs = await viaApp();
+  counting = false;
+  const sqlJobs = await viaSql();
+  if (appJobs !== sqlJobs) throw new Error(`app served ${appJobs} jobs, SQL ${sqlJobs}`);
+  log(`window ${WINDOW.from} .. ${WINDOW.to}: ${appJobs} jobs; one GraphQL request issued ${statements} SQL statements (authentication included)`);
+
+  for (let i = 0; i < 5; i++) {
+    await viaApp();
+    await viaSql();
+  }
+  const times = { app: [] as number[], sql: [] as number[] };
+  for (let i = 0; i < samples; i++) {
+    // Alternate, so both see the same machine.
+    let t0 = performance.now();
+    await viaApp();
+    times.app.push(performance.now() - t0);
+    t0 = performance.now();
+    await viaSql();
+    times.sql.push(performance.now() - t0);
+  }
+  const row = (name: string, values: number[]) => [name, ms(quantile(values, 0.5)), ms(quantile(values, 0.99))];
+  const p50 = (values: number[]) => quantile(values, 0.5);
+  const p99 = (values: number[]) => quantile(values, 0.99);
+  console.log(`\ndispatch board, ${appJobs} of ${JOBS} jobs, ${samples} sequential requests each (ms)\n`);
+  console.log(
+    table([
+      ['path', 'p50', 'p99'],
+      row('GraphQL dispatchBoard (app over HTTP)', times.app),
+      row('one hand-written SQL statement (pg)', times.sql),
+      ['ratio app / SQL', `${(p50(times.app) / p50(times.sql)).toFixed(1)}x`, `${(p99(times.app) / p99(times.sql)).toFixed(1)}x`],
+    ]),
+  );
+}
+
+main()
+  .then(() => cleanup())
+  .catch(async (error: unknown) => {
+    console.error(error);
+    await cleanup();
+    process.exit(1);
+  });

@@ -1,0 +1,29 @@
+// IPC requests the bench sends to its server children: CPU time used so far, and (app only) a CPU profile window.
+import { Session } from 'node:inspector/promises';
+
+let session: Session | null = null;
+
+export function answerControlMessages(): void {
+  process.on('message', (message: { type?: string; action?: string }) => {
+    if (message.type === 'cpu') {
+      const usage = process.cpuUsage();
+      process.send?.({ type: 'cpu', micros: usage.user + usage.system });
+    } else if (message.type === 'profile') {
+      void (async () => {
+        if (message.action === 'start') {
+          session = new Session();
+          session.connect();
+          await session.post('Profiler.enable');
+          await session.post('Profiler.setSamplingInterval', { interval: 200 });
+          await session.post('Profiler.start');
+          process.send?.({ type: 'profile' });
+        } else if (session) {
+          const { profile } = await session.post('Profiler.stop');
+          session.disconnect();
+          session = null;
+          process.send?.({ type: 'profile', profile });
+        }
+      })();
+    }
+  });
+}

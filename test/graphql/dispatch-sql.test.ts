@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { codeOf, graphqlClient, type Gql } from './client.ts';
+import { ok } from './records.ts';
+
+// The dispatch board resolves without N+1: the SQL statements of a dispatchBoard request (startTestApp onQuery,
+// less those of authenticating it, measured on `{ __typename }`) are a small constant, the same for 10 jobs
+// and 100 jobs, with customer, site, contact (and its phone numbers), assignees and line items (with their
+// item and tax rate) on every job.
+
+const statements: string[] = [];
+let recording = false;
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ onQuery: (sql) => recording && statements.push(sql), rateLimits: { read: 100_000, write: 100_000 } });
+});
+afterAll(() => t.close());
+
+async function statementsOf(gql: Gql, query: string) {
+  const run = async (document: string) => {
+    statements.length = 0;
+    recording = true;
+    const res = await gql(document);
+    recording = false;
+    expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+    return { res, sql: [...statements] };
+  };
+  const baseline = await run('{ __typename }');
+  const measured = await run(query);
+  return { data: measured.res.body.data, count: measured.sql.length - baseline.sql.length, sql: measured.sql };
+}
+
+const WEEK_START = Date.parse('2031-03-03T00:00:00.000Z');
+
+/** A tenant with `n` jobs in the week of WEEK_START (and one just outside it), each with its own customer, site and contact, two assignees and two lines. */
+async function seed(n: number): Promise<{ tenant: Tenant; gql: Gql; jobIds: string[] }> {
+  const tenant = await t.tenant();
+  const gql = graphqlClient(t.url, tenant.token);
+  const tech = await t.app.domain.admin.createUser({ accountId: tenant.accountId, name: 'Tess Tech', email: `tess.${tenant.accountId.slice(-8)}@example.test`, role: 'technician' });
+  const item = ok(await gql(`mutation { createItem(input: { name: "Filter", itemType: "material", unitPrice: "12.5" }) { item { id } } }`)).createItem.item.id;
+  const taxRate = ok(await gql(`mutation { createTaxRate(input: { name: "State", rate: "8.25" }) { taxRate { id } } }`)).createTaxRate.taxRate.id;
+  const many = async (type: 'Customer' | 'Site' | 'Contact' | 'Job', inputs: object[]) => {
+    const field = type.toLowerCase();
+    const document = `mutation Seed(${inputs.map((_, i) => `$i${i}: Create${type}Input!`).join(', ')}) {
+      ${inputs.map((_, i) => `m${i}: create${type}(input: $i${i}) { ${field} { id } }`).join('\n')} }`;
+    const res = await gql(document, Object.fromEntries(inputs.map((input, i) => [`i${i}`, input])));
+    expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+    return inputs.map((_, i) => res.body.data[`m${i}`][field].id as string);
+  };
+  const customers = await many('Customer', Array.from({ length: n + 1 }, (_, i) => ({ organization: `Dispatch ${i}` })));
+  const sites = await many('Site', customers.map((id, i) => ({ siteableId: id, siteableType: 'Customer', siteName: `Site ${i}`, street: `${i} Main St`, city: 'Springfield', state: 'IL' })));
+  const contacts = await many('Contact', customers.map((id, i) => ({ linkableId: id, linkableType: 'Customer', firstName: `Person ${i}`, mobile: `+1 555 ${i}` })));
+  const jobIds = await many(
+    'Job',
+    customers.map((id, i) => {
+      // The last job starts exactly at the end of the window: outside it.
+      const start = i === n ? WEEK_START + 7 * 86_400_000 : WEEK_START + Math.floor((i * 7 * 86_400_000) / n);
+      return {
+        customerId: id,
+        siteId: sites[i],
+        contactId: contacts[i],
+        scheduledStart: new Date(start).toISOString(),
+        scheduledEnd: new Date(start + 3_600_000).toISOString(),
+        assignments: [{ userId: tenant.userId }, { userId: tech.id }],
+        lineitems: [
+          { itemId: item, quantity: '2', taxRateId: taxRate },
+          { description: 'Labour', quantity: '1.5', unitPrice: '80' },
+        ],
+      };
+    }),
+  );
+  return { tenant, gql, jobIds };
+}
+
+const BOARD = `{ dispatchBoard(from: "2031-03-03T00:00:00.000Z", to: "2031-03-10T00:00:00.000Z") { hasMore jobs { id scheduledStart customerId siteId contactId
+  customer { id organization } site { id siteName } contact { id firstName phoneNumbers { number } }
+  assignees { id name role } lineitems { id quantity lineTotal item { id name } taxRate { id rate } } } } }`;
+
+describe('dispatch board without N+1', () => {
+  let small: Awaited<ReturnType<typeof seed>>;
+  let large: Awaited<ReturnType<typeof seed>>;
+  beforeAll(async () => {
+    small = await seed(10);
+    large = await seed(100);
+  }, 180_000);
+
+  it('serves 100 jobs with customer, site, contact, assignees and line items in a small constant number of SQL statements, the same as for 10 jobs', async () => {
+    const ten = await statementsOf(small.gql, BOARD);
+    const hundred = await statementsOf(large.gql, BOARD);
+    expect(ten.data.dispatchBoard.jobs).toHaveLength(10);
+    expect(hundred.data.dispatchBoard.jobs).toHaveLength(100);
+    expect(hundred.data.dispatchBoard.hasMore).toBe(false);
+    for (const job of hundred.data.dispatchBoard.jobs) {
+      expect(job.customer.id).toBe(job.customerId);
+      expect(job.site.id).toBe(job.siteId);
+      expect(job.contact.id).toBe(job.contactId);
+      expect(job.contact.phoneNumbers).toHaveLength(1);
+      expect(job.assignees.map((a: { role: string }) => a.role)).toEqual(['admin', 'technician']);
+      expect(job.lineitems).toHaveLength(2);
+      expect(job.lineitems[0].item.name).toBe('Filter');
+      expect(job.lineitems[0].taxRate).not.toBeNull();
+      expect(job.lineitems[1].item).toBeNull();
+    }
+    // jobs, lineitems, assignments, customers, sites, contacts, phone numbers, users, items, tax rates.
+    expect(hundred.count, hundred.sql.join('\n')).toBeLessThanOrEqual(10);
+    expect(hundred.count).toBe(ten.count);
+  });
+
+  it('lists the window [from, to) by scheduled start, and says hasMore when limit cuts it', async () => {
+    const all = ok(await small.gql(`{ dispatchBoard(from: "2031-03-03T00:00:00.000Z", to: "2031-03-10T00:00:00.000Z") { jobs { id scheduledStart } hasMore } }`)).dispatchBoard;
+    expect(all.jobs.map((j: { id: string }) => j.id)).toEqual(small.jobIds.slice(0, 10));
+    const starts = all.jobs.map((j: { scheduledStart: string }) => j.scheduledStart);
+    expect([...starts].sort()).toEqual(starts);
+    const cut = ok(await small.gql(`{ dispatchBoard(from: "2031-03-03T00:00:00.000Z", to: "2031-03-10T00:00:00.000Z", limit: 3) { jobs { id } hasMore } }`)).dispatchBoard;
+    expect(cut).toEqual({ jobs: small.jobIds.slice(0, 3).map((id) => ({ id })), hasMore: true });
+    const other = ok(await large.gql(`{ dispatchBoard(from: "2031-03-03T00:00:00.000Z", to: "2031-03-10T00:00:00.000Z") { jobs { id } } }`)).dispatchBoard;
+    expect(other.jobs.some((j: { id: string }) => small.jobIds.includes(j.id))).toBe(false);
+  });
+
+  it('refuses an empty window and a limit above the maximum', async () => {
+    const empty = await small.gql(`{ dispatchBoard(from: "2031-03-10T00:00:00.000Z", to: "2031-03-03T00:00:00.000Z") { hasMore } }`);
+    expect(codeOf(empty)).toBe('validation.failed');
+    const tooMany = await small.gql(`{ dispatchBoard(from: "2031-03-03T00:00:00.000Z", to: "2031-03-10T00:00:00.000Z", limit: 5000) { hasMore } }`);
+    expect(codeOf(tooMany)).toBe('pagination.limit_too_large');
+    expect(tooMany.body.errors?.[0]?.extensions?.maxLimit).toBe(1000);
+  });
+});
