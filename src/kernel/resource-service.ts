@@ -313,8 +313,12 @@ export class ResourceService {
       const existing = mode === 'update' ? await delegate.findMany({ where: { [collection.foreignKey]: parent.id } }) : [];
       const byId = new Map(existing.map((child) => [child.id, child as Record<string, unknown>]));
       const errors: FieldErrors = {};
+      const seen = new Set<string>();
       entries.forEach((entry, index) => {
-        if (entry.id !== undefined && !byId.has(entry.id as string)) addError(errors, `${name}.${index}.id`, `does not match any ${collection.label} of this ${this.def.className}`);
+        if (entry.id === undefined) return;
+        if (!byId.has(entry.id as string)) addError(errors, `${name}.${index}.id`, `does not match any ${collection.label} of this ${this.def.className}`);
+        else if (seen.has(entry.id as string)) addError(errors, `${name}.${index}.id`, 'is given more than once');
+        seen.add(entry.id as string);
       });
       throwIfErrors(errors);
       // Each entry as it will be stored: the existing child's values, then what was sent, then what the

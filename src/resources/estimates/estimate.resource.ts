@@ -2,7 +2,7 @@ import { currentTenant } from '../../kernel/context.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import { requirePermission } from '../../kernel/permissions.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
-import { lineitemCollection } from '../lineitems/lineitems.ts';
+import { checkParentAmount, lineitemCollection } from '../lineitems/lineitems.ts';
 import { checkWorkLocation } from '../jobs/work-location.ts';
 
 /** Statuses that record the customer's decision (or sending it): only roles with estimates.decide may set them. */
@@ -60,6 +60,7 @@ export const estimateResource: ResourceDefinition = {
       await checkWorkLocation(args, 'with_site');
     },
     async afterWrite({ tx, row }) {
+      await checkParentAmount(tx, 'estimate_id', row.id);
       await tx.$executeRawUnsafe(
         `UPDATE estimates e SET
            amount = coalesce((SELECT sum(line_total) FROM lineitems WHERE estimate_id = e.id), 0),

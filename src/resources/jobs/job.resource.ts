@@ -2,7 +2,7 @@ import { addError } from '../../kernel/body.ts';
 import { currentTenant } from '../../kernel/context.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
-import { lineitemCollection } from '../lineitems/lineitems.ts';
+import { checkParentAmount, lineitemCollection } from '../lineitems/lineitems.ts';
 import { checkWorkLocation } from './work-location.ts';
 
 export const jobResource: ResourceDefinition = {
@@ -72,6 +72,7 @@ export const jobResource: ResourceDefinition = {
       if (start && end && end.getTime() < start.getTime()) addError(errors, 'scheduled_end', 'must not be before scheduled_start');
     },
     async afterWrite({ tx, row }) {
+      await checkParentAmount(tx, 'job_id', row.id);
       await tx.$executeRawUnsafe(
         `UPDATE jobs j SET
            amount = coalesce((SELECT sum(line_total) FROM lineitems WHERE job_id = j.id), 0),

@@ -22,6 +22,8 @@ export interface LineInput {
 }
 
 export interface LineAmounts {
+  /** quantity × unit_price rounded to cents (not stored; lets callers check the magnitude). */
+  subtotal: string;
   discount_amount: string;
   tax_amount: string;
   line_total: string;
@@ -38,6 +40,7 @@ export function lineAmounts(line: LineInput): LineAmounts {
   const taxApplied = line.taxable && rate.greaterThan(0);
   const taxAmount = taxApplied ? cents(net.times(rate).dividedBy(100)) : new D(0);
   return {
+    subtotal: cents(subtotal).toFixed(2),
     discount_amount: discountAmount.toFixed(2),
     tax_amount: taxAmount.toFixed(2),
     line_total: net.plus(taxAmount).toFixed(2),

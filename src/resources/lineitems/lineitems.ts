@@ -1,5 +1,7 @@
 import { addError } from '../../kernel/body.ts';
+import { validationError } from '../../kernel/errors.ts';
 import type { ChildCollection } from '../../kernel/resource.ts';
+import type { TenantTx } from '../../kernel/tenancy.ts';
 import { adjustedPrice, lineAmounts } from './line-math.ts';
 
 // LineitemInput, shared by every parent that has lines (jobs and estimates now; invoices and sales orders
@@ -67,18 +69,35 @@ export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildC
         else rate = taxRate.rate;
       }
       if (Object.keys(errors).some((key) => key.startsWith(`${at}.`))) return;
-      Object.assign(
-        entry,
-        lineAmounts({
-          quantity: String(entry.quantity),
-          unitPrice: String(entry.unit_price),
-          discount: String(entry.discount ?? '0'),
-          taxable: entry.taxable !== false,
-          taxRate: rate === null ? null : String(rate),
-        }),
-      );
+      const amounts = lineAmounts({
+        quantity: String(entry.quantity),
+        unitPrice: String(entry.unit_price),
+        discount: String(entry.discount ?? '0'),
+        taxable: entry.taxable !== false,
+        taxRate: rate === null ? null : String(rate),
+      });
+      // Amounts are stored as numeric(14,2): a larger line total is the client's error, not a 500.
+      if (!fitsAmount(amounts.subtotal) || !fitsAmount(amounts.line_total)) {
+        addError(errors, at, `line total exceeds the maximum amount ${MAX_AMOUNT}`);
+        return;
+      }
+      const { subtotal: _subtotal, ...stored } = amounts;
+      Object.assign(entry, stored);
     },
   };
+}
+
+/** The largest amount a numeric(14,2) column holds (line totals and parent amounts). */
+export const MAX_AMOUNT = '999999999999.99';
+const fitsAmount = (value: string) => /^-?\d{1,12}(\.\d+)?$/.test(value);
+
+/** A parent's amount (the sum of its line totals) must fit its column too: 422 naming lineitems otherwise. */
+export async function checkParentAmount(tx: TenantTx, foreignKey: 'job_id' | 'estimate_id', parentId: string): Promise<void> {
+  const [row] = await tx.$queryRawUnsafe<{ total: string | null }[]>(
+    `SELECT coalesce(sum(line_total), 0)::text AS total FROM lineitems WHERE ${foreignKey} = $1::uuid`,
+    parentId,
+  );
+  if (row && !fitsAmount(row.total ?? '0')) throw validationError({ lineitems: [`the sum of the line totals exceeds the maximum amount ${MAX_AMOUNT}`] });
 }
 
 /** Customer pricing: the customer's own item price, else the price book price adjusted by the customer's percent. */

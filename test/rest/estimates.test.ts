@@ -1,0 +1,258 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
+import { client, type Client } from '../helpers/http.ts';
+import { expectProblem } from '../helpers/expect-problem.ts';
+import { createContact, idsOf, unique } from '../helpers/crm-factory.ts';
+import { createEstimate, createItem, createPlace, createSystem, createTaxRate, patch, read, setModules, userClient, type Place } from '../helpers/work-factory.ts';
+
+// Estimates over REST: fields, server-computed amount, the decision statuses (Sent/Accepted/Declined) gated by the
+// user's role, the status state table, q, and POST /estimates/{id}/convert.
+
+let t: TestApp;
+let tenant: Tenant;
+let api: Client;
+let place: Place;
+const clock = new TestClock();
+
+beforeAll(async () => {
+  t = await startTestApp({ clock, rateLimits: { read: 100_000, write: 100_000 } });
+  tenant = await t.tenant();
+  api = client(`${t.url}/api/v2`, tenant.token);
+  place = await createPlace(api);
+});
+afterAll(() => t.close());
+
+async function moveTo(a: Client, current: { id: string; etag: string }, status: string) {
+  const res = await patch(a, 'estimates', current, { status });
+  expect(res.status, res.text).toBe(200);
+  return { id: current.id, etag: res.headers.get('etag')!, record: res.body.data };
+}
+
+describe('estimates: fields and amount', () => {
+  it('persists and returns every field of the Estimate table', async () => {
+    const contact = await createContact(api);
+    const tax = await createTaxRate(api, { rate: '5' });
+    const fields = {
+      customer_id: place.customer.id,
+      site_id: place.site.id,
+      contact_id: contact.id,
+      title: 'New boiler',
+      description: 'Replace the boiler',
+      scope_of_work: 'Remove old, install new',
+      estimate_date: '2026-02-01',
+      expiration_date: '2026-03-01',
+      job_type: 'Install',
+      reference: 'RFQ-12',
+      customer_notes: 'Valid 30 days',
+      tax_rate_id: tax.id,
+    };
+    const res = await api.post('/estimates', { estimate: fields });
+    expect(res.status, res.text).toBe(201);
+    expect(res.headers.get('location')).toBe(`/api/v2/estimates/${res.body.data.id}`);
+    expect(res.body.data).toMatchObject({ ...fields, status: 'Draft', amount: '0.00', labels: [], custom_fields: {}, lineitems: [], converted_job_id: null });
+    expect(res.body.data.number).toMatch(/^\d+$/);
+    const got = await read(api, 'estimates', res.body.data.id);
+    expect(got.record).toEqual(res.body.data);
+    const changed = { title: 'T2', description: 'D2', scope_of_work: 'S2', estimate_date: '2026-02-02', expiration_date: null, job_type: 'Repair', reference: 'R2', customer_notes: 'N2', tax_rate_id: null };
+    const up = await patch(api, 'estimates', got, changed);
+    expect(up.status, up.text).toBe(200);
+    expect(up.body.data).toMatchObject(changed);
+    expectProblem(await api.post('/estimates', { estimate: { site_id: place.site.id, estimate_date: 'yesterday' } }), { status: 422, code: 'validation.failed', errors: { estimate_date: true } });
+    expectProblem(await api.post('/estimates', { estimate: { site_id: place.site.id, amount: '5' } }), { status: 422, code: 'validation.failed', errors: { amount: true } });
+  });
+
+  it('computes amount from the lines and their tax, and recomputes it when lines change', async () => {
+    const tax = await createTaxRate(api, { rate: '10' });
+    const est = await createEstimate(api, {
+      site_id: place.site.id,
+      tax_rate_id: tax.id,
+      lineitems: [
+        { description: 'Parts', quantity: '2', unit_price: '50' },
+        { description: 'Untaxed', quantity: '1', unit_price: '20', taxable: false },
+      ],
+    });
+    expect(est.record.amount).toBe('130.00');
+    const up = await patch(api, 'estimates', est, { lineitems: [{ id: est.record.lineitems[0].id }] });
+    expect(up.status, up.text).toBe(200);
+    expect(up.body.data.amount).toBe('110.00');
+  });
+});
+
+describe('estimates: statuses', () => {
+  it('lets any live status follow any other and re-sending the current one succeeds', async () => {
+    let est = await createEstimate(api, { site_id: place.site.id });
+    for (const status of ['Accepted', 'Draft', 'Declined', 'Sent', 'Sent', 'Draft']) {
+      est = await moveTo(api, est, status);
+      expect(est.record.status).toBe(status);
+    }
+  });
+
+  it('answers 422 status.transition_invalid naming an unknown, misspelled or deleted status, and leaves the status unchanged', async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const p = await createPlace(oapi);
+    await t.app.domain.admin.addLookup('status', { accountId: own.accountId, relatedName: 'Estimate', name: 'On Hold' });
+    let est = await createEstimate(oapi, { site_id: p.site.id });
+    est = await moveTo(oapi, est, 'On Hold');
+    for (const bad of ['Approved', 'accepted', 'Draft ']) {
+      expectProblem(await patch(oapi, 'estimates', est, { status: bad }), { status: 422, code: 'status.transition_invalid', detail: `"${bad}"` });
+    }
+    await t.app.domain.admin.removeLookup('status', { accountId: own.accountId, relatedName: 'Estimate', name: 'On Hold' });
+    expectProblem(await patch(oapi, 'estimates', est, { status: 'On Hold' }), { status: 422, code: 'status.transition_invalid', detail: 'On Hold' });
+    expect((await read(oapi, 'estimates', est.id)).record.status).toBe('On Hold');
+    expectProblem(await oapi.post('/estimates', { estimate: { site_id: p.site.id, status: 'Sent' } }), { status: 422, code: 'validation.failed', errors: { status: true } });
+  });
+
+  it('refuses Sent, Accepted and Declined to a technician key with 403 auth.permission_denied, allows other statuses', async () => {
+    const tech = await userClient(t, tenant, 'technician');
+    let est = await createEstimate(tech.api, { site_id: place.site.id });
+    await t.app.domain.admin.addLookup('status', { accountId: tenant.accountId, relatedName: 'Estimate', name: 'Revised' });
+    for (const status of ['Sent', 'Accepted', 'Declined']) {
+      expectProblem(await patch(tech.api, 'estimates', est, { status }), { status: 403, code: 'auth.permission_denied' });
+    }
+    expect((await read(api, 'estimates', est.id)).record.status).toBe('Draft');
+    est = await moveTo(tech.api, est, 'Revised');
+    est = await moveTo(tech.api, est, 'Draft');
+    // A technician may still edit an estimate already Sent (re-sending the current status is not a decision).
+    est = await moveTo(api, est, 'Sent');
+    const edit = await patch(tech.api, 'estimates', est, { title: 'tech edit', status: 'Sent' });
+    expect(edit.status, edit.text).toBe(200);
+  });
+
+  it('allows the decision statuses to admin and office users', async () => {
+    const office = await userClient(t, tenant, 'office');
+    const admin = await userClient(t, tenant, 'admin');
+    for (const who of [office.api, admin.api]) {
+      let est = await createEstimate(who, { site_id: place.site.id });
+      for (const status of ['Sent', 'Accepted', 'Declined']) est = await moveTo(who, est, status);
+    }
+  });
+});
+
+describe('estimates: lists', () => {
+  it('q matches number, amount, status and customer organization; filters status = and [in]', async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const org = unique('org').toLowerCase();
+    const p = await createPlace(oapi, { organization: `Acme ${org}` });
+    const q = await createPlace(oapi);
+    const number = unique('E-');
+    const a = await createEstimate(oapi, { site_id: p.site.id, number, lineitems: [{ description: 'x', quantity: '3', unit_price: '411.37' }] });
+    expect(a.record.amount).toBe('1234.11');
+    const b = await createEstimate(oapi, { site_id: q.site.id });
+    await moveTo(oapi, b, 'Declined');
+    expect(idsOf(await oapi.get(`/estimates?q=${encodeURIComponent(number)}`))).toEqual([a.id]);
+    expect(idsOf(await oapi.get('/estimates?q=1234.11'))).toEqual([a.id]);
+    expect(idsOf(await oapi.get(`/estimates?q=${encodeURIComponent(org.toUpperCase())}`))).toEqual([a.id]);
+    expect(idsOf(await oapi.get('/estimates?q=declined'))).toEqual([b.id]);
+    expect(idsOf(await oapi.get('/estimates?status=Declined'))).toEqual([b.id]);
+    expect(idsOf(await oapi.get('/estimates?status[in]=Draft,Declined&sort=created_at'))).toEqual([a.id, b.id]);
+    // amount follows line changes in the search text
+    const cur = await read(oapi, 'estimates', a.id);
+    expect((await patch(oapi, 'estimates', cur, { lineitems: [] })).status).toBe(200);
+    expect(idsOf(await oapi.get('/estimates?q=1234.11'))).toEqual([]);
+  });
+
+  it('filters created_at and updated_at ranges', async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const p = await createPlace(oapi);
+    const first = await createEstimate(oapi, { site_id: p.site.id });
+    clock.advance(60_000);
+    const mark = clock.now().toISOString();
+    clock.advance(60_000);
+    const second = await createEstimate(oapi, { site_id: p.site.id });
+    expect(idsOf(await oapi.get(`/estimates?created_at[lte]=${mark}`))).toEqual([first.id]);
+    expect(idsOf(await oapi.get(`/estimates?created_at[gt]=${mark}`))).toEqual([second.id]);
+    clock.advance(60_000);
+    const mark2 = clock.now().toISOString();
+    clock.advance(60_000);
+    await moveTo(oapi, first, 'Sent');
+    expect(idsOf(await oapi.get(`/estimates?updated_at[gte]=${mark2}`))).toEqual([first.id]);
+    expect(idsOf(await oapi.get(`/estimates?updated_at[lt]=${mark2}`))).toEqual([second.id]);
+  });
+});
+
+describe('estimates: convert', () => {
+  it('converts an Accepted estimate into a job with the same customer, site, lines and amount, linking both ways', async () => {
+    const contact = await createContact(api);
+    const system = await createSystem(api, place.site.id);
+    const item = await createItem(api, { unit_price: '12.5' });
+    const tax = await createTaxRate(api, { rate: '7.5' });
+    let est = await createEstimate(api, {
+      site_id: place.site.id,
+      contact_id: contact.id,
+      system_id: system.id,
+      title: 'Quote',
+      scope_of_work: 'Do it',
+      job_type: 'Install',
+      reference: 'REF-1',
+      tax_rate_id: tax.id,
+      lineitems: [
+        { item_id: item.id, quantity: '3', discount: '10' },
+        { description: 'Labor', quantity: '1.5', unit_price: '80', labor_visible: false, taxable: false },
+      ],
+    });
+    expectProblem(await api.post(`/estimates/${est.id}/convert`), { status: 409, code: 'estimate.not_accepted' });
+    est = await moveTo(api, est, 'Sent');
+    expectProblem(await api.post(`/estimates/${est.id}/convert`), { status: 409, code: 'estimate.not_accepted' });
+    est = await moveTo(api, est, 'Accepted');
+    const res = await api.post(`/estimates/${est.id}/convert`);
+    expect(res.status, res.text).toBe(201);
+    const { estimate, job } = res.body.data;
+    expect(res.headers.get('location')).toBe(`/api/v2/jobs/${job.id}`);
+    expect(estimate.converted_job_id).toBe(job.id);
+    expect(estimate.converted_at).toBeTypeOf('string');
+    expect(job.estimate_id).toBe(est.id);
+    expect(job).toMatchObject({
+      customer_id: place.customer.id,
+      site_id: place.site.id,
+      contact_id: contact.id,
+      system_id: system.id,
+      title: 'Quote',
+      scope_of_work: 'Do it',
+      job_type: 'Install',
+      reference: 'REF-1',
+      amount: est.record.amount,
+      status: 'Pending',
+    });
+    const strip = (l: any) => ({ ...l, id: undefined });
+    expect(job.lineitems.map(strip)).toEqual(est.record.lineitems.map(strip));
+    expect(job.lineitems.map((l: any) => l.id)).not.toEqual(est.record.lineitems.map((l: any) => l.id));
+    // Both are readable afterwards, and the estimate's ETag moved.
+    const readEst = await read(api, 'estimates', est.id);
+    expect(readEst.record.converted_job_id).toBe(job.id);
+    expect(readEst.etag).not.toBe(est.etag);
+    expect((await read(api, 'jobs', job.id)).record.estimate_id).toBe(est.id);
+    expectProblem(await api.post(`/estimates/${est.id}/convert`), { status: 409, code: 'estimate.already_converted' });
+    expect(idsOf(await api.get(`/jobs?site_id=${place.site.id}`)).filter((id) => id === job.id)).toHaveLength(1);
+  });
+
+  it('needs both estimates:write and jobs:write, and answers 404 for another tenant\'s estimate', async () => {
+    let est = await createEstimate(api, { site_id: place.site.id });
+    est = await moveTo(api, est, 'Accepted');
+    for (const [scopes, missing] of [[['estimates:write', 'estimates:read'], 'jobs:write'], [['jobs:write', 'estimates:read'], 'estimates:write']] as const) {
+      const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes });
+      const body = expectProblem(await client(`${t.url}/api/v2`, key.token).post(`/estimates/${est.id}/convert`), { status: 403, code: 'auth.scope_missing' });
+      expect(body.required_scope).toBe(missing);
+    }
+    expect((await read(api, 'estimates', est.id)).record.converted_job_id).toBeNull();
+    const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['estimates:write', 'jobs:write'] });
+    const other = await t.tenant();
+    expectProblem(await client(`${t.url}/api/v2`, other.token).post(`/estimates/${est.id}/convert`), { status: 404, code: 'resource.not_found' });
+    const res = await client(`${t.url}/api/v2`, key.token).post(`/estimates/${est.id}/convert`);
+    expect(res.status, res.text).toBe(201);
+  });
+
+  it('refuses to convert when the job would break today\'s module rules (422 naming the field), leaving the estimate unconverted', async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const p = await createPlace(oapi);
+    let est = await createEstimate(oapi, { site_id: p.site.id });
+    est = await moveTo(oapi, est, 'Accepted');
+    await setModules(t, own, { System: 'on' });
+    expectProblem(await oapi.post(`/estimates/${est.id}/convert`), { status: 422, code: 'validation.failed', errors: { system_id: true } });
+    expect((await read(oapi, 'estimates', est.id)).record.converted_job_id).toBeNull();
+    expect(idsOf(await oapi.get('/jobs'))).toEqual([]);
+  });
+});

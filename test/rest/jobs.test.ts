@@ -1,0 +1,248 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
+import { client, type Client } from '../helpers/http.ts';
+import { expectProblem } from '../helpers/expect-problem.ts';
+import { createContact, idsOf, unique } from '../helpers/crm-factory.ts';
+import { createItem, createJob, createPlace, createSystem, patch, read, userClient, type Place } from '../helpers/work-factory.ts';
+
+// Jobs over REST: every field of the spec's Job table, the conventions (number, status, labels, custom fields),
+// list filters (status = / [in], created_at, updated_at, scheduled_start ranges), assignments, the schedule rule
+// and free-text search over the job's own and related text.
+
+let t: TestApp;
+let tenant: Tenant;
+let api: Client;
+let place: Place;
+const clock = new TestClock();
+
+beforeAll(async () => {
+  t = await startTestApp({ clock, rateLimits: { read: 100_000, write: 100_000 } });
+  tenant = await t.tenant();
+  api = client(`${t.url}/api/v2`, tenant.token);
+  place = await createPlace(api);
+});
+afterAll(() => t.close());
+
+describe('jobs: fields', () => {
+  it('persists and returns every field of the Job table, reference included', async () => {
+    const contact = await createContact(api);
+    const system = await createSystem(api, place.site.id, { system_type: 'Boiler' });
+    const fields = {
+      customer_id: place.customer.id,
+      site_id: place.site.id,
+      contact_id: contact.id,
+      system_id: system.id,
+      title: 'Annual service',
+      scope_of_work: 'Service the boiler\nand check valves',
+      work_description: 'Internal: bring ladder',
+      customer_notes: 'Dog in yard',
+      reference: 'PO-7781',
+      job_type: 'Maintenance',
+      priority: 'High',
+      due_date: '2026-03-15',
+      scheduled_start: '2026-03-10T08:00:00.000Z',
+      scheduled_end: '2026-03-10T10:30:00.000Z',
+    };
+    const res = await api.post('/jobs', { job: fields });
+    expect(res.status, res.text).toBe(201);
+    expect(res.headers.get('location')).toBe(`/api/v2/jobs/${res.body.data.id}`);
+    expect(res.headers.get('etag')).toMatch(/^W\/"\d+-\d+"$/);
+    expect(res.body.data).toMatchObject({ ...fields, status: 'Pending', labels: [], custom_fields: {}, lineitems: [], assignments: [], amount: '0.00', estimate_id: null });
+    const got = await read(api, 'jobs', res.body.data.id);
+    expect(got.record).toEqual(res.body.data);
+    expect(got.etag).toBe(res.headers.get('etag'));
+
+    const changed = {
+      title: 'Changed',
+      scope_of_work: 'New scope',
+      work_description: 'New internal',
+      customer_notes: 'No dog',
+      reference: 'PO-9',
+      job_type: 'Repair',
+      priority: 'Low',
+      due_date: '2026-04-01',
+    };
+    const up = await patch(api, 'jobs', got, changed);
+    expect(up.status, up.text).toBe(200);
+    expect(up.body.data).toMatchObject(changed);
+    expect((await read(api, 'jobs', got.id)).record).toMatchObject(changed);
+    const cleared = await patch(api, 'jobs', { id: got.id, etag: up.headers.get('etag')! }, { reference: null, due_date: null, contact_id: null });
+    expect(cleared.status, cleared.text).toBe(200);
+    expect(cleared.body.data).toMatchObject({ reference: null, due_date: null, contact_id: null });
+  });
+
+  it('rejects an unparseable due_date with 422 naming the field', async () => {
+    expectProblem(await api.post('/jobs', { job: { site_id: place.site.id, due_date: '2026-13-45' } }), { status: 422, code: 'validation.failed', errors: { due_date: true } });
+  });
+
+  it('assigns sequential numbers, keeps a supplied number and refuses a duplicate or a change', async () => {
+    const a = await createJob(api, { site_id: place.site.id });
+    const b = await createJob(api, { site_id: place.site.id });
+    expect(Number(b.record.number)).toBe(Number(a.record.number) + 1);
+    const n = unique('J-');
+    const c = await createJob(api, { site_id: place.site.id, number: n });
+    expect(c.record.number).toBe(n);
+    expectProblem(await api.post('/jobs', { job: { site_id: place.site.id, number: n } }), { status: 422, code: 'validation.failed', errors: { number: true } });
+    expectProblem(await patch(api, 'jobs', c, { number: unique('J-') }), { status: 422, code: 'number.immutable' });
+  });
+
+  it('refuses status on create, accepts any configured status on update, and answers 422 status.transition_invalid naming an unknown one', async () => {
+    expectProblem(await api.post('/jobs', { job: { site_id: place.site.id, status: 'Scheduled' } }), { status: 422, code: 'validation.failed', errors: { status: true } });
+    let job = await createJob(api, { site_id: place.site.id });
+    for (const status of ['Completed', 'Pending', 'Pending', 'In Progress']) {
+      const res = await patch(api, 'jobs', job, { status });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.status).toBe(status);
+      job = { ...job, etag: res.headers.get('etag')! };
+    }
+    expectProblem(await patch(api, 'jobs', job, { status: 'completed' }), { status: 422, code: 'status.transition_invalid', detail: 'completed' });
+    expect((await read(api, 'jobs', job.id)).record.status).toBe('In Progress');
+  });
+
+  it('replaces labels with configured Job labels and refuses unknown ones', async () => {
+    await t.app.domain.admin.addLookup('label', { accountId: tenant.accountId, relatedName: 'Job', name: 'Urgent' });
+    await t.app.domain.admin.addLookup('label', { accountId: tenant.accountId, relatedName: 'Job', name: 'Warranty' });
+    const job = await createJob(api, { site_id: place.site.id, labels: ['Urgent'] });
+    expect(job.record.labels).toEqual(['Urgent']);
+    const up = await patch(api, 'jobs', job, { labels: ['Warranty'] });
+    expect(up.body.data.labels).toEqual(['Warranty']);
+    expectProblem(await api.post('/jobs', { job: { site_id: place.site.id, labels: ['Nope'] } }), { status: 422, code: 'validation.failed', errors: { labels: true } });
+  });
+
+  it('enforces required custom fields on create and on update', async () => {
+    const other = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, other.token);
+    const p = await createPlace(oapi);
+    const def = await t.app.domain.admin.addCustomField({ accountId: other.accountId, relatedName: 'Job', name: 'Permit', type: 'text', required: true });
+    expectProblem(await oapi.post('/jobs', { job: { site_id: p.site.id } }), { status: 422, code: 'validation.failed', errors: { [`custom_fields.${def.id}`]: true } });
+    const job = await createJob(oapi, { site_id: p.site.id, custom_fields: { [def.id]: 'P-1' } });
+    expect(job.record.custom_fields).toEqual({ [def.id]: 'P-1' });
+    expectProblem(await patch(oapi, 'jobs', job, { custom_fields: { [def.id]: null } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { [`custom_fields.${def.id}`]: true },
+    });
+    const ok = await patch(oapi, 'jobs', job, { title: 'kept' });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.data.custom_fields).toEqual({ [def.id]: 'P-1' });
+  });
+});
+
+describe('jobs: schedule and assignments', () => {
+  it('stores scheduled_start/end and refuses a scheduled_end before scheduled_start (also against the stored start)', async () => {
+    expectProblem(
+      await api.post('/jobs', { job: { site_id: place.site.id, scheduled_start: '2026-05-01T10:00:00Z', scheduled_end: '2026-05-01T09:59:59Z' } }),
+      { status: 422, code: 'validation.failed', errors: { scheduled_end: true } },
+    );
+    const job = await createJob(api, { site_id: place.site.id, scheduled_start: '2026-05-01T10:00:00Z', scheduled_end: '2026-05-01T10:00:00Z' });
+    expectProblem(await patch(api, 'jobs', job, { scheduled_end: '2026-05-01T08:00:00Z' }), { status: 422, code: 'validation.failed', errors: { scheduled_end: true } });
+  });
+
+  it('assigns users of the account, replaces assignments as a snapshot and refuses another tenant\'s user with 422', async () => {
+    const tech = await userClient(t, tenant, 'technician');
+    const job = await createJob(api, { site_id: place.site.id, assignments: [{ user_id: tenant.userId }, { user_id: tech.user.id }] });
+    expect(job.record.assignments.map((a: any) => a.user_id).sort()).toEqual([tenant.userId, tech.user.id].sort());
+    const up = await patch(api, 'jobs', job, { assignments: [{ user_id: tech.user.id }] });
+    expect(up.status, up.text).toBe(200);
+    expect(up.body.data.assignments.map((a: any) => a.user_id)).toEqual([tech.user.id]);
+
+    const other = await t.tenant();
+    expectProblem(await api.post('/jobs', { job: { site_id: place.site.id, assignments: [{ user_id: other.userId }] } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { 'assignments.0.user_id': true },
+    });
+    expectProblem(await api.post('/jobs', { job: { site_id: place.site.id, assignments: [{ user_id: 987654321 }] } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { 'assignments.0.user_id': true },
+    });
+  });
+});
+
+describe('jobs: lists', () => {
+  it('filters status by equality and [in]', async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const p = await createPlace(oapi);
+    const pending = await createJob(oapi, { site_id: p.site.id });
+    const done = await createJob(oapi, { site_id: p.site.id });
+    const cancelled = await createJob(oapi, { site_id: p.site.id });
+    expect((await patch(oapi, 'jobs', done, { status: 'Completed' })).status).toBe(200);
+    expect((await patch(oapi, 'jobs', cancelled, { status: 'Cancelled' })).status).toBe(200);
+    expect(idsOf(await oapi.get('/jobs?status=Completed'))).toEqual([done.id]);
+    expect(idsOf(await oapi.get('/jobs?status[in]=Pending,Cancelled&sort=created_at'))).toEqual([pending.id, cancelled.id]);
+    expect(idsOf(await oapi.get('/jobs?status=Scheduled'))).toEqual([]);
+    expectProblem(await oapi.get('/jobs?status[gt]=A'), { status: 400, code: 'filter.invalid' });
+  });
+
+  it('filters created_at, updated_at and scheduled_start ranges', async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const p = await createPlace(oapi);
+    const early = await createJob(oapi, { site_id: p.site.id, scheduled_start: '2026-06-01T08:00:00Z' });
+    clock.advance(60_000);
+    const mark = clock.now().toISOString();
+    clock.advance(60_000);
+    const late = await createJob(oapi, { site_id: p.site.id, scheduled_start: '2026-06-03T08:00:00Z' });
+    const none = await createJob(oapi, { site_id: p.site.id });
+    expect(idsOf(await oapi.get(`/jobs?created_at[lt]=${mark}`))).toEqual([early.id]);
+    expect(idsOf(await oapi.get(`/jobs?created_at[gte]=${mark}&sort=created_at`))).toEqual([late.id, none.id]);
+    clock.advance(60_000);
+    const mark2 = clock.now().toISOString();
+    clock.advance(60_000);
+    expect((await patch(oapi, 'jobs', early, { title: 'touched' })).status).toBe(200);
+    expect(idsOf(await oapi.get(`/jobs?updated_at[gt]=${mark2}`))).toEqual([early.id]);
+    expect(idsOf(await oapi.get(`/jobs?updated_at[lte]=${mark2}&sort=created_at`))).toEqual([late.id, none.id]);
+    expect(idsOf(await oapi.get('/jobs?scheduled_start[gte]=2026-06-02T00:00:00Z'))).toEqual([late.id]);
+    expect(idsOf(await oapi.get('/jobs?scheduled_start[gte]=2026-05-31T00:00:00Z&scheduled_start[lt]=2026-06-02T00:00:00Z'))).toEqual([early.id]);
+    expectProblem(await oapi.get('/jobs?scheduled_start[gte]=not-a-date'), { status: 400, code: 'filter.invalid' });
+  });
+
+  it('q matches number, job type, status, reference, labels, customer organization, site name and address, assignee name and system type', async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const tok = () => unique('q').toLowerCase();
+    const org = tok();
+    const siteName = tok();
+    const street = tok();
+    const systemType = tok();
+    const assignee = tok();
+    const label = tok();
+    const p = await createPlace(oapi, { organization: `Org ${org}` }, { site_name: `Site ${siteName}`, street: `${street} Road` });
+    const plain = await createPlace(oapi);
+    const system = await createSystem(oapi, p.site.id, { system_type: systemType });
+    const tech = await userClient(t, own, 'technician', `Tech ${assignee}`);
+    await t.app.domain.admin.addLookup('label', { accountId: own.accountId, relatedName: 'Job', name: label });
+    const jobType = tok();
+    const reference = tok();
+    const number = tok();
+    const rich = await createJob(oapi, { site_id: p.site.id, system_id: system.id, job_type: jobType, reference, number, labels: [label], assignments: [{ user_id: tech.user.id }] });
+    const other = await createJob(oapi, { site_id: plain.site.id });
+    for (const term of [number, jobType, reference, label, org, siteName, street, assignee, systemType]) {
+      expect(idsOf(await oapi.get(`/jobs?q=${encodeURIComponent(term)}`)), term).toEqual([rich.id]);
+    }
+    expect(idsOf(await oapi.get(`/jobs?q=${encodeURIComponent(org.toUpperCase())}`))).toEqual([rich.id]);
+    const moved = await patch(oapi, 'jobs', other, { status: 'Cancelled' });
+    expect(moved.status).toBe(200);
+    expect(idsOf(await oapi.get('/jobs?q=cancelled'))).toEqual([other.id]);
+    expect(idsOf(await oapi.get(`/jobs?q=${tok()}`))).toEqual([]);
+  });
+
+  it('does not serve another tenant\'s job', async () => {
+    const job = await createJob(api, { site_id: place.site.id });
+    const other = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, other.token);
+    expectProblem(await oapi.get(`/jobs/${job.id}`), { status: 404, code: 'resource.not_found' });
+    expect(idsOf(await oapi.get('/jobs'))).toEqual([]);
+    expectProblem(await api.post('/jobs', { job: { site_id: place.site.id, customer_id: randomUUID() } }), { status: 422, code: 'validation.failed', errors: { customer_id: true } });
+  });
+
+  it('line items: create makes lines and amount sums them', async () => {
+    const item = await createItem(api, { unit_price: '5' });
+    const job = await createJob(api, { site_id: place.site.id, lineitems: [{ item_id: item.id, quantity: '3' }, { description: 'Labor', quantity: '1', unit_price: '80' }] });
+    expect(job.record.lineitems).toHaveLength(2);
+    expect(job.record.amount).toBe('95.00');
+  });
+});
