@@ -40,6 +40,7 @@ export function buildApp(deps: AppDeps): App {
     authCacheTtlMs: config.AUTH_CACHE_TTL_MS,
     rateLimits: deps.rateLimits,
     redis: deps.redis,
+    apiVersions: config.API_VERSIONS,
   });
   const app = express();
   app.disable('x-powered-by');

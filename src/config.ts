@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseApiVersions } from './kernel/versioning.ts';
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -17,6 +18,18 @@ const schema = z.object({
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   TRUST_PROXY: z.string().optional(),
+  /** API versions accepted in Fieldline-Version and on keys (comma-separated dates); default the current one. */
+  API_VERSIONS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      try {
+        return parseApiVersions(raw);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;

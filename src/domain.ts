@@ -8,6 +8,7 @@ import type { ResourceDefinition } from './kernel/resource.ts';
 import type { RawQueryable } from './kernel/listing.ts';
 import { ResourceService } from './kernel/resource-service.ts';
 import { tenantScoped } from './kernel/tenancy.ts';
+import { ApiVersions } from './kernel/versioning.ts';
 import { AdminService } from './resources/accounts/admin.service.ts';
 import { ContactLinkageService } from './resources/contacts/contact-linkage.service.ts';
 import { contactResource } from './resources/contacts/contact.resource.ts';
@@ -22,6 +23,7 @@ import { taxRateResource } from './resources/tax-rates/tax-rate.resource.ts';
 import { EstimateConversionService } from './resources/estimates/estimate-conversion.service.ts';
 import { estimateResource } from './resources/estimates/estimate.resource.ts';
 import { jobResource } from './resources/jobs/job.resource.ts';
+import { DispatchBoardService } from './resources/jobs/dispatch-board.service.ts';
 import { LookupService } from './resources/lookups/lookup.service.ts';
 
 /** Every standard resource of the API, in the order they appear in docs. */
@@ -46,6 +48,8 @@ export interface DomainOptions {
   authCacheTtlMs?: number;
   rateLimits?: Partial<Record<Bucket, number>>;
   redis?: Redis;
+  /** Accepted API versions (config API_VERSIONS); default the current version only. */
+  apiVersions?: readonly string[];
 }
 
 /** The domain layer: services both adapters (REST and GraphQL) call. */
@@ -54,6 +58,7 @@ export function buildDomain(options: DomainOptions) {
   const db = tenantScoped(options.prisma);
   const signingKeys = new SigningKeys(options.prisma);
   const cursors = new CursorCodec(signingKeys, clock);
+  const versions = new ApiVersions(options.apiVersions);
   const lookup = (name: string): ResourceService => {
     const service = services.get(name);
     if (!service) throw new Error(`unknown resource ${name}`);
@@ -68,11 +73,13 @@ export function buildDomain(options: DomainOptions) {
     cursors,
     authenticator: new Authenticator(options.prisma, clock, options.authCacheTtlMs ?? 2000),
     rateLimits: new RateLimits({ ...defaultBucketLimits, ...options.rateLimits }, options.redis),
-    admin: new AdminService(options.prisma),
+    versions,
+    admin: new AdminService(options.prisma, versions),
     lookups: new LookupService(db),
     linkages: new ContactLinkageService(db, clock),
     leadConversion: new LeadConversionService(db, clock, lookup('lead'), lookup('customer'), lookup('site')),
     estimateConversion: new EstimateConversionService(db, clock, lookup('estimate'), lookup('job')),
+    dispatchBoard: new DispatchBoardService(db, lookup('job')),
     resources: services,
     resource: lookup,
   };

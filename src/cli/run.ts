@@ -4,6 +4,7 @@ import { loadConfig } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { acquireDataDirLock, DataDirLockedError } from '../db/data-dir-lock.ts';
 import { SigningKeys } from '../kernel/cursor.ts';
+import { ApiVersions, parseApiVersions } from '../kernel/versioning.ts';
 import { AdminError, AdminService } from '../resources/accounts/admin.service.ts';
 import { registerAccountCommands } from './commands/account.ts';
 import { registerCursorKeyCommands } from './commands/cursor-key.ts';
@@ -128,9 +129,19 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   };
   let admin: AdminService | null = null;
   let signingKeys: SigningKeys | null = null;
+  let versions: ApiVersions | null = null;
+  const apiVersions = (): ApiVersions => {
+    if (versions) return versions;
+    try {
+      return (versions = new ApiVersions(parseApiVersions((options.env ?? process.env).API_VERSIONS)));
+    } catch (error) {
+      throw new UsageError(`invalid configuration: API_VERSIONS: ${(error as Error).message}`);
+    }
+  };
   const ctx: CommandContext = {
     json,
-    admin: async () => (admin ??= new AdminService((await database()).prisma)),
+    apiVersions,
+    admin: async () => (admin ??= new AdminService((await database()).prisma, apiVersions())),
     signingKeys: async () => (signingKeys ??= new SigningKeys((await database()).prisma)),
     prisma: async () => (await database()).prisma,
     result(object, human) {

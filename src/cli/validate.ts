@@ -3,7 +3,7 @@ import type { AccountModules } from '../kernel/context.ts';
 import { customFieldTypes, relatedNames } from '../kernel/lookups.ts';
 import { roles, type Role } from '../kernel/permissions.ts';
 import { allScopes, isScope, type Scope } from '../kernel/scopes.ts';
-import { supportedVersions } from '../kernel/versioning.ts';
+import type { ApiVersions } from '../kernel/versioning.ts';
 
 // Parsing and validation of command-line values. Every failure is a UsageError whose message names the
 // option and says what is accepted; nothing touches the database before these pass.
@@ -82,9 +82,10 @@ export function parseTimestamp(label: string, value: string | undefined): Date {
   return date;
 }
 
-export function parseApiVersion(value: string | undefined): string {
+/** A version the server accepts (API_VERSIONS of the command's environment). */
+export function parseApiVersion(value: string | undefined, versions: ApiVersions): string {
   const trimmed = value?.trim() ?? '';
-  if (!(supportedVersions as readonly string[]).includes(trimmed)) usage(`--api-version must be one of ${supportedVersions.join(', ')}; got "${value}"`);
+  if (!versions.isSupported(trimmed)) usage(`--api-version must be one of ${versions.supported.join(', ')}; got "${value}"`);
   return trimmed;
 }
 

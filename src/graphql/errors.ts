@@ -56,19 +56,6 @@ export function fieldError(source: unknown, appError: AppError, errorsUrl: strin
   });
 }
 
-/**
- * An AppError that refuses the whole request before execution (authentication, version, rate limit): the
- * HTTP response takes the error's status and headers (yoga reads and strips extensions.http).
- */
-export function requestError(appError: AppError, errorsUrl: string, requestId?: string): GraphQLError {
-  return new GraphQLError(appError.detail ?? appError.title, {
-    extensions: {
-      ...appErrorExtensions(appError, errorsUrl, requestId),
-      http: { status: appError.status, headers: appError.headers },
-    },
-  });
-}
-
 function isCatalogCode(code: unknown): boolean {
   return typeof code === 'string' && code in errorCatalog;
 }
@@ -87,34 +74,33 @@ export function internalError(source: unknown, errorsUrl: string, requestId?: st
   return fieldError(source, new AppError('internal.error', 'An unexpected error occurred; quote the request id when reporting it.'), errorsUrl, requestId);
 }
 
-/** yoga's maskError: runs on every error of a result that yoga did not already mark as safe. */
+/**
+ * The masking of every error of a result: AppErrors keep their code and extras, catalog and language errors
+ * stay, anything else becomes internal.error (logged by kind only). With a request id (the execution of an
+ * admitted request, see withRequestId) it goes on every catalog error; yoga's maskError calls it without one,
+ * after that, and then only meets errors that are already masked or that arose outside an execution.
+ */
 export function maskErrorWith(errorsUrl: string, logger: Logger) {
-  return (error: unknown): Error => {
+  return (error: unknown, requestId?: string): Error => {
     const appError = appErrorOf(error);
     if (appError) {
-      const requestId = error instanceof GraphQLError ? (error.extensions?.requestId as string | undefined) : undefined;
-      return fieldError(error, appError, errorsUrl, requestId);
+      const id = requestId ?? (error instanceof GraphQLError ? (error.extensions?.requestId as string | undefined) : undefined);
+      return fieldError(error, appError, errorsUrl, id);
     }
-    if (error instanceof GraphQLError && (isCatalogCode(error.extensions?.code) || isLanguageError(error))) return error;
+    if (error instanceof GraphQLError && isCatalogCode(error.extensions?.code)) {
+      if (!requestId || error.extensions.requestId) return error;
+      return new GraphQLError(error.message, { ...located(error), extensions: { ...error.extensions, requestId } });
+    }
+    if (error instanceof GraphQLError && isLanguageError(error)) return error;
     const e = (error instanceof GraphQLError ? error.originalError : error) as { name?: string; code?: string; message?: string } | undefined;
     // Only the kind of failure is logged at error level; its message may hold SQL or data.
-    logger.error({ err_name: e?.name, err_code: e?.code }, 'unhandled GraphQL error');
-    logger.debug({ err_message: String(e?.message ?? '').slice(0, 500) }, 'unhandled GraphQL error detail');
-    return internalError(error, errorsUrl);
+    logger.error({ request_id: requestId, err_name: e?.name, err_code: e?.code }, 'unhandled GraphQL error');
+    logger.debug({ request_id: requestId, err_message: String(e?.message ?? '').slice(0, 500) }, 'unhandled GraphQL error detail');
+    return internalError(error, errorsUrl, requestId);
   };
 }
 
-/**
- * Adds the request id to catalog errors of an execution result and formats AppErrors still unformatted
- * (whichever of this and yoga's masking runs first, the outcome is the same).
- */
-export function withRequestId(errors: readonly GraphQLError[], errorsUrl: string, requestId: string): GraphQLError[] {
-  return errors.map((error) => {
-    const appError = appErrorOf(error);
-    if (appError) return fieldError(error, appError, errorsUrl, requestId);
-    if (isCatalogCode(error.extensions?.code) && !error.extensions.requestId) {
-      return new GraphQLError(error.message, { ...located(error), extensions: { ...error.extensions, requestId } });
-    }
-    return error;
-  });
+/** Masks the errors of an execution result, with the request id on each (internal.error included). */
+export function withRequestId(errors: readonly GraphQLError[], mask: ReturnType<typeof maskErrorWith>, requestId: string): GraphQLError[] {
+  return errors.map((error) => mask(error, requestId) as GraphQLError);
 }

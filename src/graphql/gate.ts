@@ -1,14 +1,16 @@
 import { getOperationAST, parse } from 'graphql';
 import type { Domain } from '../domain.ts';
+import type { Principal } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
 import type { Bucket, RateDecision } from '../kernel/rate-limit.ts';
-import { resolveVersion } from '../kernel/versioning.ts';
 import type { GraphQLContext } from './builder.ts';
 
 // Admission of a GraphQL request, before any execution: the same steps and order as the REST gate
 // (src/rest/gate.ts). Authenticate the bearer key (keeping a failure), take one request from the rate bucket
-// of the key (of the source IP when unauthenticated) — `write` for a mutation, `read` for anything else —
-// then raise the authentication failure, then resolve Fieldline-Version.
+// of the key (of the source IP when unauthenticated) — `write` for a mutation, `read` for anything else; over
+// HTTP, a request whose operation cannot be read takes from the bucket of its method (GET read, else write) —
+// then raise the authentication failure, then resolve Fieldline-Version. HTTP requests are admitted by the
+// middleware in server.ts (identify + contextOf), WebSocket operations by admit().
 //
 // Decision: a missing or invalid key refuses the WHOLE request (HTTP 401/403 with one GraphQL error carrying
 // auth.missing_token, auth.invalid_token ...) rather than failing field by field: every field of this API
@@ -18,6 +20,15 @@ import type { GraphQLContext } from './builder.ts';
 export type Admission =
   | { context: GraphQLContext; decision: RateDecision }
   | { error: AppError; decision?: RateDecision };
+
+/** Outcome of authentication and of the rate bucket, before either is raised. */
+export interface Identity {
+  principal: Principal | null;
+  authError: AppError | null;
+  /** Undefined only when the rate limiter failed to give one. */
+  decision?: RateDecision;
+  rateError?: AppError;
+}
 
 export interface AdmissionRequest {
   authorization: string | undefined;
@@ -53,31 +64,45 @@ export class GraphqlGate {
   /** Checks a key and a requested version without taking from a bucket (WebSocket connection_init). */
   async check(authorization: string | undefined, version: string | undefined): Promise<void> {
     const principal = await this.domain.authenticator.authenticate(authorization);
-    resolveVersion(version, principal.key.apiVersion);
+    this.domain.versions.resolve(version, principal.key.apiVersion);
   }
 
-  async admit(request: AdmissionRequest): Promise<Admission> {
-    const { domain } = this;
-    let principal: GraphQLContext['principal'] | null = null;
+  /**
+   * Authenticates the bearer key, keeping a failure for contextOf() to raise, and takes one request from the
+   * bucket of the key (of the source IP when unauthenticated). A full bucket is `rateError`, with its headers.
+   */
+  async identify(request: { authorization: string | undefined; ip: string; bucket: Bucket }): Promise<Identity> {
+    let principal: Principal | null = null;
     let authError: AppError | null = null;
     try {
-      principal = await domain.authenticator.authenticate(request.authorization);
+      principal = await this.domain.authenticator.authenticate(request.authorization);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       authError = error;
     }
     const subject = principal ? `key:${principal.key.id}` : `ip:${request.ip}`;
-    let decision: RateDecision;
     try {
-      decision = await domain.rateLimits.consume(request.bucket, subject);
+      return { principal, authError, decision: await this.domain.rateLimits.consume(request.bucket, subject) };
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      return { error, decision: (error as AppError & { decision?: RateDecision }).decision };
+      return { principal, authError, decision: (error as AppError & { decision?: RateDecision }).decision, rateError: error };
     }
-    if (authError || !principal) return { error: authError ?? new AppError('auth.failed'), decision };
+  }
+
+  /** The context of an identified request: raises the authentication failure, then resolves Fieldline-Version. */
+  contextOf(identity: Identity, version: string | undefined, requestId: string): GraphQLContext {
+    const { principal } = identity;
+    if (identity.authError || !principal) throw identity.authError ?? new AppError('auth.failed');
+    const apiVersion = this.domain.versions.resolve(version, principal.key.apiVersion);
+    return { domain: this.domain, requestId, principal, apiVersion };
+  }
+
+  async admit(request: AdmissionRequest): Promise<Admission> {
+    const identity = await this.identify(request);
+    if (identity.rateError) return { error: identity.rateError, decision: identity.decision };
+    const decision = identity.decision!;
     try {
-      const apiVersion = resolveVersion(request.version, principal.key.apiVersion);
-      return { context: { domain, requestId: request.requestId, principal, apiVersion }, decision };
+      return { context: this.contextOf(identity, request.version, request.requestId), decision };
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       return { error, decision };

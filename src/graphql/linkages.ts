@@ -1,5 +1,6 @@
 import { requireScope } from '../kernel/auth.ts';
 import type { WireLinkage } from '../resources/contacts/contact-linkage.service.ts';
+import { convertLeadScopes } from '../resources/leads/lead-conversion.service.ts';
 import { requestContext, type Builder } from './builder.ts';
 import { written } from './loaders.ts';
 import type { RelationTypes } from './relations.ts';
@@ -130,14 +131,14 @@ export function registerLeadConversion(builder: Builder, types: { lead: Resource
       type: ConvertLeadPayload,
       nullable: true,
       description:
-        "Creates a customer from the lead and moves the lead's sites and contact linkages to it, in one transaction (needs leads:write and customers:write); as POST /api/v2/leads/{id}/convert. A lead converts once (lead.already_converted).",
-      authScopes: { scope: 'leads:write' },
+        `Creates a customer from the lead and moves the lead's sites and contact linkages to it, in one transaction (needs ${convertLeadScopes.join(' and ')}); as POST /api/v2/leads/{id}/convert. A lead converts once (lead.already_converted).`,
+      authScopes: { authenticated: true },
       args: {
         id: t.arg.id({ required: true }),
         customer: t.arg({ type: ConvertLeadCustomerInput, description: 'Optional overrides of the customer fields.' }),
       },
       resolve: async (_root, args, ctx) => {
-        requireScope(ctx.principal, 'customers:write');
+        for (const scope of convertLeadScopes) requireScope(ctx.principal, scope);
         const body = args.customer ? toWireBody(customerDef, 'create', args.customer as Record<string, unknown>) : {};
         return written(ctx, ctx.domain.leadConversion.convert(requestContext(ctx), String(args.id), body));
       },

@@ -2,8 +2,10 @@ import DataLoader from 'dataloader';
 import { runAsTenant } from '../kernel/context.ts';
 import type { WireRecord } from '../kernel/resource-service.ts';
 import type { TenantClient } from '../kernel/tenancy.ts';
-import { serializeLinkage, type LinkageRow, type WireLinkage } from '../resources/contacts/contact-linkage.service.ts';
+import { linkageOrder, serializeLinkage, type LinkageRow, type WireLinkage } from '../resources/contacts/contact-linkage.service.ts';
+import { siteOrder } from '../resources/sites/site.resource.ts';
 import type { GraphQLContext } from './builder.ts';
+import type { WireSystemOption } from './lookups.ts';
 
 // Batched reads behind the relation fields (relations.ts), one set per GraphQL operation. Every field of one
 // kind asks its loader for one key; DataLoader gathers the keys asked for in the same tick into one batch, and
@@ -35,6 +37,8 @@ export interface RelationLoaders {
   recordsBy(name: RecordName, column: string): DataLoader<string, WireRecord[]>;
   /** Users of the caller's account by id (assignees), active or not; null when absent. */
   user: DataLoader<string, WireUser | null>;
+  /** Entries of the shared system options catalog by id (System.systemOption, Site.systemOption); null when absent. */
+  systemOption: DataLoader<string, WireSystemOption | null>;
 }
 
 /** Resources that relations return. */
@@ -134,7 +138,7 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
         ? []
         : await delegate('site').findMany({
             where: { OR: or, deleted_at: null },
-            orderBy: [{ position: 'asc' }, { created_at: 'asc' }, { id: 'asc' }],
+            orderBy: [...siteOrder],
           });
       const groups = groupBy(rows, (row) => `${row.siteable_type as string}:${row.siteable_id as string}`);
       return keys.map((key) => (groups.get(key) ?? []).map((row) => service.serialize(row)));
@@ -149,7 +153,7 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
           OR: [...byType.entries()].map(([type, ids]) => ({ linkable_type: type, linkable_id: { in: ids } })),
           contact: { deleted_at: null, account_id: ctx.principal.accountId },
         },
-        orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+        orderBy: [...linkageOrder],
       })) as LinkageRow[];
       const groups = groupBy(rows, (row) => `${row.linkable_type}:${row.linkable_id}`);
       return keys.map((key) => (groups.get(key) ?? []).map(serializeLinkage));
@@ -160,7 +164,7 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
     asTenant(async (contactIds) => {
       const rows = (await db.contactLinkage.findMany({
         where: { contact_id: { in: [...new Set(contactIds)] }, contact: { deleted_at: null, account_id: ctx.principal.accountId } },
-        orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+        orderBy: [...linkageOrder],
       })) as LinkageRow[];
       const groups = groupBy(rows, (row) => row.contact_id);
       return contactIds.map((id) => (groups.get(id) ?? []).map(serializeLinkage));
@@ -199,5 +203,13 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
     }),
   );
 
-  return { record, sitesOf, linkagesTo, linkagesOf, recordsBy, user };
+  // The catalog is small, shared by every account and read-only: a batch reads it whole through the service
+  // that serves GET /system_options (same entries, same shape), one statement per batch.
+  const systemOption = new DataLoader<string, WireSystemOption | null>(async (ids) => {
+    const { data } = await domain.lookups.systemOptions([]);
+    const byId = new Map((data as unknown as WireSystemOption[]).map((option) => [option.id, option]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+
+  return { record, sitesOf, linkagesTo, linkagesOf, recordsBy, user, systemOption };
 }

@@ -1,3 +1,4 @@
+import type { ObjectRef } from '@pothos/core';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
 import { requestContext, type Builder } from './builder.ts';
 import { camelCase } from './naming.ts';
@@ -38,7 +39,40 @@ const lookupTypes: Record<LookupKind, { typeName: string; description: string; f
   },
 };
 
-/** statuses, labels, customFieldDefinitions (relatedName): as the REST lookups; any valid key may read them. */
+/** An entry of the system options catalog, as LookupService.systemOptions serves it (GET /system_options). */
+export interface WireSystemOption {
+  id: string;
+  system_type: string;
+  name: string;
+  position: number;
+}
+
+const systemOptionTypes = new WeakMap<Builder, ObjectRef<any, WireSystemOption>>();
+
+/** The SystemOption type of this schema (made on first use: the query here and the relations in work.ts share it). */
+export function systemOptionType(builder: Builder): ObjectRef<any, WireSystemOption> {
+  let ref = systemOptionTypes.get(builder);
+  if (!ref) {
+    ref = wireObject<WireSystemOption>(
+      builder,
+      'SystemOption',
+      "An entry of the shared, read-only system options catalog (a system's or site's systemOptionId).",
+      [
+        { wire: 'id', type: 'ID' },
+        { wire: 'system_type', type: 'String', description: 'Kind of equipment, e.g. HVAC.' },
+        { wire: 'name', type: 'String' },
+        { wire: 'position', type: 'Int', description: 'Order within the catalog.' },
+      ],
+    );
+    systemOptionTypes.set(builder, ref);
+  }
+  return ref;
+}
+
+/**
+ * statuses, labels, customFieldDefinitions (relatedName) and systemOptions (systemType): as the REST lookups,
+ * through the same LookupService; any valid key may read them.
+ */
 export function registerLookups(builder: Builder): void {
   for (const kind of Object.keys(lookupKinds) as LookupKind[]) {
     const { typeName, description, fields } = lookupTypes[kind];
@@ -59,4 +93,18 @@ export function registerLookups(builder: Builder): void {
       }),
     );
   }
+
+  builder.queryField('systemOptions', (t) =>
+    t.field({
+      type: [systemOptionType(builder)],
+      nullable: true,
+      description: 'As GET /api/v2/system_options: the catalog shared by every account, read-only, by position then name. Needs a valid key only.',
+      authScopes: { authenticated: true },
+      args: { systemType: t.arg.string({ description: 'Only entries of this system type (HVAC, Plumbing ...).' }) },
+      resolve: async (_root, args, ctx) => {
+        const entries: [string, string][] = args.systemType === null || args.systemType === undefined ? [] : [['system_type', args.systemType]];
+        return (await ctx.domain.lookups.systemOptions(entries)).data as unknown as WireSystemOption[];
+      },
+    }),
+  );
 }

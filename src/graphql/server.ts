@@ -1,16 +1,16 @@
-import type { Express, NextFunction, Request, Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type http from 'node:http';
 import type { ExecutionResult, GraphQLError } from 'graphql';
-import { createYoga, type Plugin, type YogaLogger } from 'graphql-yoga';
+import { createYoga, shouldRenderGraphiQL, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Domain } from '../domain.ts';
 import { runAsTenant } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
-import type { RateDecision } from '../kernel/rate-limit.ts';
+import { bucketOf, type RateDecision } from '../kernel/rate-limit.ts';
 import { VERSION_HEADER } from '../kernel/versioning.ts';
 import type { GraphQLContext } from './builder.ts';
-import { appErrorExtensions, maskErrorWith, requestError, withRequestId } from './errors.ts';
+import { appErrorExtensions, maskErrorWith, withRequestId } from './errors.ts';
 import { GraphqlGate } from './gate.ts';
 import { buildSchema } from './schema.ts';
 import { startWebSocketServer } from './websocket.ts';
@@ -18,13 +18,15 @@ import { startWebSocketServer } from './websocket.ts';
 // /graphql on the app's express server: graphql-yoga over HTTP (GraphiQL when a browser opens it) and
 // graphql-ws over WebSocket on the same path. Both admit a request through GraphqlGate (same keys, buckets
 // and versions as REST) and execute the one Pothos schema, whose resolvers call the same services as REST.
+// Over HTTP, admission is an express middleware in front of yoga, so that every response of the path
+// (transport errors included) has taken from a bucket, carries RateLimit-* headers and answers catalog codes.
 
 export const GRAPHQL_PATH = '/graphql';
 
 interface ServerContext {
   req: Request;
   res: Response;
-  /** Set by the gate when the request is admitted. */
+  /** The admitted context of a WebSocket operation (HTTP requests: see `admitted` in mountGraphql). */
   fieldline?: GraphQLContext;
 }
 
@@ -35,8 +37,8 @@ function setRateHeaders(res: Response, decision: RateDecision | undefined): void
   res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
 }
 
-/** Executes inside the caller's tenant and puts the request id on the errors of the result. */
-function tenantExecution(errorsUrl: string): Plugin<{}, {}, GraphQLContext> {
+/** Executes inside the caller's tenant and masks the errors of the result, with the request id on each. */
+function tenantExecution(mask: ReturnType<typeof maskErrorWith>): Plugin<{}, {}, GraphQLContext> {
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       const ctx = args.contextValue as unknown as GraphQLContext;
@@ -45,7 +47,7 @@ function tenantExecution(errorsUrl: string): Plugin<{}, {}, GraphQLContext> {
         onExecuteDone({ result, setResult }: { result: ExecutionResult | AsyncIterable<ExecutionResult>; setResult: (r: ExecutionResult) => void }) {
           if (Symbol.asyncIterator in result) return;
           const single = result as ExecutionResult;
-          if (single.errors?.length) setResult({ ...single, errors: withRequestId(single.errors as GraphQLError[], errorsUrl, ctx.requestId) });
+          if (single.errors?.length) setResult({ ...single, errors: withRequestId(single.errors as GraphQLError[], mask, ctx.requestId) });
         },
       };
     },
@@ -62,36 +64,129 @@ function yogaLogger(logger: Logger): YogaLogger {
   };
 }
 
+/** What a GraphQL HTTP request asks for, read before admission: the operation, or why it cannot be read. */
+type Reading = { params: { query?: string; operationName?: string } } | { refusal: AppError } | { toYoga: 'graphiql' | 'preflight' };
+
+const ALLOWED_METHODS = 'GET, POST';
+const JSON_TYPE = /^application\/(json|[a-z0-9.+-]+\+json)$/;
+
+function textParser(limitBytes: number) {
+  return express.text({ type: () => true, limit: limitBytes, defaultCharset: 'utf-8' });
+}
+
+/**
+ * Reads the operation of a request without raising anything: the page of GraphiQL (a browser's GET), the
+ * query string of a GET, or the JSON body of a POST. A body is read (at most the limit) only when it is
+ * declared JSON and not announced larger than the limit: its operation chooses the rate bucket, so it is read
+ * before the key is checked. A failure is kept as the catalog error that admission answers in its turn.
+ */
+async function readOperation(req: Request, res: Response, limitBytes: number, parse: ReturnType<typeof textParser>): Promise<Reading> {
+  if (req.path !== '/') return { refusal: new AppError('route.not_found', `No endpoint ${req.method} ${req.originalUrl.split('?')[0]}.`) };
+  if (req.method === 'GET') {
+    if (shouldRenderGraphiQL({ method: 'GET', headers: { get: (name: string) => req.get(name) ?? null } } as unknown as globalThis.Request)) {
+      return { toYoga: 'graphiql' };
+    }
+    const search = new URL(req.originalUrl, 'http://localhost').searchParams;
+    for (const name of ['variables', 'extensions']) {
+      const value = search.get(name);
+      if (!value) continue;
+      try {
+        JSON.parse(value);
+      } catch {
+        return { refusal: new AppError('request.malformed_json', `The ${name} parameter is not valid JSON.`) };
+      }
+    }
+    return { params: { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined } };
+  }
+  // A browser's CORS preflight (it carries no key): yoga answers it with its CORS headers.
+  if (req.method === 'OPTIONS' && req.get('access-control-request-method')) return { toYoga: 'preflight' };
+  if (req.method !== 'POST') {
+    return { refusal: new AppError('method.not_allowed', `${req.method} is not allowed on /graphql; allowed: ${ALLOWED_METHODS}.`, {}, { Allow: ALLOWED_METHODS }) };
+  }
+  const type = (req.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (!JSON_TYPE.test(type)) {
+    return { refusal: new AppError('request.unsupported_media_type', `Send the body as application/json (got ${type || 'no Content-Type'}).`) };
+  }
+  if (Number(req.get('content-length') ?? 0) > limitBytes) {
+    return { refusal: new AppError('request.body_too_large', `The body exceeds ${limitBytes} bytes.`) };
+  }
+  const failure = await new Promise<unknown>((resolve) => parse(req, res, resolve));
+  if (failure) {
+    const e = failure as { type?: string; status?: number };
+    if (e.type === 'entity.too.large') return { refusal: new AppError('request.body_too_large', `The body exceeds ${limitBytes} bytes.`) };
+    if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+      return { refusal: new AppError('request.unsupported_media_type', 'The body must be UTF-8 JSON.') };
+    }
+    // Other client-side body failures (undecodable Content-Encoding, length mismatch, aborted upload).
+    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      return { refusal: new AppError('request.malformed_json', 'The body could not be read as JSON.') };
+    }
+    throw failure;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(typeof req.body === 'string' ? req.body : '');
+  } catch {
+    return { refusal: new AppError('request.malformed_json', 'The body is not valid JSON.') };
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return { refusal: new AppError('request.malformed_json', 'The body must be one JSON object: {"query", "variables", "operationName"}.') };
+  }
+  // yoga reads the body again from req.body (a string it parses as JSON).
+  req.headers['content-type'] = 'application/json';
+  const { query, operationName } = body as { query?: unknown; operationName?: unknown };
+  return { params: { query: typeof query === 'string' ? query : undefined, operationName: typeof operationName === 'string' ? operationName : undefined } };
+}
+
 export function mountGraphql(app: Express, domain: Domain, config: Config, logger: Logger) {
   const errorsUrl = config.ERRORS_URL;
   const gate = new GraphqlGate(domain);
+  /** The context of each admitted HTTP request, for yoga's context factory. */
+  const admitted = new WeakMap<Request, GraphQLContext>();
 
-  const admission: Plugin<{}, ServerContext> = {
-    async onParams({ params, context, setResult }) {
-      const { req, res } = context;
-      let outcome;
-      try {
-        outcome = await gate.admit({
-          authorization: req.get('authorization'),
-          version: req.get(VERSION_HEADER),
-          requestId: req.requestId,
-          ip: req.ip ?? 'unknown',
-          bucket: gate.bucketOf(params.query, params.operationName),
-        });
-      } catch (error) {
-        const e = error as { name?: string; code?: string };
-        logger.error({ request_id: req.requestId, err_name: e?.name, err_code: e?.code }, 'GraphQL admission failed');
-        outcome = { error: new AppError('internal.error', 'An unexpected error occurred; quote the request id when reporting it.') };
-      }
-      setRateHeaders(res, outcome.decision);
+  const sendError = (req: Request, res: Response, error: AppError) => {
+    for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+    res.status(error.status).json({ errors: [{ message: error.detail ?? error.title, extensions: appErrorExtensions(error, errorsUrl, req.requestId) }] });
+  };
+
+  const parse = textParser(config.BODY_LIMIT_BYTES);
+  const mask = maskErrorWith(errorsUrl, logger);
+
+  // Admission of every HTTP request to /graphql, before yoga sees it; the order of the REST gate:
+  // 1. read the operation (its failures kept), authenticate (its failure kept), take one request from the bucket
+  //    of the key or source IP: write for a mutation, read for a query; when the operation cannot be read,
+  //    by method (GET read, anything else write). RateLimit-* headers on every response from here on.
+  // 2. 429 rate_limit.exceeded; GraphiQL's page and CORS preflights (no key needed); 404/405 for another path or method;
+  //    the authentication failure; version.invalid; then the body's own problems (415, 413, 400).
+  const admission = async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const reading = await readOperation(req, res, config.BODY_LIMIT_BYTES, parse);
+      const mutation = 'params' in reading && gate.bucketOf(reading.params.query, reading.params.operationName) === 'write';
+      const identity = await gate.identify({
+        authorization: req.get('authorization'),
+        ip: req.ip ?? 'unknown',
+        bucket: 'params' in reading ? (mutation ? 'write' : 'read') : bucketOf(req.method),
+      });
+      setRateHeaders(res, identity.decision);
       // The app's request log reads the key and account from here, as for REST.
-      req.auth = 'error' in outcome ? { error: outcome.error } : { principal: outcome.context.principal };
-      if ('error' in outcome) {
-        setResult({ errors: [requestError(outcome.error, errorsUrl, req.requestId)] });
-        return;
+      req.auth = identity.principal ? { principal: identity.principal } : { error: identity.authError ?? new AppError('auth.failed') };
+      if (identity.rateError) return sendError(req, res, identity.rateError);
+      if ('toYoga' in reading) return next();
+      const refusal = 'refusal' in reading ? reading.refusal : null;
+      if (refusal && (refusal.code === 'route.not_found' || refusal.code === 'method.not_allowed')) return sendError(req, res, refusal);
+      if (mutation && req.method === 'GET') {
+        return sendError(req, res, new AppError('method.not_allowed', 'A mutation must be sent with POST.', {}, { Allow: 'POST' }));
       }
-      context.fieldline = outcome.context;
-    },
+      admitted.set(req, gate.contextOf(identity, req.get(VERSION_HEADER), req.requestId));
+      if (refusal) return sendError(req, res, refusal);
+      next();
+    } catch (error) {
+      if (res.headersSent) return;
+      if (error instanceof AppError) return sendError(req, res, error);
+      const e = error as { name?: string; code?: string };
+      logger.error({ request_id: req.requestId, err_name: e?.name, err_code: e?.code }, 'GraphQL admission failed');
+      sendError(req, res, new AppError('internal.error', 'An unexpected error occurred; quote the request id when reporting it.'));
+    }
   };
 
   const yoga = createYoga<ServerContext, GraphQLContext>({
@@ -104,21 +199,17 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
       headers: JSON.stringify({ Authorization: 'Bearer <API key>' }, null, 2),
       defaultQuery: '{\n  me {\n    account { name }\n    key { scopes }\n    apiVersion\n  }\n}\n',
     },
-    maskedErrors: { maskError: maskErrorWith(errorsUrl, logger) },
-    context: ({ fieldline }) => {
-      if (!fieldline) throw new AppError('auth.failed');
-      return fieldline;
+    maskedErrors: { maskError: (error) => mask(error) },
+    // HTTP requests were admitted above; WebSocket operations bring their context (websocket.ts).
+    context: ({ fieldline, req }) => {
+      const context = fieldline ?? admitted.get(req);
+      if (!context) throw new AppError('auth.failed');
+      return context;
     },
-    plugins: [admission, tenantExecution(errorsUrl)],
+    plugins: [tenantExecution(mask)],
   });
 
-  // Same body limit as REST; a body announced larger is refused before it is read.
-  const bodyLimit = (req: Request, res: Response, next: NextFunction) => {
-    if (Number(req.get('content-length') ?? 0) <= config.BODY_LIMIT_BYTES) return next();
-    const error = new AppError('request.body_too_large', `The body exceeds ${config.BODY_LIMIT_BYTES} bytes.`);
-    res.status(error.status).json({ errors: [{ message: error.detail, extensions: appErrorExtensions(error, errorsUrl, req.requestId) }] });
-  };
-  app.use(GRAPHQL_PATH, bodyLimit, (req: Request, res: Response) => yoga(req, res));
+  app.use(GRAPHQL_PATH, admission, (req: Request, res: Response) => yoga(req, res));
 
   const websocket = startWebSocketServer({ yoga, gate, errorsUrl, logger, path: GRAPHQL_PATH });
 

@@ -4,6 +4,7 @@ import type { Single, WireRecord } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
 import { loadersOf, written, type RecordName, type WireUser } from './loaders.ts';
+import { systemOptionType } from './lookups.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 import { wireObject } from './wire-object.ts';
 
@@ -12,6 +13,7 @@ import { wireObject } from './wire-object.ts';
 //   Estimate.customer / .site / .contact / .system / .taxRate / .convertedJob
 //   Lineitem.item / .taxRate (Job.lineitems and Estimate.lineitems share the Lineitem type)
 //   System.site, Site.systems, Customer.jobs, Customer.estimates
+//   System.systemOption, Site.systemOption (the shared catalog entry; no scope beyond the parent's)
 // and convertEstimate (domain.estimateConversion; REST POST /estimates/{id}/convert).
 // Each relation reads through the operation's loaders (batched, tenant-scoped, live records only, serialized by
 // the resource's service) and needs the read scope of what it returns, except Job.assignees: assigned users are
@@ -90,6 +92,20 @@ export function registerWorkRelations(builder: Builder, types: Record<RecordName
   reference(Estimate, 'convertedJob', 'job', 'converted_job_id', 'The job made by convertEstimate, while it is live');
   reference(System, 'site', 'site', 'site_id', 'The site the system is installed at');
   collection(Site, 'systems', 'system', 'site_id', 'Live systems installed at the site');
+  const SystemOption = systemOptionType(builder);
+  for (const [parent, noun] of [[System, 'system'], [Site, 'site']] as const) {
+    builder.objectField(parent, 'systemOption', (t) =>
+      t.field({
+        type: SystemOption,
+        nullable: true,
+        description: `The ${noun}'s entry of the system options catalog (systemOptionId); null when unset. The catalog is readable by any key.`,
+        resolve: async (p, _args, ctx) => {
+          const id = p.record.system_option_id;
+          return typeof id === 'string' ? loadersOf(ctx).systemOption.load(id) : null;
+        },
+      }),
+    );
+  }
   collection(Customer, 'jobs', 'job', 'customer_id', "Live jobs of the customer");
   collection(Customer, 'estimates', 'estimate', 'customer_id', 'Live estimates of the customer');
 

@@ -40,7 +40,7 @@ export const errorCatalog = {
   'verification.unknown_error': { status: 422, title: 'Verification error' },
   'verification.failed': { status: 422, title: 'Verification failed' },
   'internal.error': { status: 500, title: 'Internal server error' },
-  // Codes the spec leaves to us ("not shown"), in the same dotted style; see docs/errors.md.
+  // Codes the spec leaves to us ("not shown"), in the same dotted style; see "Codes we added" in docs/decisions.md.
   'request.malformed_json': { status: 400, title: 'Malformed JSON' },
   'request.unsupported_media_type': { status: 415, title: 'Unsupported media type' },
   'request.body_too_large': { status: 413, title: 'Request body too large' },

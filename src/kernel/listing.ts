@@ -62,6 +62,8 @@ export interface RawQueryable {
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
 const MAX_Q_LENGTH = 200;
+/** Every term of q must match; more terms than this are refused rather than ignored. */
+const MAX_Q_TERMS = 10;
 const reserved = new Set(['cursor', 'limit', 'sort', 'q']);
 const operators = new Set<Operator>(['eq', 'in', 'gt', 'gte', 'lt', 'lte']);
 const sqlOps: Record<Exclude<Operator, 'in' | 'eq'>, string> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
@@ -173,6 +175,8 @@ export async function runList<Row extends { id: string }>(
     if (key === 'q') {
       if (!spec.searchColumn) throw invalidFilter('q: this list has no free-text search');
       if (value.length > MAX_Q_LENGTH) throw invalidFilter(`q: longer than ${MAX_Q_LENGTH} characters`);
+      const termCount = value.split(/\s+/).filter(Boolean).length;
+      if (termCount > MAX_Q_TERMS) throw invalidFilter(`q: ${termCount} terms; at most ${MAX_Q_TERMS} (every term must match)`);
       q = value;
       boundEntries.push([key, value]);
       continue;
@@ -218,7 +222,7 @@ export async function runList<Row extends { id: string }>(
   }
 
   if (q !== undefined) {
-    const terms = q.toLowerCase().split(/\s+/).filter(Boolean).slice(0, 10);
+    const terms = q.toLowerCase().split(/\s+/).filter(Boolean);
     for (const term of terms) conditions.push(`${spec.searchColumn} LIKE ${param(`%${escapeLike(term)}%`, 'text')}`);
   }
 

@@ -1,6 +1,6 @@
 import { addError, recordFromBody, throwIfErrors, zodIssuesToErrors } from './body.ts';
 import type { Clock } from './clock.ts';
-import { runAsTenant, type RequestContext } from './context.ts';
+import { currentTenant, runAsTenant, type RequestContext } from './context.ts';
 import { customFieldDefinitions, liveLabels, liveStatuses } from './lookups.ts';
 import { mergeCustomFields } from './custom-fields.ts';
 import { checkLabels } from './labels.ts';
@@ -29,6 +29,14 @@ export interface ResourceServiceDeps {
   clock: Clock;
   /** The other resources' services (hooks cascade through them). */
   resources: (name: string) => ResourceService;
+}
+
+/** See createWithin. */
+export interface TrustedValues {
+  /** Columns of the record (storage values). */
+  values?: Record<string, unknown>;
+  /** Child rows per collection, with their stored (computed) columns. */
+  children?: Record<string, Record<string, unknown>[]>;
 }
 
 type Row = Record<string, unknown> & { id: string; updated_at: Date; lock_version: number };
@@ -216,7 +224,8 @@ export class ResourceService {
     if (def.conventions.number && input.number !== undefined) {
       const number = input.number;
       if (mode === 'update') {
-        if (number !== existing!.number) throw new AppError('number.immutable', `number cannot be changed once assigned (it is "${String(existing!.number)}")`);
+        // Compared as it would be stored (trimmed): sending the record's own number back is not a change.
+        if ((typeof number === 'string' ? number.trim() : number) !== existing!.number) throw new AppError('number.immutable', `number cannot be changed once assigned (it is "${String(existing!.number)}")`);
       } else if (typeof number !== 'string' || number.trim() === '' || number.length > 64) {
         addError(errors, 'number', 'must be a non-blank string of at most 64 characters');
       } else {
@@ -241,10 +250,13 @@ export class ResourceService {
       const labels = checkLabels(input.labels, await liveLabels(tx, def.className), def.className, errors);
       if (labels) values.labels = labels;
     }
-    if (def.conventions.customFields && (mode === 'create' || input.custom_fields !== undefined)) {
+    if (def.conventions.customFields) {
+      // Required definitions hold on every write, custom_fields sent or not: a definition made required after
+      // the record was written makes any later update name it until a value is given.
       const definitions = await customFieldDefinitions(tx, def.className);
       const existingValues = (existing?.custom_fields as Record<string, unknown> | undefined) ?? null;
-      values.custom_fields = mergeCustomFields(input.custom_fields, definitions, existingValues, errors);
+      const merged = mergeCustomFields(input.custom_fields, definitions, existingValues, errors);
+      if (mode === 'create' || input.custom_fields !== undefined) values.custom_fields = merged;
     }
     await def.hooks?.beforeWrite?.({ tx, ctx, mode, input, values, children, existing, errors, resources: this.deps.resources });
     throwIfErrors(errors);
@@ -324,13 +336,17 @@ export class ResourceService {
       // Each entry as it will be stored: the existing child's values, then what was sent, then what the
       // collection computes from them (defaults, resolved prices, totals).
       const rows = [];
+      const computed = [];
       for (const [position, entry] of entries.entries()) {
         const { id, ...fields } = entry;
-        const merged: Record<string, unknown> = id !== undefined ? { ...byId.get(id as string) } : {};
-        for (const [key, value] of Object.entries(fields)) merged[key] = toStorage(collection.fields[key], value);
-        await collection.compute?.({ tx, ctx, parent, entry: merged, isNew: id === undefined, at: `${name}.${position}`, errors });
+        const previous = id !== undefined ? byId.get(id as string)! : null;
+        const merged: Record<string, unknown> = previous ? { ...previous } : {};
+        const sent: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(fields)) merged[key] = sent[key] = toStorage(collection.fields[key], value);
+        computed.push({ entry: merged, sent, previous, at: `${name}.${position}` });
         rows.push({ id: id as string | undefined, position, merged });
       }
+      await collection.compute?.({ tx, ctx, parent, entries: computed, existing, errors });
       throwIfErrors(errors);
       const kept = new Set(entries.filter((e) => e.id !== undefined).map((e) => e.id as string));
       const removed = [...byId.keys()].filter((id) => !kept.has(id));
@@ -341,6 +357,27 @@ export class ResourceService {
         for (const key of stored) if (merged[key] !== undefined) data[key] = merged[key];
         if (id !== undefined) await delegate.updateMany({ where: { id, [collection.foreignKey]: parent.id }, data });
         else await delegate.create({ data: { ...data, id: newId(), [collection.foreignKey]: parent.id, created_at: now } });
+      }
+    }
+  }
+
+  /** Child rows given as `trusted` to createWithin: stored as given (the collection's columns only), in order. */
+  private async insertTrustedChildren(
+    tx: TenantTx,
+    parent: Row,
+    trusted: Record<string, Record<string, unknown>[]>,
+    children: Record<string, Record<string, unknown>[] | undefined>,
+  ) {
+    const now = this.deps.clock.now();
+    for (const [name, rows] of Object.entries(trusted)) {
+      const collection = this.def.children?.[name];
+      if (!collection || children[name] !== undefined) throw new Error(`trusted ${name}: not a child collection, or also given as input`);
+      const delegate = (tx as unknown as Record<string, Delegate>)[collection.model];
+      const stored = [...Object.keys(collection.fields), ...Object.keys(collection.readOnly ?? {})];
+      for (const [position, row] of rows.entries()) {
+        const data: Record<string, unknown> = { id: newId(), [collection.foreignKey]: parent.id, position, created_at: now, updated_at: now };
+        for (const key of stored) if (row[key] !== undefined) data[key] = row[key];
+        await delegate.create({ data });
       }
     }
   }
@@ -371,12 +408,17 @@ export class ResourceService {
     return runAsTenant(ctx.principal.accountId, () => this.transaction((tx) => this.createWithin(tx, ctx, input)));
   }
 
-  /** Creates the record inside the caller's transaction (for services composing several writes). */
-  async createWithin(tx: TenantTx, ctx: RequestContext, input: Record<string, unknown>): Promise<Single> {
+  /**
+   * Creates the record inside the caller's transaction (for services composing several writes). `trusted` holds
+   * what the composing service takes from records already validated (an estimate's stored lines, the estimate
+   * a job comes from): columns and child rows written as given, without input validation or computation, before
+   * the hooks run and the created event is appended.
+   */
+  async createWithin(tx: TenantTx, ctx: RequestContext, input: Record<string, unknown>, trusted: TrustedValues = {}): Promise<Single> {
     const { def } = this;
     const { values, children } = await this.prepare(tx, ctx, 'create', input, null);
     const now = this.deps.clock.now();
-    const data: Record<string, unknown> = { id: newId(), ...this.storage(values), created_at: now, updated_at: now };
+    const data: Record<string, unknown> = { id: newId(), ...this.storage(values), ...trusted.values, created_at: now, updated_at: now };
     if (def.conventions.status) {
       const [initial] = await liveStatuses(tx, def.className);
       if (!initial) throw new AppError('status.transition_invalid', `no ${def.className} status is configured`);
@@ -387,6 +429,7 @@ export class ResourceService {
     }
     let row = await this.delegate(tx).create({ data });
     await this.writeChildren(tx, ctx, row, children, 'create');
+    await this.insertTrustedChildren(tx, row, trusted.children ?? {}, children);
     if (def.hooks?.afterWrite) {
       await def.hooks.afterWrite({ tx, ctx, mode: 'create', input, row, values, resources: this.deps.resources });
       row = await this.find(tx, row.id);
@@ -430,6 +473,9 @@ export class ResourceService {
     const expected = parseIfMatch(ifMatch);
     return runAsTenant(ctx.principal.accountId, () =>
       this.transaction(async (tx) => {
+        // The row is locked before it is read, so beforeDelete's rules hold until the delete commits: a request
+        // that changes what they check (e.g. linking the contact) takes the same lock and waits, or went first.
+        await this.lockRow(tx, id);
         const existing = await this.find(tx, id);
         // The ETag is checked before the delete's business rules (beforeDelete), as on update.
         checkExpected(existing, expected);
@@ -470,6 +516,29 @@ export class ResourceService {
       await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: row.id, action: 'deleted', payload });
     }
     return rows.length;
+  }
+
+  /** Locks the tenant's row (FOR UPDATE) until the transaction ends; an absent row is left to find() to report. */
+  private async lockRow(tx: TenantTx, id: string): Promise<void> {
+    if (!isUuid(id)) return;
+    await tx.$queryRawUnsafe(`SELECT 1 FROM "${this.def.table}" WHERE id = $1::uuid AND account_id = $2::uuid FOR UPDATE`, id, currentTenant());
+  }
+
+  /**
+   * Sets columns a service owns (never client input, e.g. an estimate's converted_job_id) on a live record inside
+   * the caller's transaction, which holds the record's lock. It is a write like any other: updated_at moves
+   * forward, lock_version grows (the ETag changes) and an updated event is appended. Returns the record.
+   */
+  async touchWithin(tx: TenantTx, ctx: RequestContext, id: string, columns: Record<string, unknown>): Promise<Single> {
+    const { def } = this;
+    const existing = await this.find(tx, id);
+    await this.delegate(tx).updateMany({
+      where: { id, ...this.live },
+      data: { ...columns, updated_at: this.nextUpdatedAt(existing), lock_version: { increment: 1 } },
+    });
+    const single = await this.single(tx, await this.find(tx, id));
+    await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, action: 'updated', payload: single.record });
+    return single;
   }
 
   /** updated_at moves forward on every write, even within the same millisecond, so ETags never repeat. */

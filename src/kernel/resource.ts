@@ -63,10 +63,22 @@ export interface ChildCollection {
   /** Fields computed by the server and served with each entry (line totals). */
   readOnly?: Record<string, ReadOnlyField>;
   /**
-   * Completes one entry before it is stored: `entry` holds the stored values of an existing child merged with
-   * what was sent; the hook fills defaults and computed fields in place, or adds errors (keyed under `at`).
+   * Completes the entries of one write before they are stored, all at once (so rules can span entries and
+   * lookups can be batched): each `entry` holds the stored values of an existing child merged with what was
+   * sent; the hook fills defaults and computed fields in place, or adds errors (keyed under each `at`).
    */
   compute?(args: ChildComputeArgs): Promise<void>;
+}
+
+export interface ChildComputeEntry {
+  /** What will be stored: the existing child's values, then what was sent (storage values). */
+  entry: Record<string, unknown>;
+  /** The entry as sent (validated storage values, without id). */
+  sent: Record<string, unknown>;
+  /** The child before this write; null when the entry creates a child. */
+  previous: Record<string, unknown> | null;
+  /** Error key prefix of this entry: "lineitems.2". */
+  at: string;
 }
 
 export interface ChildComputeArgs {
@@ -74,11 +86,10 @@ export interface ChildComputeArgs {
   ctx: RequestContext;
   /** The parent row as written. */
   parent: Record<string, unknown> & { id: string };
-  entry: Record<string, unknown>;
-  /** True when the entry creates a child. */
-  isNew: boolean;
-  /** Error key prefix of this entry: "lineitems.2". */
-  at: string;
+  /** The entries of the write, in order. */
+  entries: ChildComputeEntry[];
+  /** The parent's children before this write (empty on create). */
+  existing: Record<string, unknown>[];
   errors: FieldErrors;
 }
 

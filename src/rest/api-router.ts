@@ -7,6 +7,7 @@ import type { ListResult } from '../kernel/listing.ts';
 import type { Single } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { describeCaller } from '../resources/identity/me.service.ts';
+import { convertLeadScopes } from '../resources/leads/lead-conversion.service.ts';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
 import { authorize, ctx, identify, jsonBody } from './gate.ts';
 import { sendProblem } from './problem.ts';
@@ -43,10 +44,15 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
     router[method](path, ...handlers);
   };
 
+  // /me answers Cache-Control: private, no-store always (spec), its 401/403/429 problems included, so the
+  // header is set before the caller is identified.
+  router.use((req, res, next) => {
+    if (/^\/me\/?$/.test(req.path)) res.setHeader('Cache-Control', 'private, no-store');
+    next();
+  });
   router.use(identify(domain));
 
   register('get', '/me', authorize(), (_req, res) => {
-    res.setHeader('Cache-Control', 'private, no-store');
     res.json({ data: describeCaller(ctx(res)) });
   });
 
@@ -105,7 +111,7 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
     await domain.linkages.remove(ctx(res), String(req.params.id), String(req.params.linkage_id));
     res.status(204).end();
   });
-  register('post', '/leads/:id/convert', authorize('leads:write', 'customers:write'), body, async (req, res) => {
+  register('post', '/leads/:id/convert', authorize(...convertLeadScopes), body, async (req, res) => {
     const { lead, customer } = await domain.leadConversion.convert(ctx(res), String(req.params.id), req.body);
     res.setHeader('Location', `${req.baseUrl}/customers/${customer.record.id as string}`);
     res.status(201).json({ data: { lead: lead.record, customer: customer.record } });

@@ -5,7 +5,7 @@ import type { RequestContext } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
 import { bucketOf, type RateDecision } from '../kernel/rate-limit.ts';
 import type { Scope } from '../kernel/scopes.ts';
-import { resolveVersion, VERSION_HEADER } from '../kernel/versioning.ts';
+import { defaultApiVersions, VERSION_HEADER } from '../kernel/versioning.ts';
 
 function setRateHeaders(res: Response, decision: RateDecision): void {
   res.setHeader('RateLimit-Limit', String(decision.limit));
@@ -20,6 +20,7 @@ function setRateHeaders(res: Response, decision: RateDecision): void {
  */
 export function identify(domain: Domain): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
+    req.apiVersions = domain.versions;
     try {
       req.auth = { principal: await domain.authenticator.authenticate(req.get('authorization')) };
     } catch (error) {
@@ -43,7 +44,7 @@ export function contextOf(req: Request, ...scopes: Scope[]): RequestContext {
   if (!req.auth) throw new AppError('auth.failed');
   if ('error' in req.auth) throw req.auth.error;
   const { principal } = req.auth;
-  const apiVersion = resolveVersion(req.get(VERSION_HEADER), principal.key.apiVersion);
+  const apiVersion = (req.apiVersions ?? defaultApiVersions).resolve(req.get(VERSION_HEADER), principal.key.apiVersion);
   for (const scope of scopes) requireScope(principal, scope);
   return { requestId: req.requestId, principal, apiVersion };
 }

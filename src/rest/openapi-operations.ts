@@ -5,6 +5,7 @@ import type { ResourceDefinition } from '../kernel/resource.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { relationshipTypes } from '../resources/contacts/contact-linkage.service.ts';
 import { linkableTypes } from '../resources/contacts/linkables.ts';
+import { convertLeadScopes } from '../resources/leads/lead-conversion.service.ts';
 import { bodyObject, createSchema, notAccepted, served, writeShape } from './openapi-schemas.ts';
 
 // The routes api-router.ts mounts beyond the five standard endpoints of each resource, declared once for the
@@ -216,7 +217,7 @@ export const extraOperations: ExtraOperation[] = [
     summary: 'Convert a lead into a customer',
     description:
       "In one transaction: creates a customer from the lead (the optional body's \"customer\" overrides or adds customer fields), moves the lead's sites and contact linkages to it (primary contacts stay primary) and marks the lead converted. Answers 201 with Location of the new customer (no ETag). A lead converts once: again, 409 lead.already_converted. Needs both scopes.",
-    scopes: ['leads:write', 'customers:write'],
+    scopes: [...convertLeadScopes],
     body: { key: 'customer', required: false, schema: (refs) => refs.component('LeadConversionRequest') },
     ok: { status: 201, description: 'The converted lead and the new customer.', schema: (refs) => refs.component('LeadConversionResponse'), headers: ['Location'] },
     errors: ['lead.already_converted'],

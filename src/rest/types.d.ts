@@ -1,5 +1,6 @@
 import type { Principal } from '../kernel/context.ts';
 import type { AppError } from '../kernel/errors.ts';
+import type { ApiVersions } from '../kernel/versioning.ts';
 
 declare global {
   namespace Express {
@@ -7,6 +8,8 @@ declare global {
       requestId: string;
       /** Outcome of authentication; an error is raised only once a route matched. */
       auth?: { principal: Principal } | { error: AppError };
+      /** The versions the app accepts (set by identify()). */
+      apiVersions?: ApiVersions;
     }
   }
 }

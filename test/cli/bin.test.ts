@@ -79,6 +79,21 @@ describe('the fieldline binary', () => {
     120_000,
   );
 
+  it(
+    'the documented npm form, npm run -s cli -- ... --json, prints exactly one JSON object on stdout',
+    async () => {
+      // The embedded database of the account create test when there is one (opens faster than a fresh one).
+      const env: Record<string, string> = pgDatabase ? { DATABASE_URL: pgDatabase.url } : { DATA_DIR: path.join(work, 'data-create') };
+      const run = await spawnCollect('npm', ['run', '-s', 'cli', '--', 'account', 'create', '--name', 'Npm Co', '--json'], { env: baseEnv(env), cwd: projectRoot });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout.trim().split('\n')).toHaveLength(1);
+      expect(run.json, run.stdout).toBeTypeOf('object');
+      expect(run.json.account.name).toBe('Npm Co');
+      expect(run.json.key.token).toMatch(/^svc_/);
+    },
+    120_000,
+  );
+
   it('passes the exit code through and keeps stdout to one JSON error object on bad input', async () => {
     const run = await fieldline(['key', 'create', '--user', '12', '--expires-at', 'soon', '--json'], { DATA_DIR: path.join(work, 'unused') });
     expect(run.code).toBe(2);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/client.ts';
 import { hashToken } from '../../src/kernel/api-keys.ts';
@@ -325,6 +326,44 @@ describe('fieldline key', () => {
     expect(fresh.status).toBe(200);
     expect(fresh.body.data.key).toMatchObject({ id: out.key.id, scopes: ['customers:write'] });
     expect((await refused('key', 'rotate', scoped.key.id)).json.error.message).toMatch(/already revoked/);
+  });
+
+  it('key create stores the token only as its SHA-256 hex digest: no column holds the token or its UUID', async () => {
+    const acc = await newAccount();
+    const out = await ok('key', 'create', '--user', String(acc.user.id));
+    const rows = await database.prisma.$queryRawUnsafe<Record<string, unknown>[]>('SELECT * FROM api_keys WHERE id = $1::uuid', out.key.id);
+    expect(rows).toHaveLength(1);
+    const [row] = rows;
+    expect(row.token_hash).toBe(createHash('sha256').update(out.key.token, 'utf8').digest('hex'));
+    const uuidPart = out.key.token.slice('svc_'.length);
+    for (const [column, value] of Object.entries(row)) {
+      const text = JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) ?? '';
+      expect(text, column).not.toContain(uuidPart);
+      expect(text.replace(/-/g, ''), column).not.toContain(uuidPart.replace(/-/g, ''));
+    }
+  });
+
+  it('of concurrent rotations of one key exactly one succeeds; the others fail as for a revoked key, leaving one live successor', async () => {
+    for (let round = 0; round < 3; round++) {
+      const acc = await newAccount();
+      const target = await ok('key', 'create', '--user', String(acc.user.id), '--scopes', 'jobs:read');
+      const runs = await Promise.all([1, 2, 3].map(() => cli('key', 'rotate', target.key.id, '--json')));
+      const winners = runs.filter((r) => r.code === 0);
+      expect(winners, runs.map((r) => r.stdout).join('')).toHaveLength(1);
+      for (const loser of runs.filter((r) => r.code !== 0)) {
+        expect(loser.code).toBe(1);
+        expect(loser.json.error.message).toBe(`key ${target.key.id} is already revoked`);
+      }
+      const successor = winners[0].json.key;
+      const old = await database.prisma.apiKey.findUniqueOrThrow({ where: { id: target.key.id } });
+      expect(old.revoked_at).not.toBeNull();
+      expect(old.replaced_by_id).toBe(successor.id);
+      // The user's keys: the account's own, the rotated one and one successor; a losing rotation left no key behind.
+      const keys = await database.prisma.apiKey.findMany({ where: { user_id: BigInt(acc.user.id) } });
+      expect(keys.map((k) => k.id).sort()).toEqual([acc.key.id, target.key.id, successor.id].sort());
+      expect(keys.filter((k) => k.revoked_at === null).map((k) => k.id).sort()).toEqual([acc.key.id, successor.id].sort());
+      expect((await me(successor.token)).status).toBe(200);
+    }
   });
 });
 

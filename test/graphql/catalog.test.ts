@@ -164,16 +164,17 @@ describe('systems', () => {
     expect(ok(await gql(`query($siteId: ID) { systems(siteId: $siteId) { nodes { id } } }`, { siteId })).systems.nodes).toHaveLength(2);
   });
 
-  it('does not offer confirmed on the System type nor on UpdateSystemInput', async () => {
+  it('does not serve confirmed on the System type; UpdateSystemInput takes it to change systemType to a type already on the site', async () => {
     const read = await gql(`{ systems { nodes { id confirmed } } }`);
     expect(read.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
     const siteId = await newSite();
-    const created = ok(await gql(CREATE, { input: { siteId, systemType: 'HVAC', name: 'x' } })).createSystem;
-    const update = await gql(`mutation($id: ID!, $ifMatch: String) { updateSystem(id: $id, ifMatch: $ifMatch, input: { confirmed: true }) { system { id } } }`, {
-      id: created.system.id,
-      ifMatch: created.etag,
-    });
-    expect(update.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    ok(await gql(CREATE, { input: { siteId, systemType: 'HVAC', name: 'x' } }));
+    const created = ok(await gql(CREATE, { input: { siteId, systemType: 'Boiler', name: 'y' } })).createSystem;
+    const UPDATE = `mutation($id: ID!, $ifMatch: String, $input: UpdateSystemInput!) { updateSystem(id: $id, ifMatch: $ifMatch, input: $input) { system { id systemType } } }`;
+    const duplicate = await gql(UPDATE, { id: created.system.id, ifMatch: created.etag, input: { systemType: 'hvac' } });
+    expect(codeOf(duplicate)).toBe('system.duplicate');
+    const confirmed = ok(await gql(UPDATE, { id: created.system.id, ifMatch: created.etag, input: { systemType: 'hvac', confirmed: true } })).updateSystem;
+    expect(confirmed.system.systemType).toBe('hvac');
   });
 
   it("refuses another tenant's site (siteId) and an unknown system option (systemOptionId) with validation.failed", async () => {

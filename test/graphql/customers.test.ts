@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
 import { client, type Client } from '../helpers/http.ts';
 import { codeOf, graphqlClient, type Gql } from './client.ts';
 
@@ -7,8 +7,9 @@ let t: TestApp;
 let tenant: Tenant;
 let gql: Gql;
 let rest: Client;
+const clock = new TestClock();
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ clock });
   tenant = await t.tenant();
   gql = graphqlClient(t.url, tenant.token);
   rest = client(`${t.url}/api/v2`, tenant.token);
@@ -271,5 +272,30 @@ describe('customers list', () => {
     const tampered = `${first.pageInfo.endCursor!.slice(0, -2)}AA`;
     expect(await errorOf({ limit: 1, q: 'a', cursor: tampered })).toMatchObject({ code: 'cursor.invalid' });
     expect(await errorOf({ limit: 1, q: 'e', cursor: first.pageInfo.endCursor })).toMatchObject({ code: 'cursor.invalid_filters' });
+  });
+
+  it('answers cursor.expired, as REST does, for a cursor older than 24 hours', async () => {
+    const DAY_MS = 24 * 60 * 60 * 1000;
+    const cursor = (await list({ limit: 2 })).pageInfo.endCursor!;
+    let moved = 0;
+    const advance = (ms: number) => {
+      clock.advance(ms);
+      moved += ms;
+    };
+    try {
+      advance(DAY_MS - 60_000);
+      expect((await list({ limit: 2, cursor })).nodes).toHaveLength(2);
+      advance(60_000 + 1_000);
+      const expired = await ownGql(LIST, { limit: 2, cursor });
+      expect(expired.status).toBe(200);
+      expect(expired.body.data.customers).toBeNull();
+      expect(expired.body.errors![0]).toMatchObject({ path: ['customers'], extensions: { code: 'cursor.expired', status: 400 } });
+      expect((await ownRest.get(`/customers?limit=2&cursor=${encodeURIComponent(cursor)}`)).body.code).toBe('cursor.expired');
+      // A fresh first page issues a cursor that works again.
+      const fresh = (await list({ limit: 2 })).pageInfo.endCursor!;
+      expect((await list({ limit: 2, cursor: fresh })).nodes.length).toBeGreaterThan(0);
+    } finally {
+      clock.advance(-moved);
+    }
   });
 });

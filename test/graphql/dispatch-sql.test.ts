@@ -124,4 +124,15 @@ describe('dispatch board without N+1', () => {
     expect(codeOf(tooMany)).toBe('pagination.limit_too_large');
     expect(tooMany.body.errors?.[0]?.extensions?.maxLimit).toBe(1000);
   });
+
+  it('refuses a window bound that is not an ISO 8601 timestamp and a limit below 1 with validation.failed naming the argument', async () => {
+    const badFrom = await small.gql(`{ dispatchBoard(from: "next monday", to: "2031-03-10T00:00:00.000Z") { hasMore } }`);
+    expect(codeOf(badFrom)).toBe('validation.failed');
+    expect(Object.keys(badFrom.body.errors![0].extensions!.errors)).toEqual(['from']);
+    const noOffset = await small.gql(`{ dispatchBoard(from: "2031-03-03T00:00:00.000Z", to: "2031-03-10T00:00") { hasMore } }`);
+    expect(Object.keys(noOffset.body.errors![0].extensions!.errors)).toEqual(['to']);
+    const zero = await small.gql(`{ dispatchBoard(from: "2031-03-03T00:00:00.000Z", to: "2031-03-10T00:00:00.000Z", limit: 0) { hasMore } }`);
+    expect(codeOf(zero)).toBe('validation.failed');
+    expect(Object.keys(zero.body.errors![0].extensions!.errors)).toEqual(['limit']);
+  });
 });

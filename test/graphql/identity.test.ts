@@ -77,6 +77,47 @@ describe('authentication of the whole request', () => {
     expect(deactivated.body.errors![0].extensions).toMatchObject({ code: 'account.deactivated', reason: 'unpaid invoices' });
   });
 
+  it("answers 403 account.inactive when the key's user is inactive, and works again once reactivated", async () => {
+    const own = await t.tenant();
+    const user = await t.app.domain.admin.createUser({ accountId: own.accountId, name: 'Tech', email: 'tech@example.com', role: 'technician' });
+    const key = await t.app.domain.admin.createKey({ userId: user.id });
+    const gql = graphqlClient(t.url, key.token);
+    expect((await gql('{ me { apiVersion } }')).status).toBe(200);
+    await t.app.domain.admin.updateUser(user.id, { active: false });
+    for (const res of [await gql('{ me { apiVersion } }'), await gql('mutation { createCustomer(input: { organization: "Inactive" }) { etag } }')]) {
+      expect(res.status).toBe(403);
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'account.inactive', status: 403 });
+    }
+    // The account's other keys are unaffected.
+    expect((await graphqlClient(t.url, own.token)('{ me { apiVersion } }')).status).toBe(200);
+    await t.app.domain.admin.updateUser(user.id, { active: true });
+    expect((await gql('{ me { apiVersion } }')).body.errors).toBeUndefined();
+  });
+
+  it('answers 403 auth.plan_required when the plan has no API access, queries and mutations alike', async () => {
+    const own = await t.tenant();
+    await t.app.domain.admin.updateAccount(own.accountId, { apiAccess: false });
+    const gql = graphqlClient(t.url, own.token);
+    for (const res of [await gql('{ me { apiVersion } }'), await gql('mutation { createCustomer(input: { organization: "No plan" }) { etag } }')]) {
+      expect(res.status).toBe(403);
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.errors![0].extensions).toMatchObject({ code: 'auth.plan_required', status: 403 });
+    }
+  });
+
+  it('exempts sandbox accounts from auth.plan_required', async () => {
+    const sandbox = await t.tenant({ sandbox: true });
+    await t.app.domain.admin.updateAccount(sandbox.accountId, { apiAccess: false });
+    const gql = graphqlClient(t.url, sandbox.token);
+    const me = await gql('{ me { account { sandbox } } customers { nodes { id } } }');
+    expect(me.status).toBe(200);
+    expect(me.body.errors).toBeUndefined();
+    expect(me.body.data.me.account.sandbox).toBe(true);
+    const created = await gql('mutation { createCustomer(input: { organization: "Sandbox Co" }) { etag } }');
+    expect(created.body.errors).toBeUndefined();
+  });
+
   it('puts the request id in extensions and echoes X-Request-Id', async () => {
     const res = await graphqlClient(t.url)('{ me { apiVersion } }', undefined, { headers: { 'x-request-id': 'gql-req-42' } });
     expect(res.headers.get('x-request-id')).toBe('gql-req-42');
@@ -141,5 +182,47 @@ describe('lookups', () => {
     expect(res.body.data).toEqual({ statuses: null, labels: [] });
     expect(res.body.errors![0]).toMatchObject({ path: ['statuses'], extensions: { code: 'filter.invalid', status: 400 } });
     expect(res.body.errors![0].message).toContain('Spaceship');
+  });
+});
+
+describe('when the database fails under the running app (verified-key cache on)', () => {
+  let broken: TestApp;
+  let token: string;
+  let databaseClosed = false;
+  beforeAll(async () => {
+    broken = await startTestApp({ env: { AUTH_CACHE_TTL_MS: '5000' } });
+    token = (await broken.tenant()).token;
+  });
+  afterAll(async () => {
+    if (databaseClosed) await broken.app.close();
+    else await broken.close();
+  });
+
+  const LEAKS = /prisma|pglite|postgres|select |from |where |sql|stack|\bat \S+ \(|node_modules|\.ts\b|ECONN|database|api_keys|token_hash|originalError/i;
+
+  // Closes the database: the cached key passes authentication, so the service fails (internal.error), and a
+  // key that is not cached cannot be verified (auth.failed).
+  it('answers internal.error for the failing field and 401 auth.failed for a key it cannot verify, leaking nothing', async () => {
+    const gql = graphqlClient(broken.url, token);
+    expect((await gql('{ me { apiVersion } }')).status).toBe(200); // now verified and cached
+    databaseClosed = true;
+    await broken.database.close();
+
+    const failed = await gql('{ customers(organization: "Acme") { nodes { id } } }', undefined, { headers: { 'x-request-id': 'gql-boom-1' } });
+    expect(failed.body.data).toEqual({ customers: null });
+    expect(failed.body.errors).toHaveLength(1);
+    expect(failed.body.errors![0].path).toEqual(['customers']);
+    expect(failed.body.errors![0].extensions).toMatchObject({ code: 'internal.error', status: 500, requestId: 'gql-boom-1' });
+    expect(JSON.stringify(failed.body)).not.toMatch(LEAKS);
+    const write = await gql('mutation { createCustomer(input: { organization: "During outage" }) { etag } }');
+    expect(write.body.errors![0].extensions).toMatchObject({ code: 'internal.error', status: 500 });
+    expect(JSON.stringify(write.body)).not.toMatch(LEAKS);
+    expect(JSON.stringify(write.body)).not.toContain('During outage');
+
+    const unverified = await graphqlClient(broken.url, 'svc_01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556')('{ me { apiVersion } }');
+    expect(unverified.status).toBe(401);
+    expect(unverified.body.data).toBeUndefined();
+    expect(unverified.body.errors![0].extensions).toMatchObject({ code: 'auth.failed', status: 401 });
+    expect(JSON.stringify(unverified.body)).not.toMatch(LEAKS);
   });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { client } from '../helpers/http.ts';
 import { codeOf, graphqlClient, type Gql, type GraphqlResponse } from './client.ts';
-import { camelRecord, LINKAGE_FIELDS, ok, records } from './records.ts';
+import { camelRecord, graphqlTenant, LINKAGE_FIELDS, ok, records } from './records.ts';
 
 // Contact linkages and lead conversion over GraphQL: the spec's linkage rules 1–4 (and our answer to rule 5),
 // through the same services and with the same error codes as REST.
@@ -14,11 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function newTenant(): Promise<{ tenant: Tenant; gql: Gql; make: ReturnType<typeof records> }> {
-  const tenant = await t.tenant();
-  const gql = graphqlClient(t.url, tenant.token);
-  return { tenant, gql, make: records(gql) };
-}
+const newTenant = () => graphqlTenant(t);
 
 function expectError(res: GraphqlResponse, code: string, status: number) {
   expect(res.body.errors, JSON.stringify(res.body)).toHaveLength(1);

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
-import type { Gql, GraphqlResponse } from './client.ts';
+import type { Tenant, TestApp } from '../helpers/app.ts';
+import { graphqlClient, type Gql, type GraphqlResponse } from './client.ts';
 
 // Record fixtures made over GraphQL, for the issue-3 GraphQL tests.
 
@@ -66,4 +67,11 @@ export function records(gql: Gql) {
       return gql(`mutation($contactId: ID!, $linkageId: ID!) { unlinkContact(contactId: $contactId, linkageId: $linkageId) { id } }`, { contactId, linkageId });
     },
   };
+}
+
+/** A fresh account of the test app with its GraphQL client and record factories. */
+export async function graphqlTenant(t: TestApp): Promise<{ tenant: Tenant; gql: Gql; make: ReturnType<typeof records> }> {
+  const tenant = await t.tenant();
+  const gql = graphqlClient(t.url, tenant.token);
+  return { tenant, gql, make: records(gql) };
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { client } from '../helpers/http.ts';
 import { codeOf, graphqlClient, type Gql } from './client.ts';
-import { camelRecord, CONTACT_FIELDS, LINKAGE_FIELDS, ok, records, SITE_FIELDS } from './records.ts';
+import { camelRecord, CONTACT_FIELDS, graphqlTenant, LINKAGE_FIELDS, ok, SITE_FIELDS } from './records.ts';
 
 // Relations between customers, leads, sites and contacts over GraphQL, in both directions: only live records of
 // the caller's account, serialized exactly as the services serialize them, and each needing the read scope of
@@ -14,11 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function newTenant(): Promise<{ tenant: Tenant; gql: Gql; make: ReturnType<typeof records> }> {
-  const tenant = await t.tenant();
-  const gql = graphqlClient(t.url, tenant.token);
-  return { tenant, gql, make: records(gql) };
-}
+const newTenant = () => graphqlTenant(t);
 
 const CUSTOMER_TREE = `query($id: ID!) { customer(id: $id) { id organization
   sites { id siteName position siteableId customer { id } lead { id } }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { client } from '../helpers/http.ts';
 import { codeOf, graphqlClient, type Gql } from './client.ts';
-import { CONTACT_FIELDS, ok, records, SITE_FIELDS } from './records.ts';
+import { CONTACT_FIELDS, graphqlTenant, ok, SITE_FIELDS } from './records.ts';
 
 // Sites and contacts written over GraphQL: the generated create/update mutations carry the issue-3 rules
 // (siteable pair immutable, position at the end, phone numbers as a snapshot, linking on create).
@@ -13,11 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function newTenant(): Promise<{ tenant: Tenant; gql: Gql; make: ReturnType<typeof records> }> {
-  const tenant = await t.tenant();
-  const gql = graphqlClient(t.url, tenant.token);
-  return { tenant, gql, make: records(gql) };
-}
+const newTenant = () => graphqlTenant(t);
 
 const UPDATE_SITE = `mutation($id: ID!, $m: String, $input: UpdateSiteInput!) { updateSite(id: $id, ifMatch: $m, input: $input) { etag site { ${SITE_FIELDS} } } }`;
 const UPDATE_CONTACT = `mutation($id: ID!, $m: String, $input: UpdateContactInput!) { updateContact(id: $id, ifMatch: $m, input: $input) { etag contact { ${CONTACT_FIELDS} } } }`;

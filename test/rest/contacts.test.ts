@@ -559,3 +559,55 @@ describe('tenancy and scopes', () => {
     }
   });
 });
+
+describe('concurrency: deleting a contact while it is being linked', () => {
+  it('never lets both a DELETE of a contact and a POST of its linkage succeed, and leaves no linkage on a deleted contact', async () => {
+    const rounds = 10;
+    const outcomes = new Set<string>();
+    for (let round = 0; round < rounds; round += 1) {
+      const target = await customerTarget();
+      const contact = await createContact(api);
+      const [deleted, linked] = await Promise.all([
+        api.delete(`/contacts/${contact.id}`, ifMatch(contact.etag)),
+        api.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: target.id, linkable_type: 'Customer', primary: true } }),
+      ]);
+      const pair = `${deleted.status}/${linked.status}`;
+      outcomes.add(pair);
+      // Either the delete came first (the link then finds no contact) or the link did (the delete is refused).
+      expect(['204/404', '409/201'], `${pair}: ${deleted.text} ${linked.text}`).toContain(pair);
+      if (linked.status === 404) expectProblem(linked, { status: 404, code: 'resource.not_found' });
+      if (deleted.status === 409) {
+        expectProblem(deleted, { status: 409, code: 'contact.has_linkages' });
+        expect(await primaryOf('Customer', target.id)).toEqual([contact.id]);
+      } else {
+        expect(await primaryOf('Customer', target.id)).toEqual([]);
+      }
+    }
+    const orphans = await t.database.prisma.contactLinkage.count({ where: { account_id: tenant.accountId, contact: { deleted_at: { not: null } } } });
+    expect(orphans, `outcomes: ${[...outcomes].join(', ')}`).toBe(0);
+  });
+});
+
+describe("a change of the contact's main linkage", () => {
+  it('is announced by contact_linkage events only, never contact.updated, and keeps the contact\'s updated_at and ETag', async () => {
+    const first = await customerTarget();
+    const second = await customerTarget();
+    await createContact(api, { linkable_id: first.id, linkable_type: 'Customer' }); // the primary of `first`
+    const contact = await createContact(api);
+    const onFirst = await link(api, contact.id, first); // not primary: its oldest linkage is the main one
+    const afterFirst = await api.get(`/contacts/${contact.id}`);
+    expect(afterFirst.body.data).toMatchObject({ linkable_type: 'Customer', linkable_id: first.id, updated_at: contact.record.updated_at });
+    expect(afterFirst.headers.get('etag')).toBe(contact.etag);
+    const onSecond = await link(api, contact.id, second); // first link of `second`: primary, so it becomes the main one
+    const afterSecond = await api.get(`/contacts/${contact.id}`);
+    expect(afterSecond.body.data).toMatchObject({ linkable_id: second.id, updated_at: contact.record.updated_at });
+    expect(afterSecond.headers.get('etag')).toBe(contact.etag);
+
+    const topics = async (recordId: string) => (await t.database.prisma.event.findMany({ where: { record_id: recordId }, orderBy: { seq: 'asc' } })).map((e) => e.topic);
+    expect(await topics(contact.id)).toEqual(['contact.created']);
+    expect(await topics(onFirst.id)).toEqual(['contact_linkage.created']);
+    expect(await topics(onSecond.id)).toEqual(['contact_linkage.created']);
+    // The ETag from before the linkage changes still updates the contact.
+    expect((await api.patch(`/contacts/${contact.id}`, { contact: { title: 'Buyer' } }, ifMatch(contact.etag))).status).toBe(200);
+  });
+});

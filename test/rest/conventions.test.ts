@@ -108,6 +108,19 @@ describe('number', () => {
     expect(onlyNumber.body.data.number).toBe('IMM-1');
   });
 
+  it('compares an update\'s number trimmed, as it was stored: " 42 " on number "42" is no change', async () => {
+    const { api } = await newTenant();
+    const created = await createCustomer(api, { number: ' 42 ' });
+    expect(created.record.number).toBe('42');
+    const padded = await api.patch(`/customers/${created.id}`, { customer: { number: '\t42 ', reference: 'padded' } }, ifMatch(created.etag));
+    expect(padded.status, padded.text).toBe(200);
+    expect(padded.body.data).toMatchObject({ number: '42', reference: 'padded' });
+    expectProblem(await api.patch(`/customers/${created.id}`, { customer: { number: ' 43 ' } }, ifMatch(padded.headers.get('etag')!)), {
+      status: 422,
+      code: 'number.immutable',
+    });
+  });
+
   it('refuses clearing the number with null (number.immutable)', async () => {
     const { api } = await newTenant();
     const created = await createCustomer(api);
@@ -359,6 +372,28 @@ describe('custom_fields', () => {
     expect(changed.record.custom_fields[required]).toBe('PO-2');
   });
 
+  it('enforces required definitions on every update, custom_fields sent or not: a definition made required since the record was written is named until given', async () => {
+    const own = await newTenant();
+    const created = await createCustomer(own.api);
+    const required = (
+      await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName: 'Customer', name: 'PO number', type: 'text', required: true })
+    ).id;
+    const optional = (await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName: 'Customer', name: 'Notes', type: 'text' })).id;
+    for (const customer of [{ reference: 'R-1' }, { custom_fields: { [optional]: 'x' } }, { custom_fields: {} }]) {
+      expectProblem(await own.api.patch(`/customers/${created.id}`, { customer }, ifMatch(created.etag)), {
+        status: 422,
+        code: 'validation.failed',
+        errors: { [`custom_fields.${required}`]: ['is required (PO number)'] },
+        onlyErrors: true,
+      });
+    }
+    expect((await own.api.get(`/customers/${created.id}`)).body.data.reference).toBeNull();
+    const given = await updateCustomer(own.api, created, { reference: 'R-1', custom_fields: { [required]: 'PO-1' } });
+    expect(given.record).toMatchObject({ reference: 'R-1', custom_fields: { [required]: 'PO-1' } });
+    const later = await updateCustomer(own.api, given, { reference: 'R-2' });
+    expect(later.record.custom_fields).toEqual({ [required]: 'PO-1' });
+  });
+
   it('reports every invalid field of one request together', async () => {
     expectProblem(
       await api.post('/customers', {
@@ -432,5 +467,37 @@ describe('events outbox', () => {
     expect((await api.delete(`/customers/${existing.id}`)).status).toBe(428);
     expect((await api.delete(`/customers/${randomUUID()}`, ifMatch(existing.etag))).status).toBe(404);
     expect(await eventCount()).toBe(before);
+  });
+
+  it('writes the change and its event in one transaction: when the event cannot be stored, create, update and delete answer 500 internal.error and change nothing', async () => {
+    const existing = await createCustomer(api, { reference: 'OUTBOX-1' });
+    const before = await eventCount();
+    // The events table refuses rows of requests whose id carries the marker, as a failing outbox insert would.
+    await t.database.prisma.$executeRawUnsafe(
+      `ALTER TABLE events ADD CONSTRAINT test_refuse_marked_events CHECK (request_id IS NULL OR request_id NOT LIKE 'refuse-event%')`,
+    );
+    try {
+      const marked = (n: string, etag?: string) => ({ headers: { 'x-request-id': `refuse-event-${n}`, ...(etag ? { 'if-match': etag } : {}) } });
+      const organization = uniqueOrganization('Never Stored');
+      expectProblem(await api.post('/customers', { customer: { organization } }, marked('create')), { status: 500, code: 'internal.error' });
+      expectProblem(await api.patch(`/customers/${existing.id}`, { customer: { reference: 'CHANGED' } }, marked('update', existing.etag)), {
+        status: 500,
+        code: 'internal.error',
+      });
+      expectProblem(await api.delete(`/customers/${existing.id}`, marked('delete', existing.etag)), { status: 500, code: 'internal.error' });
+
+      expect((await api.get(`/customers?organization=${encodeURIComponent(organization)}`)).body.data).toEqual([]);
+      const read = await api.get(`/customers/${existing.id}`);
+      expect(read.status).toBe(200);
+      expect(read.headers.get('etag')).toBe(existing.etag);
+      expect(read.body.data).toEqual(existing.record);
+      expect(await eventCount()).toBe(before);
+    } finally {
+      await t.database.prisma.$executeRawUnsafe('ALTER TABLE events DROP CONSTRAINT test_refuse_marked_events');
+    }
+    // Without the marker the same writes go through, each with its event.
+    const updated = await updateCustomer(api, existing, { reference: 'CHANGED' });
+    expect(updated.record.reference).toBe('CHANGED');
+    expect(await eventCount()).toBe(before + 1);
   });
 });

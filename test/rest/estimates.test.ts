@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
 import { client, type Client } from '../helpers/http.ts';
 import { expectProblem } from '../helpers/expect-problem.ts';
-import { createContact, idsOf, unique } from '../helpers/crm-factory.ts';
+import { createContact, deleteRecord, idsOf, unique, updateRecord } from '../helpers/crm-factory.ts';
 import { createEstimate, createItem, createPlace, createSystem, createTaxRate, patch, read, setModules, userClient, type Place } from '../helpers/work-factory.ts';
 
 // Estimates over REST: fields, server-computed amount, the decision statuses (Sent/Accepted/Declined) gated by the
@@ -254,5 +254,101 @@ describe('estimates: convert', () => {
     expectProblem(await oapi.post(`/estimates/${est.id}/convert`), { status: 422, code: 'validation.failed', errors: { system_id: true } });
     expect((await read(oapi, 'estimates', est.id)).record.converted_job_id).toBeNull();
     expect(idsOf(await oapi.get('/jobs'))).toEqual([]);
+  });
+});
+
+describe('estimates: search text follows the customer', () => {
+  it("q finds an estimate by its customer's new organization after a rename, not by the old, without moving the estimate's ETag", async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const [before, after] = [unique('org').toLowerCase(), unique('org').toLowerCase()];
+    const p = await createPlace(oapi, { organization: `Acme ${before}` });
+    const est = await createEstimate(oapi, { site_id: p.site.id, lineitems: [{ description: 'x', quantity: '1', unit_price: '987.65' }] });
+    const other = await createEstimate(oapi, { site_id: (await createPlace(oapi)).site.id });
+    expect(idsOf(await oapi.get(`/estimates?q=${before}`))).toEqual([est.id]);
+    await updateRecord(oapi, 'customers', 'customer', p.customer, { organization: `Acme ${after}` });
+    expect(idsOf(await oapi.get(`/estimates?q=${after}`))).toEqual([est.id]);
+    expect(idsOf(await oapi.get(`/estimates?q=${before}`))).toEqual([]);
+    // The rest of the text is intact (the amount), and the estimate itself did not change.
+    expect(idsOf(await oapi.get('/estimates?q=987.65'))).toEqual([est.id]);
+    const got = await read(oapi, 'estimates', est.id);
+    expect(got.etag).toBe(est.etag);
+    expect(got.record.updated_at).toBe(est.record.updated_at);
+    expect((await read(oapi, 'estimates', other.id)).etag).toBe(other.etag);
+  });
+});
+
+describe('estimates: conversion keeps what was agreed', () => {
+  it('converts to a job of the same amount and lines when, since acceptance, a tax rate changed, was deactivated or deleted and an item was deleted', async () => {
+    const changed = await createTaxRate(api, { rate: '10' });
+    const deactivated = await createTaxRate(api, { rate: '5' });
+    const deleted = await createTaxRate(api, { rate: '8' });
+    const item = await createItem(api, { unit_price: '25' });
+    let est = await createEstimate(api, {
+      site_id: place.site.id,
+      tax_rate_id: changed.id,
+      lineitems: [
+        { description: 'a', quantity: '1', unit_price: '100' },
+        { item_id: item.id, quantity: '2', tax_rate_id: deactivated.id, discount: '10' },
+        { description: 'c', quantity: '1', unit_price: '10', tax_rate_id: deleted.id, labor_visible: false },
+      ],
+    });
+    expect(est.record.amount).toBe('168.05');
+    est = await moveTo(api, est, 'Accepted');
+    await updateRecord(api, 'tax_rates', 'tax_rate', await read(api, 'tax_rates', changed.id), { rate: '20' });
+    await updateRecord(api, 'tax_rates', 'tax_rate', await read(api, 'tax_rates', deactivated.id), { active: false });
+    await deleteRecord(api, 'tax_rates', deleted.id);
+    await deleteRecord(api, 'items', item.id);
+    // Editing the accepted estimate elsewhere does not reprice it either.
+    const noted = await patch(api, 'estimates', est, { customer_notes: 'Thanks' });
+    expect(noted.status, noted.text).toBe(200);
+    expect(noted.body.data.amount).toBe('168.05');
+
+    const res = await api.post(`/estimates/${est.id}/convert`);
+    expect(res.status, res.text).toBe(201);
+    const { estimate, job } = res.body.data;
+    expect(estimate.amount).toBe('168.05');
+    expect(job.amount).toBe('168.05');
+    const strip = (l: any) => ({ ...l, id: undefined });
+    expect(job.lineitems.map(strip)).toEqual(est.record.lineitems.map(strip));
+    expect(job.lineitems.map((l: any) => l.applied_tax_rate)).toEqual(['10.0000', '5.0000', '8.0000']);
+    expect((await read(api, 'jobs', job.id)).record.amount).toBe('168.05');
+  });
+
+  it("refuses an inactive tax rate as the estimate's tax_rate_id with 422 naming tax_rate_id; a rate deactivated since it was set stays", async () => {
+    const inactive = await createTaxRate(api, { active: false });
+    expectProblem(await api.post('/estimates', { estimate: { site_id: place.site.id, tax_rate_id: inactive.id } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { tax_rate_id: true },
+      onlyErrors: true,
+    });
+    const active = await createTaxRate(api, { rate: '10' });
+    const est = await createEstimate(api, { site_id: place.site.id, tax_rate_id: active.id });
+    expectProblem(await patch(api, 'estimates', est, { tax_rate_id: inactive.id }), { status: 422, code: 'validation.failed', errors: { tax_rate_id: true }, onlyErrors: true });
+    await updateRecord(api, 'tax_rates', 'tax_rate', await read(api, 'tax_rates', active.id), { active: false });
+    const kept = await patch(api, 'estimates', est, { title: 'still editable', tax_rate_id: active.id });
+    expect(kept.status, kept.text).toBe(200);
+    expect(kept.body.data.tax_rate_id).toBe(active.id);
+  });
+
+  it("records estimate_id in the job's created event and converted_job_id in the estimate's updated event, moving the estimate's ETag once", async () => {
+    let est = await createEstimate(api, { site_id: place.site.id, lineitems: [{ description: 'x', quantity: '1', unit_price: '5' }] });
+    est = await moveTo(api, est, 'Accepted');
+    const before = await t.database.prisma.estimate.findUniqueOrThrow({ where: { id: est.id } });
+    const res = await api.post(`/estimates/${est.id}/convert`);
+    expect(res.status, res.text).toBe(201);
+    const { estimate, job } = res.body.data;
+    const eventsOf = (recordId: string) => t.database.prisma.event.findMany({ where: { record_id: recordId }, orderBy: { seq: 'asc' } });
+    const jobEvents = await eventsOf(job.id);
+    expect(jobEvents.map((e) => e.topic)).toEqual(['job.created']);
+    expect(jobEvents[0].payload).toMatchObject({ id: job.id, estimate_id: est.id, amount: '5.00' });
+    const estimateEvents = await eventsOf(est.id);
+    expect(estimateEvents.at(-1)!.topic).toBe('estimate.updated');
+    expect(estimateEvents.at(-1)!.payload).toEqual(estimate);
+    const after = await t.database.prisma.estimate.findUniqueOrThrow({ where: { id: est.id } });
+    expect(after.lock_version).toBe(before.lock_version + 1);
+    expect(after.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());
+    expect(res.body.data.estimate.updated_at).toBe(after.updated_at.toISOString());
   });
 });

@@ -68,6 +68,23 @@ describe('GET /me', () => {
     ];
     for (const needle of forbidden) expect(text, needle).not.toContain(needle.toLowerCase());
   });
+
+  it('answers Cache-Control: private, no-store on its 401, 403 and 405 problems too', async () => {
+    const missing = await client(`${t.url}/api/v2`).get('/me');
+    expectProblem(missing, 401, 'auth.missing_token');
+    expect(missing.headers.get('cache-control')).toBe('private, no-store');
+    const invalid = await api('svc_01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556').get('/me');
+    expectProblem(invalid, 401, 'auth.invalid_token');
+    expect(invalid.headers.get('cache-control')).toBe('private, no-store');
+    const closed = await t.tenant();
+    await admin().updateAccount(closed.accountId, { active: false });
+    const deactivated = await api(closed.token).get('/me/');
+    expectProblem(deactivated, 403, 'account.deactivated');
+    expect(deactivated.headers.get('cache-control')).toBe('private, no-store');
+    const post = await api(closed.token).post('/me', {});
+    expect(post.status).toBe(405);
+    expect(post.headers.get('cache-control')).toBe('private, no-store');
+  });
 });
 
 describe('lookups', () => {
@@ -140,11 +157,9 @@ describe('lookups', () => {
 
   it('drops a custom field definition once it is removed', async () => {
     const own = await t.tenant();
-    const gone = await admin().addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Legacy id', type: 'text' });
+    await admin().addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Legacy id', type: 'text' });
     const kept = await admin().addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Region', type: 'text' });
-    // AdminService has no removal for custom fields yet (no `fieldline custom-field remove`); mark the row
-    // deleted the way a removal would.
-    await t.database.prisma.customFieldDefinition.update({ where: { id: gone.id }, data: { deleted_at: new Date() } });
+    await admin().removeCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Legacy id' });
     const res = await api(own.token).get('/custom_field_definitions?related_name=Customer');
     expect(res.body.data.map((d: { id: string }) => d.id)).toEqual([kept.id]);
   });

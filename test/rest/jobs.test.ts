@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
 import { client, type Client } from '../helpers/http.ts';
 import { expectProblem } from '../helpers/expect-problem.ts';
-import { createContact, idsOf, unique } from '../helpers/crm-factory.ts';
+import { createContact, idsOf, unique, updateRecord } from '../helpers/crm-factory.ts';
 import { createItem, createJob, createPlace, createSystem, patch, read, userClient, type Place } from '../helpers/work-factory.ts';
 
 // Jobs over REST: every field of the spec's Job table, the conventions (number, status, labels, custom fields),
@@ -244,5 +244,155 @@ describe('jobs: lists', () => {
     const job = await createJob(api, { site_id: place.site.id, lineitems: [{ item_id: item.id, quantity: '3' }, { description: 'Labor', quantity: '1', unit_price: '80' }] });
     expect(job.record.lineitems).toHaveLength(2);
     expect(job.record.amount).toBe('95.00');
+  });
+});
+
+describe('jobs: search text follows related records', () => {
+  it("q finds a job by its customer's, site's, system's and assignee's new text after a rename, not by the old, without moving the job's ETag", async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const tok = () => unique('r').toLowerCase();
+    const [org, siteName, street, city, systemType, assignee] = [tok(), tok(), tok(), tok(), tok(), tok()];
+    const p = await createPlace(oapi, { organization: `Org ${org}` }, { site_name: `Site ${siteName}`, street: `${street} Road`, city: `City ${city}` });
+    const system = await createSystem(oapi, p.site.id, { system_type: systemType });
+    const tech = await userClient(t, own, 'technician', `Tech ${assignee}`);
+    const job = await createJob(oapi, { site_id: p.site.id, system_id: system.id, assignments: [{ user_id: tech.user.id }] });
+    const other = await createJob(oapi, { site_id: (await createPlace(oapi)).site.id });
+    const search = async (term: string) => idsOf(await oapi.get(`/jobs?q=${encodeURIComponent(term)}`));
+    for (const term of [org, siteName, street, city, systemType, assignee]) expect(await search(term), term).toEqual([job.id]);
+
+    const [org2, siteName2, street2, city2, systemType2, assignee2] = [tok(), tok(), tok(), tok(), tok(), tok()];
+    await updateRecord(oapi, 'customers', 'customer', p.customer, { organization: `Org ${org2}` });
+    await updateRecord(oapi, 'sites', 'site', p.site, { site_name: `Site ${siteName2}`, street: `${street2} Road`, city: `City ${city2}` });
+    await updateRecord(oapi, 'systems', 'system', system, { system_type: systemType2 });
+    // Users have no rename command yet (API or CLI): the row is renamed as an administration command would.
+    await t.app.domain.prisma.user.update({ where: { id: BigInt(tech.user.id) }, data: { name: `Tech ${assignee2}` } });
+
+    for (const term of [org2, siteName2, street2, city2, systemType2, assignee2]) expect(await search(term), term).toEqual([job.id]);
+    for (const term of [org, siteName, street, city, systemType, assignee]) expect(await search(term), term).toEqual([]);
+    // search_text is not part of the record: the job's ETag and updated_at did not move.
+    const after = await read(oapi, 'jobs', job.id);
+    expect(after.etag).toBe(job.etag);
+    expect(after.record.updated_at).toBe(job.record.updated_at);
+    expect((await read(oapi, 'jobs', other.id)).etag).toBe(other.etag);
+  });
+
+  it('q follows assignment changes: the removed assignee no longer finds the job, the added one does', async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const [first, second] = [unique('a').toLowerCase(), unique('a').toLowerCase()];
+    const a = await userClient(t, own, 'technician', `Tech ${first}`);
+    const b = await userClient(t, own, 'technician', `Tech ${second}`);
+    const p = await createPlace(oapi);
+    const job = await createJob(oapi, { site_id: p.site.id, assignments: [{ user_id: a.user.id }] });
+    expect(idsOf(await oapi.get(`/jobs?q=${first}`))).toEqual([job.id]);
+    const res = await patch(oapi, 'jobs', job, { assignments: [{ user_id: b.user.id }] });
+    expect(res.status, res.text).toBe(200);
+    expect(idsOf(await oapi.get(`/jobs?q=${first}`))).toEqual([]);
+    expect(idsOf(await oapi.get(`/jobs?q=${second}`))).toEqual([job.id]);
+  });
+});
+
+describe('jobs: tenancy of site and system', () => {
+  it("refuses another tenant's site_id and system_id with 422 naming the field, on create and on update", async () => {
+    const other = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, other.token);
+    const theirs = await createPlace(oapi);
+    const theirSystem = await createSystem(oapi, theirs.site.id);
+    const mine = await createSystem(api, place.site.id);
+    expectProblem(await api.post('/jobs', { job: { site_id: theirs.site.id } }), { status: 422, code: 'validation.failed', errors: { site_id: true } });
+    expectProblem(await api.post('/jobs', { job: { site_id: place.site.id, system_id: theirSystem.id } }), { status: 422, code: 'validation.failed', errors: { system_id: true } });
+    expectProblem(await api.post('/jobs', { job: { system_id: theirSystem.id } }), { status: 422, code: 'validation.failed', errors: { system_id: true } });
+    const job = await createJob(api, { site_id: place.site.id, system_id: mine.id });
+    expectProblem(await patch(api, 'jobs', job, { site_id: theirs.site.id }), { status: 422, code: 'validation.failed', errors: { site_id: true } });
+    expectProblem(await patch(api, 'jobs', job, { system_id: theirSystem.id }), { status: 422, code: 'validation.failed', errors: { system_id: true } });
+    expect((await read(api, 'jobs', job.id)).record).toMatchObject({ site_id: place.site.id, system_id: mine.id });
+    expect(idsOf(await oapi.get('/jobs'))).toEqual([]);
+  });
+});
+
+describe('jobs: assignments are unique and active', () => {
+  it('refuses the same user twice with 422 naming the second entry, and stores one row per user', async () => {
+    const tech = await userClient(t, tenant, 'technician');
+    expectProblem(await api.post('/jobs', { job: { site_id: place.site.id, assignments: [{ user_id: tech.user.id }, { user_id: tenant.userId }, { user_id: tech.user.id }] } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { 'assignments.2.user_id': ['is given more than once'] },
+      onlyErrors: true,
+    });
+    const job = await createJob(api, { site_id: place.site.id, assignments: [{ user_id: tech.user.id }] });
+    const [kept] = job.record.assignments;
+    expectProblem(await patch(api, 'jobs', job, { assignments: [{ id: kept.id }, { user_id: tech.user.id }] }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { 'assignments.1.user_id': true },
+      onlyErrors: true,
+    });
+    expect((await read(api, 'jobs', job.id)).record.assignments).toEqual(job.record.assignments);
+  });
+
+  it('refuses to assign an inactive user (422 naming the entry); a user deactivated after being assigned stays until removed', async () => {
+    const tech = await userClient(t, tenant, 'technician');
+    const other = await userClient(t, tenant, 'technician');
+    const inactive = await userClient(t, tenant, 'technician');
+    await t.app.domain.admin.updateUser(inactive.user.id, { active: false });
+    expectProblem(await api.post('/jobs', { job: { site_id: place.site.id, assignments: [{ user_id: inactive.user.id }] } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { 'assignments.0.user_id': ['is an inactive user'] },
+      onlyErrors: true,
+    });
+    const job = await createJob(api, { site_id: place.site.id, assignments: [{ user_id: tech.user.id }, { user_id: other.user.id }] });
+    await t.app.domain.admin.updateUser(tech.user.id, { active: false });
+    // The snapshot may keep the deactivated user, by id or by user_id.
+    const byId = await patch(api, 'jobs', job, { assignments: [{ id: job.record.assignments[0].id }], title: 'one left' });
+    expect(byId.status, byId.text).toBe(200);
+    const byUser = await patch(api, 'jobs', { id: job.id, etag: byId.headers.get('etag')! }, { assignments: [{ user_id: tech.user.id }, { user_id: tenant.userId }] });
+    expect(byUser.status, byUser.text).toBe(200);
+    expect(byUser.body.data.assignments.map((a: any) => a.user_id)).toEqual([tech.user.id, tenant.userId]);
+    // Once removed, the deactivated user cannot come back.
+    const removed = await patch(api, 'jobs', { id: job.id, etag: byUser.headers.get('etag')! }, { assignments: [{ user_id: tenant.userId }] });
+    expect(removed.status, removed.text).toBe(200);
+    expectProblem(await patch(api, 'jobs', { id: job.id, etag: removed.headers.get('etag')! }, { assignments: [{ user_id: tenant.userId }, { user_id: tech.user.id }] }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { 'assignments.1.user_id': ['is an inactive user'] },
+      onlyErrors: true,
+    });
+  });
+
+  it('answers 422 naming assignments (not 500) when entries with id exchange their users', async () => {
+    const tech = await userClient(t, tenant, 'technician');
+    const job = await createJob(api, { site_id: place.site.id, assignments: [{ user_id: tenant.userId }, { user_id: tech.user.id }] });
+    const [a, b] = job.record.assignments;
+    expectProblem(await patch(api, 'jobs', job, { assignments: [{ id: a.id, user_id: tech.user.id }, { id: b.id, user_id: tenant.userId }] }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { assignments: true },
+      onlyErrors: true,
+    });
+    const swapped = await patch(api, 'jobs', job, { assignments: [{ user_id: tech.user.id }, { user_id: tenant.userId }] });
+    expect(swapped.status, swapped.text).toBe(200);
+    expect(swapped.body.data.assignments.map((x: any) => x.user_id)).toEqual([tech.user.id, tenant.userId]);
+  });
+});
+
+describe('jobs: required custom fields on every update', () => {
+  it('refuses an update of another field with 422 naming custom_fields.<id> when a definition became required since the job was written; giving the value succeeds', async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const p = await createPlace(oapi);
+    const job = await createJob(oapi, { site_id: p.site.id });
+    const def = await t.app.domain.admin.addCustomField({ accountId: own.accountId, relatedName: 'Job', name: 'Permit', type: 'text', required: true });
+    expectProblem(await patch(oapi, 'jobs', job, { title: 'retitled' }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { [`custom_fields.${def.id}`]: ['is required (Permit)'] },
+      onlyErrors: true,
+    });
+    expect((await read(oapi, 'jobs', job.id)).record.title).toBeNull();
+    const ok = await patch(oapi, 'jobs', job, { title: 'retitled', custom_fields: { [def.id]: 'P-9' } });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.data).toMatchObject({ title: 'retitled', custom_fields: { [def.id]: 'P-9' } });
   });
 });

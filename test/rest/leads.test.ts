@@ -497,3 +497,27 @@ describe('tenancy and scopes', () => {
     }
   });
 });
+
+describe('POST /leads/{id}/convert writes the moved sites like any update', () => {
+  it("moves each site's and the lead's updated_at forward even when the clock is behind their last write, and records the written sites", async () => {
+    const lead = await createLead(api);
+    const sites = [await createSite(api, { type: 'Lead', id: lead.id }), await createSite(api, { type: 'Lead', id: lead.id })];
+    // Another process's clock, an hour behind the one that wrote the lead and its sites.
+    clock.advance(-3_600_000);
+    try {
+      const res = await api.post(`/leads/${lead.id}/convert`);
+      expect(res.status, res.text).toBe(201);
+      expect(Date.parse(res.body.data.lead.updated_at)).toBeGreaterThan(Date.parse(lead.record.updated_at));
+      for (const site of sites) {
+        const read = await api.get(`/sites/${site.id}`);
+        expect(Date.parse(read.body.data.updated_at), site.id).toBeGreaterThan(Date.parse(site.record.updated_at));
+        expect(read.headers.get('etag')).not.toBe(site.etag);
+        const events = await t.database.prisma.event.findMany({ where: { record_id: site.id }, orderBy: { seq: 'asc' } });
+        expect(events.map((e) => e.topic)).toEqual(['site.created', 'site.updated']);
+        expect(events[1].payload).toEqual(read.body.data);
+      }
+    } finally {
+      clock.advance(3_600_000);
+    }
+  });
+});

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { client, type Client } from '../helpers/http.ts';
 import { expectProblem } from '../helpers/expect-problem.ts';
-import { createRecord, updateRecord } from '../helpers/crm-factory.ts';
+import { createRecord, deleteRecord, updateRecord } from '../helpers/crm-factory.ts';
 import { createEstimate, createItem, createJob, createPlace, createTaxRate, patch, read, type Place } from '../helpers/work-factory.ts';
 
 // Line items, shared by jobs and estimates: create, snapshot replace on update, ETag movement, unit price
@@ -14,9 +14,12 @@ let t: TestApp;
 let tenant: Tenant;
 let api: Client;
 let place: Place;
+/** SQL statements issued while `recording` (startTestApp onQuery). */
+const statements: string[] = [];
+let recording = false;
 
 beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
+  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 }, onQuery: (sql) => recording && statements.push(sql) });
   tenant = await t.tenant();
   api = client(`${t.url}/api/v2`, tenant.token);
   place = await createPlace(api);
@@ -308,5 +311,125 @@ describe('arithmetic (exact decimals, half up to cents)', () => {
     const res = await patch(api, 'estimates', est, { tax_rate_id: other.id, lineitems: [...est.record.lineitems.map((l: any) => ({ id: l.id })), { description: 'later', quantity: '1', unit_price: '100' }] });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.lineitems.map((l: any) => l.tax_amount)).toEqual(['10.00', '20.00', '0.00', '20.00']);
+  });
+});
+
+describe('a line keeps what it was computed with', () => {
+  it("recomputes an existing line with the tax percent stored on it: a later change of the tax rate's percent does not reprice it", async () => {
+    const tax = await createTaxRate(api, { rate: '10' });
+    const est = await createEstimate(api, { site_id: place.site.id, tax_rate_id: tax.id, lineitems: [{ description: 'x', quantity: '1', unit_price: '100' }] });
+    expect(est.record.lineitems[0]).toMatchObject({ tax_rate_id: tax.id, applied_tax_rate: '10.0000', tax_amount: '10.00', line_total: '110.00' });
+    await updateRecord(api, 'tax_rates', 'tax_rate', await read(api, 'tax_rates', tax.id), { rate: '20' });
+    // Another field of the estimate, then the line itself: the amount stays.
+    const titled = await patch(api, 'estimates', est, { title: 'retitled' });
+    expect(titled.status, titled.text).toBe(200);
+    expect(titled.body.data.amount).toBe('110.00');
+    const edited = await patch(api, 'estimates', { id: est.id, etag: titled.headers.get('etag')! }, { lineitems: [{ id: est.record.lineitems[0].id, description: 'renamed' }] });
+    expect(edited.status, edited.text).toBe(200);
+    expect(edited.body.data.lineitems[0]).toMatchObject({ description: 'renamed', applied_tax_rate: '10.0000', tax_amount: '10.00', line_total: '110.00' });
+    expect(edited.body.data.amount).toBe('110.00');
+    // A line added now, or a line switched to the rate, takes today's percent.
+    const other = await createTaxRate(api, { rate: '5' });
+    const added = await patch(api, 'estimates', { id: est.id, etag: edited.headers.get('etag')! }, {
+      lineitems: [{ id: est.record.lineitems[0].id, tax_rate_id: other.id }, { description: 'new', quantity: '1', unit_price: '100' }],
+    });
+    expect(added.status, added.text).toBe(200);
+    expect(added.body.data.lineitems.map((l: any) => [l.applied_tax_rate, l.line_total])).toEqual([
+      ['5.0000', '105.00'],
+      ['20.0000', '120.00'],
+    ]);
+    const switchedBack = await patch(api, 'estimates', { id: est.id, etag: added.headers.get('etag')! }, {
+      lineitems: [{ id: est.record.lineitems[0].id, tax_rate_id: tax.id }, { id: added.body.data.lineitems[1].id, tax_rate_id: null }],
+    });
+    expect(switchedBack.status, switchedBack.text).toBe(200);
+    expect(switchedBack.body.data.lineitems.map((l: any) => [l.applied_tax_rate, l.tax_applied, l.line_total])).toEqual([
+      ['20.0000', true, '120.00'],
+      [null, false, '100.00'],
+    ]);
+  });
+
+  for (const { plural, create } of parents) {
+    it(`${plural}: a line whose item or tax rate was deleted, or whose tax rate was deactivated, stays editable; putting them on a line is refused`, async () => {
+      const item = await createItem(api, { unit_price: '50' });
+      const deletedTax = await createTaxRate(api, { rate: '10' });
+      const inactiveTax = await createTaxRate(api, { rate: '20' });
+      const rec = await create(api, {
+        site_id: place.site.id,
+        lineitems: [
+          { item_id: item.id, quantity: '1', tax_rate_id: deletedTax.id },
+          { description: 'y', quantity: '1', unit_price: '100', tax_rate_id: inactiveTax.id },
+        ],
+      });
+      expect(rec.record.amount).toBe('175.00');
+      await deleteRecord(api, 'items', item.id);
+      await deleteRecord(api, 'tax_rates', deletedTax.id);
+      await updateRecord(api, 'tax_rates', 'tax_rate', await read(api, 'tax_rates', inactiveTax.id), { active: false });
+      const [a, b] = rec.record.lineitems;
+      const res = await patch(api, plural, rec, { lineitems: [{ id: a.id, quantity: '2' }, { id: b.id, description: 'still here' }] });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.lineitems.map((l: any) => [l.item_id, l.tax_rate_id, l.unit_price, l.applied_tax_rate, l.line_total])).toEqual([
+        [item.id, deletedTax.id, '50.0000', '10.0000', '110.00'],
+        [null, inactiveTax.id, '100.0000', '20.0000', '120.00'],
+      ]);
+      const current = { id: rec.id, etag: res.headers.get('etag')! };
+      // Putting the deleted item, or a deleted or inactive tax rate, on a new line or switching a line to it: 422.
+      expectProblem(await patch(api, plural, current, { lineitems: [{ id: a.id }, { id: b.id }, { item_id: item.id, quantity: '1' }] }), {
+        status: 422,
+        code: 'validation.failed',
+        errors: { 'lineitems.2.item_id': true },
+        onlyErrors: true,
+      });
+      expectProblem(await patch(api, plural, current, { lineitems: [{ id: a.id, tax_rate_id: inactiveTax.id }, { id: b.id, tax_rate_id: deletedTax.id }] }), {
+        status: 422,
+        code: 'validation.failed',
+        errors: { 'lineitems.0.tax_rate_id': true, 'lineitems.1.tax_rate_id': true },
+        onlyErrors: true,
+      });
+      expect((await read(api, plural, rec.id)).record.lineitems).toEqual(res.body.data.lineitems);
+    });
+  }
+
+  it("changing a line's item_id without unit_price takes the new item's price for the customer, keeping description and taxable; a unit_price sent wins", async () => {
+    const first = await createItem(api, { name: 'First', unit_price: '10', taxable: false });
+    const second = await createItem(api, { name: 'Second', unit_price: '40', taxable: true });
+    const discounted = await createPlace(api, { price_adjustment: '-25' });
+    const est = await createEstimate(api, { site_id: discounted.site.id, lineitems: [{ item_id: first.id, quantity: '2' }] });
+    expect(est.record.lineitems[0]).toMatchObject({ description: 'First', unit_price: '7.5000', taxable: false, line_total: '15.00' });
+    const lineId = est.record.lineitems[0].id;
+    const switched = await patch(api, 'estimates', est, { lineitems: [{ id: lineId, item_id: second.id }] });
+    expect(switched.status, switched.text).toBe(200);
+    expect(switched.body.data.lineitems[0]).toMatchObject({ item_id: second.id, unit_price: '30.0000', description: 'First', taxable: false, line_total: '60.00' });
+    const given = await patch(api, 'estimates', { id: est.id, etag: switched.headers.get('etag')! }, { lineitems: [{ id: lineId, item_id: first.id, unit_price: '1' }] });
+    expect(given.status, given.text).toBe(200);
+    expect(given.body.data.lineitems[0]).toMatchObject({ item_id: first.id, unit_price: '1.0000', line_total: '2.00' });
+    // Removing the item keeps the price; re-sending the same item does not re-resolve it.
+    const same = await patch(api, 'estimates', { id: est.id, etag: given.headers.get('etag')! }, { lineitems: [{ id: lineId, item_id: first.id }] });
+    expect(same.body.data.lineitems[0]).toMatchObject({ unit_price: '1.0000' });
+    const none = await patch(api, 'estimates', { id: est.id, etag: same.headers.get('etag')! }, { lineitems: [{ id: lineId, item_id: null }] });
+    expect(none.body.data.lineitems[0]).toMatchObject({ item_id: null, unit_price: '1.0000' });
+  });
+});
+
+describe('lookups per write', () => {
+  it('reads items, tax rates and customer prices with the same number of statements for 2 lines as for 12', async () => {
+    const customer = await createPlace(api, { price_adjustment: '5' });
+    const lookups = async (n: number) => {
+      const lines = [];
+      for (let i = 0; i < n; i += 1) {
+        const item = await createItem(api, { unit_price: String(10 + i) });
+        const tax = await createTaxRate(api, { rate: String(i) });
+        if (i % 2 === 0) await createRecord(api, 'customer_item_prices', 'customer_item_price', { customer_id: customer.customer.id, item_id: item.id, unit_price: '7' });
+        lines.push({ item_id: item.id, quantity: '1', tax_rate_id: tax.id });
+      }
+      statements.length = 0;
+      recording = true;
+      const res = await api.post('/estimates', { estimate: { site_id: customer.site.id, lineitems: lines } });
+      recording = false;
+      expect(res.status, res.text).toBe(201);
+      return statements.filter((sql) => /FROM "public"\."(items|tax_rates|customer_item_prices|customers)"/.test(sql)).length;
+    };
+    const few = await lookups(2);
+    expect(few).toBeGreaterThan(0);
+    expect(await lookups(12)).toBe(few);
   });
 });

@@ -501,3 +501,23 @@ describe('concurrency: one primary per record', () => {
     expect(await primariesOf('Site', target.id)).toHaveLength(1);
   });
 });
+
+describe('order of checks on linkage endpoints', () => {
+  it('answers 404 for an unknown linkage or contact before validating the body (422)', async () => {
+    const target = await customerTarget();
+    const contact = await createContact(api);
+    const gone = await createContact(api);
+    await deleteRecord(api, 'contacts', gone.id);
+    const invalid = { linkage: { primary: 'yes', linkable_id: 'x', colour: 'red' } };
+    for (const body of [invalid, {}, { linkage: 'x' }]) {
+      expectProblem(await api.patch(`/contacts/${contact.id}/linkages/${randomUUID()}`, body), { status: 404, code: 'resource.not_found' });
+      expectProblem(await api.patch(`/contacts/${randomUUID()}/linkages/${randomUUID()}`, body), { status: 404, code: 'resource.not_found' });
+      expectProblem(await api.post(`/contacts/${randomUUID()}/linkages`, body), { status: 404, code: 'resource.not_found' });
+      expectProblem(await api.post(`/contacts/${gone.id}/linkages`, body), { status: 404, code: 'resource.not_found' });
+    }
+    // An existing linkage with the same invalid body: now the body is what is wrong.
+    const linkage = await link(api, contact.id, target);
+    expectProblem(await api.patch(`/contacts/${contact.id}/linkages/${linkage.id}`, invalid), { status: 422, code: 'validation.failed' });
+    expect(await linkagesOf(api, contact.id)).toEqual([linkage]);
+  });
+});

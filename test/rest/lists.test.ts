@@ -309,6 +309,14 @@ describe('q', () => {
     expect(await found('acme%west')).toEqual([]);
   });
 
+  it('applies up to 10 terms, the 10th narrowing like the first, and refuses more with 400 filter.invalid naming q', async () => {
+    // Nine terms both Acme customers match, then one only the east one does.
+    const nine = 'a c m e o r p acme corp';
+    expect(await found(`${nine} east`)).toEqual([named.east]);
+    const res = await search.get(`/customers?q=${encodeURIComponent(`${nine} corp east`)}`);
+    expectProblem(res, { status: 400, code: 'filter.invalid', detail: /^q: 11 terms; at most 10/ });
+  });
+
   it('narrows filters, and orders by sort rather than relevance, across pages', async () => {
     expect(await found('acme', '&organization=Acme%20Corp%20West')).toEqual([named.west]);
     const { records } = await followPages(searchToken, `${t.url}/api/v2/customers?q=corp&sort=-organization&limit=1`);

@@ -568,7 +568,7 @@ describe('Job, Estimate and their line items', () => {
     'system_id', 'reference', ...conventions, 'customer_notes', 'tax_rate_id', 'lineitems',
   ];
   const lineInputs = ['item_id', 'description', 'quantity', 'unit_price', 'discount', 'tax_rate_id', 'taxable', 'labor_visible'];
-  const lineComputed = ['discount_amount', 'tax_amount', 'line_total', 'tax_applied'];
+  const lineComputed = ['applied_tax_rate', 'discount_amount', 'tax_amount', 'line_total', 'tax_applied'];
   const cents = '^-?\\d+\\.\\d{2}$';
 
   it('serves every field of the spec\'s Job, the dispatch fields and the read-only amount and estimate_id', () => {
@@ -627,6 +627,7 @@ describe('Job, Estimate and their line items', () => {
       expect(line.properties[field], field).toMatchObject({ type: 'string', format: 'decimal', pattern: cents, readOnly: true });
     }
     expect(line.properties.tax_applied).toMatchObject({ type: 'boolean', readOnly: true });
+    expect(line.properties.applied_tax_rate).toMatchObject({ type: ['string', 'null'], pattern: '^-?\\d+\\.\\d{4}$', readOnly: true });
     expect(line.properties.quantity).toMatchObject({ type: 'string', pattern: '^-?\\d+\\.\\d{4}$' });
     expect(line.properties.quantity.readOnly).toBeUndefined();
     expect(schema('JobLineitem')).toBeUndefined();
@@ -707,14 +708,14 @@ describe('catalog (items, customer item prices, tax rates, systems)', () => {
     expect(schema('TaxRateCreate').properties.rate.anyOf[1].maximum).toBe(100);
   });
 
-  it('documents confirmed as a write-only create field of System, never served and not accepted on update', () => {
+  it('documents confirmed as a write-only field of System on create and update, never served', () => {
     const create = schema('SystemCreate');
     expect(create.properties.confirmed).toMatchObject({ writeOnly: true });
     expect(create.properties.confirmed.type).toContain('boolean');
     expect(create.required.sort()).toEqual(['name', 'site_id', 'system_type']);
     expect(schema('System').properties.confirmed).toBeUndefined();
-    expect(schema('SystemUpdate').properties.confirmed).toBeUndefined();
-    expect(schema('SystemUpdate')['x-not-accepted']).toEqual(['confirmed']);
+    expect(schema('SystemUpdate').properties.confirmed).toMatchObject({ writeOnly: true });
+    expect(schema('SystemUpdate')['x-not-accepted'] ?? []).not.toContain('confirmed');
     expect(schema('SystemUpdate')['x-immutable']).toEqual(['site_id']);
     // A write-only field served under a read-only twin (contact linkable_id) is not marked writeOnly.
     expect(schema('ContactCreate').properties.linkable_id.writeOnly).toBeUndefined();
@@ -730,7 +731,7 @@ describe('catalog (items, customer item prices, tax rates, systems)', () => {
     const again = await api.post('/systems', { system: { ...system, name: 'Boiler 2' } });
     expectProblem(again, { status: 409, code: 'system.duplicate' });
     expect(doc.paths['/systems'].post.responses['409']['x-error-codes']).toEqual(['system.duplicate']);
-    expect(doc.paths['/systems/{id}'].patch.responses['409']).toBeUndefined();
+    expect(doc.paths['/systems/{id}'].patch.responses['409']['x-error-codes']).toEqual(['system.duplicate']);
     const confirmed = await api.post('/systems', { system: { ...system, name: 'Boiler 2', confirmed: true } });
     expect(confirmed.status, confirmed.text).toBe(201);
     expect(confirmed.body.data).not.toHaveProperty('confirmed');

@@ -774,3 +774,17 @@ describe('tenancy and scopes', () => {
     expect(expectProblem(await none.get('/sites'), { status: 403, code: 'auth.scope_missing' }).required_scope).toBe('sites:read');
   });
 });
+
+describe('position at the upper bound', () => {
+  it('never defaults past 1,000,000: a new site then shares the last position and still sorts last', async () => {
+    const parent = await customerParent();
+    const top = await createSite(api, parent, { position: 1_000_000 });
+    const next = await createSite(api, parent);
+    expect(next.record.position).toBe(1_000_000);
+    const after = await createSite(api, parent);
+    expect(after.record.position).toBe(1_000_000);
+    expect(idsOf(await api.get(`/sites?customer_id=${parent.id}&sort=position`))).toEqual([top.id, next.id, after.id]);
+    // The served value is within the declared range, so sending it back is accepted.
+    expect((await updateRecord(api, 'sites', 'site', next, { position: next.record.position })).record.position).toBe(1_000_000);
+  });
+});

@@ -7,8 +7,9 @@ import { createCustomer } from '../helpers/customer-factory.ts';
 import { createRecord, createSite, deleteRecord, idsOf, ifMatch, systemOptionIds, unique, updateRecord, type Created } from '../helpers/crm-factory.ts';
 
 // Systems over REST: equipment at a site (site_id required, live, same tenant, immutable), the five endpoints,
-// 409 system.duplicate for a second live system of a type on a site unless confirmed: true (create only, never
-// served), install_date and system_option_id validation, list filters/sorts/q; and the system options lookup.
+// 409 system.duplicate for a second live system of a type (ignoring case) on a site, on create or on a change of
+// system_type, unless confirmed: true (never served), install_date and system_option_id validation, list
+// filters/sorts/q; and the system options lookup.
 
 let t: TestApp;
 let tenant: Tenant;
@@ -216,16 +217,34 @@ describe('systems: duplicate system_type on a site', () => {
     expect(again.id).not.toBe(first.id);
   });
 
-  it('refuses confirmed on PATCH with 422 naming confirmed', async () => {
-    const system = await createSystem(api, (await newSite()).id);
-    for (const confirmed of [true, false]) {
-      expectProblem(await api.patch(`/systems/${system.id}`, { system: { confirmed } }, ifMatch(system.etag)), {
-        status: 422,
-        code: 'validation.failed',
-        errors: { confirmed: true },
-        onlyErrors: true,
-      });
+  it('answers 409 system.duplicate for a type that differs only in case, and still creates with confirmed: true', async () => {
+    const site = await newSite();
+    const first = await createSystem(api, site.id, { system_type: 'HVAC' });
+    for (const system_type of ['hvac', 'Hvac', ' HVAC ']) {
+      expectProblem(await api.post('/systems', { system: { site_id: site.id, system_type, name: 'Second furnace' } }), { status: 409, code: 'system.duplicate' });
     }
+    const confirmed = await createSystem(api, site.id, { system_type: 'hvac', confirmed: true });
+    expect(idsOf(await api.get(`/systems?site_id=${site.id}&sort=created_at`))).toEqual([first.id, confirmed.id]);
+  });
+
+  it('answers 409 system.duplicate when an update changes system_type to a type already on the site (ignoring case), unless confirmed: true', async () => {
+    const site = await newSite();
+    await createSystem(api, site.id, { system_type: 'HVAC' });
+    const boiler = await createSystem(api, site.id, { system_type: 'Boiler' });
+    for (const system_type of ['HVAC', 'hvac']) {
+      expectProblem(await api.patch(`/systems/${boiler.id}`, { system: { system_type } }, ifMatch(boiler.etag)), { status: 409, code: 'system.duplicate' });
+      expectProblem(await api.patch(`/systems/${boiler.id}`, { system: { system_type, confirmed: false } }, ifMatch(boiler.etag)), { status: 409, code: 'system.duplicate' });
+    }
+    expect((await api.get(`/systems/${boiler.id}`)).body.data.system_type).toBe('Boiler');
+    // Its own type in another case, and another field, are no duplicate.
+    const recased = await updateRecord(api, 'systems', 'system', boiler, { system_type: 'BOILER' });
+    const renamed = await updateRecord(api, 'systems', 'system', recased, { name: 'Renamed' });
+    const moved = await updateRecord(api, 'systems', 'system', renamed, { system_type: 'hvac', confirmed: true });
+    expect(moved.record.system_type).toBe('hvac');
+    expect('confirmed' in moved.record).toBe(false);
+    // A type on another site does not count.
+    const elsewhere = await createSystem(api, (await newSite()).id, { system_type: 'Solar' });
+    await updateRecord(api, 'systems', 'system', elsewhere, { system_type: 'Boiler' });
   });
 
   it('refuses a non-boolean confirmed with 422 naming it', async () => {

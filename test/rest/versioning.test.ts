@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
+import { runCli } from '../../src/cli/run.ts';
+import { loadConfig } from '../../src/config.ts';
+import { codeOf, graphqlClient } from '../graphql/client.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
 import { client } from '../helpers/http.ts';
 import { expectProblem } from '../helpers/problem.ts';
@@ -6,14 +10,24 @@ import { expectProblem } from '../helpers/problem.ts';
 // The Fieldline-Version request header selects the API version; without it the key's pinned version applies.
 
 const CURRENT = '2026-04-30';
+/** An older version the second app accepts through API_VERSIONS. */
+const OLDER = '2026-01-15';
 
 let t: TestApp;
 let tenant: Tenant;
+/** An app that also accepts OLDER (API_VERSIONS=OLDER,CURRENT). */
+let older: TestApp;
+let olderTenant: Tenant;
 beforeAll(async () => {
   t = await startTestApp();
   tenant = await t.tenant();
+  older = await startTestApp({ env: { API_VERSIONS: `${OLDER},${CURRENT}` } });
+  olderTenant = await older.tenant();
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await older.close();
+});
 
 const api = (token = tenant.token) => client(`${t.url}/api/v2`, token);
 
@@ -50,19 +64,91 @@ describe('Fieldline-Version', () => {
     expect(list.body.data).toEqual([]);
   });
 
-  it("resolves to the key's pinned version when the header is omitted", async () => {
-    const pinned = await t.app.domain.admin.createKey({ userId: tenant.userId, apiVersion: CURRENT });
-    expect(pinned.api_version).toBe(CURRENT);
-    const res = await api(pinned.token).get('/me');
-    expect(res.status).toBe(200);
-    expect(res.body.data.api_version).toBe(pinned.api_version);
-    // A key created without an explicit version is pinned to the current one.
+  it('pins a key created without an explicit version to the current one', async () => {
     const unpinned = await t.app.domain.admin.createKey({ userId: tenant.userId });
-    expect((await api(unpinned.token).get('/me')).body.data.api_version).toBe(unpinned.api_version);
     expect(unpinned.api_version).toBe(CURRENT);
+    expect((await api(unpinned.token).get('/me')).body.data.api_version).toBe(CURRENT);
   });
 
   it('refuses to pin a key to an unknown version', async () => {
     await expect(t.app.domain.admin.createKey({ userId: tenant.userId, apiVersion: '2020-01-01' })).rejects.toThrow(/api-version/);
+  });
+});
+
+describe('API_VERSIONS: the versions a server accepts', () => {
+  const olderApi = (token: string, url = older.url) => client(`${url}/api/v2`, token);
+
+  it("resolves to the key's pinned (older, supported) version when the header is omitted, on REST and GraphQL", async () => {
+    const pinned = await older.app.domain.admin.createKey({ userId: olderTenant.userId, apiVersion: OLDER });
+    expect(pinned.api_version).toBe(OLDER);
+    const res = await olderApi(pinned.token).get('/me');
+    expect(res.status).toBe(200);
+    expect(res.body.data.api_version).toBe(OLDER);
+    const gql = await graphqlClient(older.url, pinned.token)('{ me { apiVersion } }');
+    expect(gql.body.data.me.apiVersion).toBe(OLDER);
+    // A key pinned to the current version still resolves to it.
+    expect((await olderApi(olderTenant.token).get('/me')).body.data.api_version).toBe(CURRENT);
+  });
+
+  it('lets Fieldline-Version override the pinned version, either way', async () => {
+    const pinned = await older.app.domain.admin.createKey({ userId: olderTenant.userId, apiVersion: OLDER });
+    const up = await olderApi(pinned.token).get('/me', { headers: { 'Fieldline-Version': CURRENT } });
+    expect(up.body.data.api_version).toBe(CURRENT);
+    const down = await olderApi(olderTenant.token).get('/me', { headers: { 'Fieldline-Version': OLDER } });
+    expect(down.body.data.api_version).toBe(OLDER);
+  });
+
+  it('refuses the older version on a server that does not list it, in the header and as a pin', async () => {
+    expectProblem(await api().get('/me', { headers: { 'Fieldline-Version': OLDER } }), 400, 'version.invalid');
+    await expect(t.app.domain.admin.createKey({ userId: tenant.userId, apiVersion: OLDER })).rejects.toThrow(/--api-version must be one of 2026-04-30$/);
+  });
+
+  it('answers 400 version.invalid naming the pin for a key pinned to a version the server no longer supports, unless the header names a supported one', async () => {
+    const pinned = await older.app.domain.admin.createKey({ userId: olderTenant.userId, apiVersion: OLDER });
+    // The same database served with the default API_VERSIONS: OLDER has been retired.
+    const retired = buildApp({ database: older.database, config: loadConfig({ LOG_LEVEL: 'silent', AUTH_CACHE_TTL_MS: '0' }) });
+    const { port } = await retired.listen(0, '127.0.0.1');
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      const res = await olderApi(pinned.token, url).get('/me');
+      const body = expectProblem(res, 400, 'version.invalid', { instance: '/api/v2/me' });
+      expect(body.detail).toContain(`pinned to API version ${OLDER}`);
+      expect(body.detail).toContain(CURRENT);
+      expectProblem(await olderApi(pinned.token, url).get('/customers'), 400, 'version.invalid');
+      expect(codeOf(await graphqlClient(url, pinned.token)('{ me { apiVersion } }'))).toBe('version.invalid');
+      const chosen = await olderApi(pinned.token, url).get('/me', { headers: { 'Fieldline-Version': CURRENT } });
+      expect(chosen.status).toBe(200);
+      expect(chosen.body.data.api_version).toBe(CURRENT);
+    } finally {
+      await retired.close();
+    }
+  });
+
+  it('fieldline key create --api-version validates against API_VERSIONS of its environment', async () => {
+    const run = async (env: NodeJS.ProcessEnv) => {
+      let stdout = '';
+      const code = await runCli(['key', 'create', '--user', String(olderTenant.userId), '--api-version', OLDER, '--json'], {
+        database: older.database,
+        env,
+        stdout: { write: (s: string) => (stdout += s) },
+        stderr: { write: () => true },
+      });
+      return { code, json: JSON.parse(stdout) };
+    };
+    const accepted = await run({ API_VERSIONS: `${CURRENT},${OLDER}` });
+    expect(accepted.code).toBe(0);
+    expect(accepted.json.key.api_version).toBe(OLDER);
+    expect((await olderApi(accepted.json.key.token).get('/me')).body.data.api_version).toBe(OLDER);
+    const refused = await run({});
+    expect(refused.code).toBe(2);
+    expect(refused.json.error.message).toBe(`--api-version must be one of ${CURRENT}; got "${OLDER}"`);
+  });
+
+  it.each([
+    ['a date later than the current version', '2026-04-30,2099-01-01', /later than the current version/],
+    ['a list without the current version', '2026-01-15', /must include the current version/],
+    ['a value that is not a date', '2026-04-30,latest', /not a version date/],
+  ])('refuses API_VERSIONS with %s', (_name, value, message) => {
+    expect(() => loadConfig({ API_VERSIONS: value })).toThrow(message);
   });
 });

@@ -32,7 +32,7 @@ export function registerKeyCommands(program: Command, ctx: CommandContext): void
       const userId = parseUserId('--user', opts.user);
       const scopes = opts.scopes === undefined ? allScopes : parseScopes(opts.scopes);
       const expiresAt = opts.expiresAt === undefined ? null : parseTimestamp('--expires-at', opts.expiresAt);
-      const apiVersion = opts.apiVersion === undefined ? CURRENT_VERSION : parseApiVersion(opts.apiVersion);
+      const apiVersion = opts.apiVersion === undefined ? CURRENT_VERSION : parseApiVersion(opts.apiVersion, ctx.apiVersions());
       const created = await (await ctx.admin()).createKey({ userId, scopes, expiresAt, apiVersion });
       ctx.result({ key: created }, keyLines('Created', created));
     });

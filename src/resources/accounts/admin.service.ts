@@ -8,7 +8,7 @@ import { newId } from '../../kernel/ids.ts';
 import { customFieldTypes, defaultStatuses, relatedNames, type CustomFieldType } from '../../kernel/lookups.ts';
 import { roles, type Role } from '../../kernel/permissions.ts';
 import { allScopes, isScope } from '../../kernel/scopes.ts';
-import { CURRENT_VERSION, supportedVersions } from '../../kernel/versioning.ts';
+import { ApiVersions, CURRENT_VERSION, defaultApiVersions } from '../../kernel/versioning.ts';
 
 // Tenant administration (the `fieldline` command and the first-start bootstrap): accounts, users, API keys
 // and lookup values. It works outside any request, so it writes account_id explicitly.
@@ -28,7 +28,11 @@ export interface CreatedKey {
 }
 
 export class AdminService {
-  constructor(private readonly db: PrismaClient) {}
+  constructor(
+    private readonly db: PrismaClient,
+    /** The versions a key may be pinned to (config API_VERSIONS). */
+    private readonly versions: ApiVersions = defaultApiVersions,
+  ) {}
 
   /** The account, its default statuses, an admin user and a key with every scope: all or nothing. */
   async createAccount(input: { name: string; sandbox?: boolean; apiAccess?: boolean }) {
@@ -113,7 +117,7 @@ export class AdminService {
     const unknown = scopes.filter((s) => !isScope(s));
     if (unknown.length) fail(`unknown scopes: ${unknown.join(', ')} (known: ${allScopes.join(', ')})`);
     const apiVersion = input.apiVersion ?? CURRENT_VERSION;
-    if (!(supportedVersions as readonly string[]).includes(apiVersion)) fail(`--api-version must be one of ${supportedVersions.join(', ')}`);
+    if (!this.versions.isSupported(apiVersion)) fail(`--api-version must be one of ${this.versions.supported.join(', ')}`);
     if (input.expiresAt && Number.isNaN(input.expiresAt.getTime())) fail('--expires-at must be an ISO 8601 timestamp');
     const user = await db.user.findUnique({ where: { id: BigInt(input.userId) } });
     if (!user) fail(`no user ${input.userId}`);
@@ -143,11 +147,12 @@ export class AdminService {
   async rotateKey(id: string): Promise<CreatedKey> {
     const old = await this.db.apiKey.findUnique({ where: { id } });
     if (!old) fail(`no key ${id}`);
-    if (old.revoked_at) fail(`key ${id} is already revoked`);
+    const revoked = () => fail(`key ${id} is already revoked`);
+    if (old.revoked_at) revoked();
     const token = newToken();
     const newKeyId = newId();
-    await this.db.$transaction([
-      this.db.apiKey.create({
+    await this.db.$transaction(async (tx) => {
+      await tx.apiKey.create({
         data: {
           id: newKeyId,
           account_id: old.account_id,
@@ -157,9 +162,13 @@ export class AdminService {
           api_version: old.api_version,
           expires_at: old.expires_at,
         },
-      }),
-      this.db.apiKey.update({ where: { id }, data: { revoked_at: new Date(), replaced_by_id: newKeyId } }),
-    ]);
+      });
+      // Revoke the old key only if it is still live, in the transaction that created its successor: of two
+      // concurrent rotations one revokes it; the other's update waits for the row lock, then matches nothing,
+      // and its successor is rolled back. A rotation never leaves two live keys.
+      const { count } = await tx.apiKey.updateMany({ where: { id, revoked_at: null }, data: { revoked_at: new Date(), replaced_by_id: newKeyId } });
+      if (count === 0) revoked();
+    });
     return { id: newKeyId, token, scopes: old.scopes, expires_at: old.expires_at?.toISOString() ?? null, api_version: old.api_version };
   }
 

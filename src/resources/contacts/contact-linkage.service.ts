@@ -1,6 +1,6 @@
 import { addError, recordFromBody, throwIfErrors } from '../../kernel/body.ts';
 import type { Clock } from '../../kernel/clock.ts';
-import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
+import { currentTenant, runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound, type FieldErrors } from '../../kernel/errors.ts';
 import { appendEvent } from '../../kernel/events.ts';
 import { isUuid, newId } from '../../kernel/ids.ts';
@@ -15,6 +15,10 @@ import { linkableTypes, lockLinkable, type LinkableType } from './linkables.ts';
 // 4. deleting the primary's linkage is 409 contact.primary_linkage;
 // 5. at most one primary per record: the record row is locked for every change of its linkages, and a
 //    partial unique index (contact_linkages_one_primary) holds even if code were wrong.
+// Every linkage change also locks the contact's row (after the record's, the order every path takes), and
+// DELETE /contacts/{id} locks it before counting its linkages, so a contact is never deleted while a link to it
+// is being made: one of the two waits for the other and then sees its result (404, or 409 contact.has_linkages).
+// Hence no linkage ever belongs to a deleted contact, and the "first link" count below needs no contact filter.
 
 export const relationshipTypes = ['associated', 'billing', 'technical', 'decision_maker'] as const;
 const BODY_KEY = 'linkage';
@@ -45,8 +49,23 @@ export function serializeLinkage(row: LinkageRow) {
 
 export type WireLinkage = ReturnType<typeof serializeLinkage>;
 
+/** The order a contact's or a record's linkages are served in: oldest link first. */
+export const linkageOrder = [{ created_at: 'asc' }, { id: 'asc' }] as const;
+
 async function event(tx: TenantTx, ctx: RequestContext, row: LinkageRow, action: 'created' | 'updated' | 'deleted') {
   await appendEvent(tx, ctx, { resource: 'ContactLinkage', topicPrefix: 'contact_linkage', recordId: row.id, action, payload: serializeLinkage(row) });
+}
+
+/** Locks the live contact's row (FOR UPDATE) until the transaction ends; 404 when it is absent or deleted. */
+async function lockContact(tx: TenantTx, contactId: string): Promise<void> {
+  const rows = isUuid(contactId)
+    ? await tx.$queryRawUnsafe<unknown[]>(
+        `SELECT 1 FROM contacts WHERE id = $1::uuid AND account_id = $2::uuid AND deleted_at IS NULL FOR UPDATE`,
+        contactId,
+        currentTenant(),
+      )
+    : [];
+  if (rows.length === 0) throw notFound('Contact');
 }
 
 export interface LinkInput {
@@ -82,6 +101,7 @@ export async function linkContact(tx: TenantTx, ctx: RequestContext, contactId: 
   if (!(await lockLinkable(tx, input.linkable_type, input.linkable_id))) {
     throw new AppError('validation.failed', `${field} does not match any ${input.linkable_type}`, { errors: { [field]: [`does not match any ${input.linkable_type}`] } });
   }
+  await lockContact(tx, contactId);
   const where = { linkable_type: input.linkable_type, linkable_id: input.linkable_id };
   if ((await tx.contactLinkage.count({ where: { ...where, contact_id: contactId } })) > 0) {
     throw new AppError('validation.failed', `the contact is already linked to this ${input.linkable_type}`, {
@@ -139,15 +159,15 @@ export class ContactLinkageService {
   list(ctx: RequestContext, contactId: string): Promise<WireLinkage[]> {
     return runAsTenant(ctx.principal.accountId, async () => {
       await this.liveContact(this.db, contactId);
-      const rows = await this.db.contactLinkage.findMany({ where: { contact_id: contactId }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
+      const rows = await this.db.contactLinkage.findMany({ where: { contact_id: contactId }, orderBy: [...linkageOrder] });
       return (rows as LinkageRow[]).map(serializeLinkage);
     });
   }
 
   create(ctx: RequestContext, contactId: string, body: unknown): Promise<WireLinkage> {
-    const input = recordFromBody(body, BODY_KEY);
     return this.transaction(ctx, async (tx) => {
       await this.liveContact(tx, contactId);
+      const input = recordFromBody(body, BODY_KEY);
       const errors: FieldErrors = {};
       const link = checkLinkInput(input, errors);
       throwIfErrors(errors);
@@ -156,9 +176,11 @@ export class ContactLinkageService {
   }
 
   update(ctx: RequestContext, contactId: string, linkageId: string, body: unknown): Promise<WireLinkage> {
-    const input = recordFromBody(body, BODY_KEY);
     return this.transaction(ctx, async (tx) => {
+      // The documented order of checks: the records exist (404) before the body is validated (422).
       await this.liveContact(tx, contactId);
+      let row = await this.linkage(tx, contactId, linkageId);
+      const input = recordFromBody(body, BODY_KEY);
       const errors: FieldErrors = {};
       for (const key of Object.keys(input)) {
         if (key === 'linkable_id' || key === 'linkable_type') addError(errors, key, 'cannot be changed; link the contact to the new record instead');
@@ -166,8 +188,8 @@ export class ContactLinkageService {
       }
       checkCommon(input, errors);
       throwIfErrors(errors);
-      let row = await this.linkage(tx, contactId, linkageId);
       await lockLinkable(tx, row.linkable_type as LinkableType, row.linkable_id);
+      await lockContact(tx, contactId);
       row = await this.linkage(tx, contactId, linkageId);
       const now = this.clock.now();
       if (input.primary === false && row.is_primary) {
@@ -192,6 +214,7 @@ export class ContactLinkageService {
       await this.liveContact(tx, contactId);
       let row = await this.linkage(tx, contactId, linkageId);
       await lockLinkable(tx, row.linkable_type as LinkableType, row.linkable_id);
+      await lockContact(tx, contactId);
       row = await this.linkage(tx, contactId, linkageId);
       if (row.is_primary) {
         throw new AppError(
@@ -203,6 +226,19 @@ export class ContactLinkageService {
       await event(tx, ctx, row, 'deleted');
     });
   }
+}
+
+/**
+ * Moves every linkage of one record to another (lead conversion: the lead's contacts to its new customer),
+ * primaries kept, with a contact_linkage.updated event each. The target must have no linkages yet (a record
+ * just created), so that neither the one-link-per-pair nor the one-primary rule can be broken by the move.
+ */
+export async function moveLinkages(tx: TenantTx, ctx: RequestContext, from: { type: LinkableType; id: string }, to: { type: LinkableType; id: string }, now: Date): Promise<void> {
+  const where = { linkable_type: from.type, linkable_id: from.id };
+  const rows = (await tx.contactLinkage.findMany({ where, orderBy: [...linkageOrder] })) as LinkageRow[];
+  if (rows.length === 0) return;
+  await tx.contactLinkage.updateMany({ where: { id: { in: rows.map((row) => row.id) } }, data: { linkable_type: to.type, linkable_id: to.id, updated_at: now } });
+  for (const row of rows) await event(tx, ctx, { ...row, linkable_type: to.type, linkable_id: to.id, updated_at: now }, 'updated');
 }
 
 /** Removes every linkage to the given records (their records are being deleted); emits their events. */

@@ -1,8 +1,9 @@
-import { currentTenant } from '../../kernel/context.ts';
+import { addError } from '../../kernel/body.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import { requirePermission } from '../../kernel/permissions.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
-import { checkParentAmount, lineitemCollection } from '../lineitems/lineitems.ts';
+import { lineitemCollection } from '../lineitems/lineitems.ts';
+import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { checkWorkLocation } from '../jobs/work-location.ts';
 
 /** Statuses that record the customer's decision (or sending it): only roles with estimates.decide may set them. */
@@ -29,7 +30,7 @@ export const estimateResource: ResourceDefinition = {
     job_type: { kind: 'string', create: 'optional', update: 'optional' },
     reference: { kind: 'string', create: 'optional', update: 'optional' },
     customer_notes: { kind: 'text', create: 'optional', update: 'optional', description: 'Customer-facing, shown on the estimate PDF.' },
-    tax_rate_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'taxRate', live: true, label: 'TaxRate' }, description: 'Default tax rate of new lines.' },
+    tax_rate_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'taxRate', live: true, label: 'TaxRate' }, description: 'Default tax rate of new lines; active when it is set.' },
   },
   readOnly: {
     amount: { kind: 'decimal', nullable: false, description: 'Sum of the line totals (tax included), computed by the server.' },
@@ -58,18 +59,18 @@ export const estimateResource: ResourceDefinition = {
         requirePermission(ctx.principal.user.role, 'estimates.decide', `The ${ctx.principal.user.role} role may not move an estimate to ${values.status}.`);
       }
       await checkWorkLocation(args, 'with_site');
+      // The default tax rate of new lines must be active when it is set (a rate deactivated since stays).
+      const { tx, errors } = args;
+      const taxRateId = values.tax_rate_id as string | null | undefined;
+      if (taxRateId && !errors.tax_rate_id && taxRateId.toLowerCase() !== existing?.tax_rate_id) {
+        const taxRate = await tx.taxRate.findFirst({ where: { id: taxRateId, deleted_at: null }, select: { active: true } });
+        if (taxRate && !taxRate.active) addError(errors, 'tax_rate_id', 'is an inactive tax rate');
+      }
     },
     async afterWrite({ tx, row }) {
-      await checkParentAmount(tx, 'estimate_id', row.id);
-      await tx.$executeRawUnsafe(
-        `UPDATE estimates e SET
-           amount = coalesce((SELECT sum(line_total) FROM lineitems WHERE estimate_id = e.id), 0),
-           search_text = lower(concat_ws(' ', e.number, e.status, coalesce((SELECT sum(line_total) FROM lineitems WHERE estimate_id = e.id), 0)::numeric(14,2)::text,
-             (SELECT organization FROM customers WHERE id = e.customer_id)))
-         WHERE e.id = $1::uuid AND e.account_id = $2::uuid`,
-        row.id,
-        currentTenant(),
-      );
+      // amount, then search_text (fl_estimate_search_text, which includes the amount; triggers refresh it when
+      // the customer is renamed).
+      await refreshParentTotals(tx, 'estimate', row.id);
     },
   },
 };

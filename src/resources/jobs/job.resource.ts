@@ -1,8 +1,8 @@
 import { addError } from '../../kernel/body.ts';
-import { currentTenant } from '../../kernel/context.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
-import { checkParentAmount, lineitemCollection } from '../lineitems/lineitems.ts';
+import { lineitemCollection } from '../lineitems/lineitems.ts';
+import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { checkWorkLocation } from './work-location.ts';
 
 export const jobResource: ResourceDefinition = {
@@ -39,12 +39,37 @@ export const jobResource: ResourceDefinition = {
       model: 'jobAssignment',
       foreignKey: 'job_id',
       label: 'job assignment',
-      description: 'Users assigned to the job (dispatch). Snapshot on update like lineitems.',
-      fields: { user_id: { kind: 'int64', create: 'required', update: 'optional', nullable: false, description: 'A user of the account.' } },
-      async compute({ tx, entry, at, errors }) {
-        if (entry.user_id === undefined) return addError(errors, `${at}.user_id`, 'is missing');
-        const user = await tx.user.count({ where: { id: entry.user_id as bigint } });
-        if (user === 0) addError(errors, `${at}.user_id`, 'does not match any user of this account');
+      description: 'Users assigned to the job (dispatch), each once. Snapshot on update like lineitems.',
+      fields: {
+        user_id: {
+          kind: 'int64',
+          create: 'required',
+          update: 'optional',
+          nullable: false,
+          description: 'A user of the account, given once; active unless already assigned to the job.',
+        },
+      },
+      // One lookup for every user of the write. A user is assigned once per job; a user not yet assigned must be
+      // active (a user deactivated since being assigned stays on the job until removed).
+      async compute({ tx, entries, existing, errors }) {
+        const assigned = new Set(existing.map((a) => String(a.user_id)));
+        const ids = [...new Set(entries.filter((e) => e.entry.user_id !== undefined).map((e) => String(e.entry.user_id)))];
+        const users = new Map(
+          ids.length === 0 ? [] : (await tx.user.findMany({ where: { id: { in: ids.map(BigInt) } }, select: { id: true, active: true } })).map((u) => [String(u.id), u]),
+        );
+        const seen = new Set<string>();
+        for (const { entry, at } of entries) {
+          if (entry.user_id === undefined) {
+            addError(errors, `${at}.user_id`, 'is missing');
+            continue;
+          }
+          const id = String(entry.user_id);
+          const user = users.get(id);
+          if (!user) addError(errors, `${at}.user_id`, 'does not match any user of this account');
+          else if (seen.has(id)) addError(errors, `${at}.user_id`, 'is given more than once');
+          else if (!user.active && !assigned.has(id)) addError(errors, `${at}.user_id`, 'is an inactive user');
+          seen.add(id);
+        }
       },
     },
   },
@@ -62,7 +87,11 @@ export const jobResource: ResourceDefinition = {
     defaultSort: '-created_at',
     searchable: 'number, job type, status, reference, labels, customer organization, site name and address, assignee names and system type',
   },
-  uniqueIndexes: { jobs_account_id_number_key: { field: 'number', message: 'has already been taken' } },
+  uniqueIndexes: {
+    jobs_account_id_number_key: { field: 'number', message: 'has already been taken' },
+    // Reached only when entries that keep their id exchange users (checked one row at a time).
+    job_assignments_account_id_job_id_user_id_key: { field: 'assignments', message: 'would assign a user twice while moving users between entries with id (send the entries without id)' },
+  },
   hooks: {
     async beforeWrite(args) {
       await checkWorkLocation(args, 'always');
@@ -72,19 +101,8 @@ export const jobResource: ResourceDefinition = {
       if (start && end && end.getTime() < start.getTime()) addError(errors, 'scheduled_end', 'must not be before scheduled_start');
     },
     async afterWrite({ tx, row }) {
-      await checkParentAmount(tx, 'job_id', row.id);
-      await tx.$executeRawUnsafe(
-        `UPDATE jobs j SET
-           amount = coalesce((SELECT sum(line_total) FROM lineitems WHERE job_id = j.id), 0),
-           search_text = lower(concat_ws(' ', j.number, j.job_type, j.status, j.reference, array_to_string(j.labels, ' '),
-             (SELECT organization FROM customers WHERE id = j.customer_id),
-             (SELECT concat_ws(' ', site_name, street, street2, city, state, zip_code) FROM sites WHERE id = j.site_id),
-             (SELECT string_agg(u.name, ' ') FROM job_assignments a JOIN users u ON u.id = a.user_id WHERE a.job_id = j.id),
-             (SELECT system_type FROM systems WHERE id = j.system_id)))
-         WHERE j.id = $1::uuid AND j.account_id = $2::uuid`,
-        row.id,
-        currentTenant(),
-      );
+      // amount and search_text (fl_job_search_text; triggers refresh it when a related record is renamed).
+      await refreshParentTotals(tx, 'job', row.id);
     },
   },
 };

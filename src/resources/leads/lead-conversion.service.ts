@@ -2,19 +2,21 @@ import { recordFromBody } from '../../kernel/body.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { currentTenant, runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound, validationError } from '../../kernel/errors.ts';
-import { appendEvent } from '../../kernel/events.ts';
 import { isUuid } from '../../kernel/ids.ts';
 import { liveStatuses } from '../../kernel/lookups.ts';
 import type { ResourceService, Single } from '../../kernel/resource-service.ts';
+import type { Scope } from '../../kernel/scopes.ts';
 import type { TenantClient } from '../../kernel/tenancy.ts';
-import type { LinkageRow } from '../contacts/contact-linkage.service.ts';
-import { serializeLinkage } from '../contacts/contact-linkage.service.ts';
+import { moveLinkages } from '../contacts/contact-linkage.service.ts';
 
 // POST /leads/{id}/convert: in one transaction, creates a customer from the lead (the body may override or add
 // customer fields under "customer"), moves the lead's sites and contact linkages to it (primaries stay
 // primaries), and marks the lead converted (status "Converted" when that status is live). A lead converts once.
 
 export const CONVERTED_STATUS = 'Converted';
+
+/** A conversion writes the lead and creates a customer: the caller needs both write scopes (REST and GraphQL check these, in this order). */
+export const convertLeadScopes: readonly Scope[] = ['leads:write', 'customers:write'];
 
 /** The optional {"customer": {...}} body; any other key is refused, so that a misspelt one never converts with defaults silently. */
 function overridesOf(body: unknown): Record<string, unknown> {
@@ -64,39 +66,25 @@ export class LeadConversionService {
           const customerId = customer.record.id as string;
           const now = this.clock.now();
 
-          const sites = await tx.site.findMany({ where: { lead_id: leadId, deleted_at: null }, select: { id: true } });
-          await tx.site.updateMany({
-            where: { lead_id: leadId, deleted_at: null },
-            data: { siteable_type: 'Customer', siteable_id: customerId, customer_id: customerId, lead_id: null, updated_at: now, lock_version: { increment: 1 } },
-          });
+          // The lead's live sites, locked (in their display order) so that each moves from its current version;
+          // each move is an ordinary write of the site (updated_at forward, new ETag, site.updated).
+          const sites = await tx.$queryRawUnsafe<{ id: string }[]>(
+            `SELECT id FROM sites WHERE account_id = $1::uuid AND lead_id = $2::uuid AND deleted_at IS NULL ORDER BY position, created_at, id FOR UPDATE`,
+            currentTenant(),
+            leadId,
+          );
           for (const { id } of sites) {
-            const site = await this.sites.getWithin(tx, id);
-            await appendEvent(tx, ctx, { resource: 'Site', topicPrefix: 'site', recordId: id, action: 'updated', payload: site.record });
+            await this.sites.touchWithin(tx, ctx, id, { siteable_type: 'Customer', siteable_id: customerId, customer_id: customerId, lead_id: null });
           }
 
-          const linkages = (await tx.contactLinkage.findMany({ where: { linkable_type: 'Lead', linkable_id: leadId } })) as LinkageRow[];
-          await tx.contactLinkage.updateMany({
-            where: { linkable_type: 'Lead', linkable_id: leadId },
-            data: { linkable_type: 'Customer', linkable_id: customerId, updated_at: now },
-          });
-          for (const row of linkages) {
-            const moved = { ...row, linkable_type: 'Customer', linkable_id: customerId, updated_at: now };
-            await appendEvent(tx, ctx, { resource: 'ContactLinkage', topicPrefix: 'contact_linkage', recordId: row.id, action: 'updated', payload: serializeLinkage(moved) });
-          }
+          await moveLinkages(tx, ctx, { type: 'Lead', id: leadId }, { type: 'Customer', id: customerId }, now);
 
           const statuses = await liveStatuses(tx, 'Lead');
-          await tx.lead.updateMany({
-            where: { id: leadId },
-            data: {
-              converted_customer_id: customerId,
-              converted_at: now,
-              ...(statuses.includes(CONVERTED_STATUS) ? { status: CONVERTED_STATUS } : {}),
-              updated_at: new Date(Math.max(now.getTime(), lead.updated_at.getTime() + 1)),
-              lock_version: { increment: 1 },
-            },
+          const convertedLead = await this.leads.touchWithin(tx, ctx, leadId, {
+            converted_customer_id: customerId,
+            converted_at: now,
+            ...(statuses.includes(CONVERTED_STATUS) ? { status: CONVERTED_STATUS } : {}),
           });
-          const convertedLead = await this.leads.getWithin(tx, leadId);
-          await appendEvent(tx, ctx, { resource: 'Lead', topicPrefix: 'lead', recordId: leadId, action: 'updated', payload: convertedLead.record });
           // The customer as it is now (its primary site address and search text follow the moved sites).
           return { lead: convertedLead, customer: await this.customers.getWithin(tx, customerId) };
         },

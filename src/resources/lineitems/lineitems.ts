@@ -9,15 +9,31 @@ import { adjustedPrice, lineAmounts } from './line-math.ts';
 //   item_id        a price book item (optional); gives description, unit_price and taxable defaults
 //   description    free text (defaults to the item's name)
 //   quantity       decimal, required on a new line
-//   unit_price     decimal; omitted on a new line: the customer's item price, else the item's price adjusted by
-//                  the customer's price_adjustment; a line without item_id must give it
+//   unit_price     decimal; omitted on a new line, or on a line whose item_id changes: the customer's item price,
+//                  else the item's price adjusted by the customer's price_adjustment; a new line without
+//                  item_id must give it
 //   discount       percent 0..100, default 0
-//   tax_rate_id    a tax rate of the account (active on new lines); default: the parent's tax_rate_id
+//   tax_rate_id    a tax rate of the account (active when it is put on a line); default: the parent's tax_rate_id
 //   taxable        default: the item's taxable, else true
 //   labor_visible  whether the line is shown to the customer (estimates' labor visibility), default true
-// Served computed fields: discount_amount, tax_amount, line_total, tax_applied (see line-math.ts).
+// Served computed fields: applied_tax_rate (the percent applied), discount_amount, tax_amount, line_total,
+// tax_applied (see line-math.ts).
+//
+// A line keeps what it was computed with. item_id and tax_rate_id are checked (live item; live and active tax
+// rate) only when the line is new or that value changes, so a line whose item or tax rate was deleted or
+// deactivated since stays editable. The tax percent is read from the tax rate only then too and stored on the
+// line (applied_tax_rate): later edits recompute the line with its stored percent, so changing a tax rate's
+// percent never reprices existing lines (only lines added, or switched to that rate, afterwards).
+
+interface ItemRow {
+  id: string;
+  name: string;
+  unit_price: unknown;
+  taxable: boolean;
+}
 
 export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildCollection {
+  const parentLabel = foreignKey === 'job_id' ? 'job' : 'estimate';
   return {
     model: 'lineitem',
     foreignKey,
@@ -28,61 +44,108 @@ export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildC
       item_id: { kind: 'uuid', create: 'optional', update: 'optional', description: 'A price book item.' },
       description: { kind: 'text', create: 'optional', update: 'optional', max: 2000 },
       quantity: { kind: 'decimal', scale: 4, range: [0, 9_999_999_999], create: 'required', update: 'optional', nullable: false },
-      unit_price: { kind: 'decimal', scale: 4, create: 'optional', update: 'optional', nullable: false, description: 'Omitted on a new line: resolved from the item and the customer\'s pricing.' },
+      unit_price: {
+        kind: 'decimal',
+        scale: 4,
+        create: 'optional',
+        update: 'optional',
+        nullable: false,
+        description: "Omitted on a new line, or when item_id changes: resolved from the item and the customer's pricing.",
+      },
       discount: { kind: 'decimal', scale: 4, range: [0, 100], create: 'optional', update: 'optional', nullable: false, description: 'Percent, default 0.' },
-      tax_rate_id: { kind: 'uuid', create: 'optional', update: 'optional', description: "Default: the parent's tax_rate_id." },
+      tax_rate_id: { kind: 'uuid', create: 'optional', update: 'optional', description: "An active tax rate when it is set. Default: the parent's tax_rate_id." },
       taxable: { kind: 'boolean', create: 'optional', update: 'optional', nullable: false, description: "Default: the item's taxable, else true." },
       labor_visible: { kind: 'boolean', create: 'optional', update: 'optional', nullable: false, description: 'Shown to the customer (labor visibility); default true.' },
     },
     readOnly: {
+      applied_tax_rate: {
+        kind: 'decimal',
+        scale: 4,
+        nullable: true,
+        description: "Percent of the tax rate applied when the line's tax rate was set (null without tax rate); a later change of the tax rate does not reprice the line.",
+      },
       discount_amount: { kind: 'decimal', nullable: false, description: 'Rounded half up to cents.' },
       tax_amount: { kind: 'decimal', nullable: false },
       line_total: { kind: 'decimal', nullable: false, description: 'quantity × unit_price − discount_amount + tax_amount.' },
       tax_applied: { kind: 'boolean', nullable: false },
     },
-    async compute({ tx, parent, entry, isNew, at, errors }) {
-      let item: { name: string; unit_price: unknown; taxable: boolean } | null = null;
-      if (entry.item_id !== undefined && entry.item_id !== null) {
-        item = await tx.item.findFirst({ where: { id: entry.item_id as string, deleted_at: null }, select: { name: true, unit_price: true, taxable: true } });
-        if (!item) addError(errors, `${at}.item_id`, 'does not match any Item');
-      }
-      if (entry.quantity === undefined) addError(errors, `${at}.quantity`, 'is missing');
-      if (isNew) {
-        if (entry.description === undefined && item) entry.description = item.name;
-        if (entry.taxable === undefined) entry.taxable = item ? item.taxable : true;
-        if (entry.labor_visible === undefined) entry.labor_visible = true;
-        if (entry.discount === undefined) entry.discount = '0';
-        if (entry.tax_rate_id === undefined) entry.tax_rate_id = (parent.tax_rate_id as string | null | undefined) ?? null;
-        if (entry.unit_price === undefined) {
-          if (!item) {
-            if (!errors[`${at}.item_id`]) addError(errors, `${at}.unit_price`, 'is missing (give unit_price or item_id)');
-          } else {
-            entry.unit_price = await resolveUnitPrice(tx, parent.customer_id as string | null, entry.item_id as string, item.unit_price);
-          }
+    async compute({ tx, parent, entries, errors }) {
+      // New lines take their defaults first (the tax rate may come from the parent). Ids are compared as stored.
+      const defaultedTax = new Set<number>();
+      entries.forEach(({ entry, previous }, index) => {
+        for (const key of ['item_id', 'tax_rate_id']) if (typeof entry[key] === 'string') entry[key] = (entry[key] as string).toLowerCase();
+        if (previous === null && entry.tax_rate_id === undefined) {
+          entry.tax_rate_id = (parent.tax_rate_id as string | null | undefined) ?? null;
+          if (entry.tax_rate_id !== null) defaultedTax.add(index);
         }
-      }
-      let rate: unknown = null;
-      if (entry.tax_rate_id !== null && entry.tax_rate_id !== undefined) {
-        const taxRate = await tx.taxRate.findFirst({ where: { id: entry.tax_rate_id as string, deleted_at: null }, select: { rate: true, active: true } });
-        if (!taxRate) addError(errors, `${at}.tax_rate_id`, 'does not match any TaxRate');
-        else if (isNew && !taxRate.active) addError(errors, `${at}.tax_rate_id`, 'is an inactive tax rate');
-        else rate = taxRate.rate;
-      }
-      if (Object.keys(errors).some((key) => key.startsWith(`${at}.`))) return;
-      const amounts = lineAmounts({
-        quantity: String(entry.quantity),
-        unitPrice: String(entry.unit_price),
-        discount: String(entry.discount ?? '0'),
-        taxable: entry.taxable !== false,
-        taxRate: rate === null ? null : String(rate),
       });
-      // Amounts are stored as numeric(14,2): a larger line total is the client's error, not a 500.
-      if (!fitsAmount(amounts.subtotal) || !fitsAmount(amounts.line_total)) {
-        addError(errors, at, `line total exceeds the maximum amount ${MAX_AMOUNT}`);
-        return;
-      }
-      const { subtotal: _subtotal, ...stored } = amounts;
-      Object.assign(entry, stored);
+      // References are looked up only where the line is new or the value changes, once per write for all lines.
+      const changed = (key: string, { entry, previous }: (typeof entries)[number]) =>
+        entry[key] !== null && entry[key] !== undefined && (previous === null || entry[key] !== previous[key]);
+      const itemIds = [...new Set(entries.filter((e) => changed('item_id', e)).map((e) => e.entry.item_id as string))];
+      const taxIds = [...new Set(entries.filter((e) => changed('tax_rate_id', e)).map((e) => e.entry.tax_rate_id as string))];
+      const items = new Map<string, ItemRow>(
+        itemIds.length === 0
+          ? []
+          : (await tx.item.findMany({ where: { id: { in: itemIds }, deleted_at: null }, select: { id: true, name: true, unit_price: true, taxable: true } })).map((i) => [i.id, i]),
+      );
+      const taxRates = new Map(
+        taxIds.length === 0
+          ? []
+          : (await tx.taxRate.findMany({ where: { id: { in: taxIds }, deleted_at: null }, select: { id: true, rate: true, active: true } })).map((r) => [r.id, r]),
+      );
+      // The price of a line whose item is new to it, unless the client gave one.
+      const priced = entries.filter((e) => changed('item_id', e) && !('unit_price' in e.sent) && items.has(e.entry.item_id as string));
+      const prices = await resolveUnitPrices(
+        tx,
+        (parent.customer_id as string | null | undefined) ?? null,
+        priced.map((e) => items.get(e.entry.item_id as string)!),
+      );
+
+      entries.forEach((line, index) => {
+        const { entry, previous, at } = line;
+        const isNew = previous === null;
+        let item: ItemRow | undefined;
+        if (changed('item_id', line)) {
+          item = items.get(entry.item_id as string);
+          if (!item) addError(errors, `${at}.item_id`, 'does not match any Item');
+        }
+        if (entry.quantity === undefined) addError(errors, `${at}.quantity`, 'is missing');
+        if (isNew) {
+          if (entry.description === undefined && item) entry.description = item.name;
+          if (entry.taxable === undefined) entry.taxable = item ? item.taxable : true;
+          if (entry.labor_visible === undefined) entry.labor_visible = true;
+          if (entry.discount === undefined) entry.discount = '0';
+          if (entry.unit_price === undefined && !item && !errors[`${at}.item_id`]) addError(errors, `${at}.unit_price`, 'is missing (give unit_price or item_id)');
+        }
+        if (item && prices.has(item.id) && !('unit_price' in line.sent)) entry.unit_price = prices.get(item.id);
+        if (changed('tax_rate_id', line)) {
+          const taxRate = taxRates.get(entry.tax_rate_id as string);
+          const from = defaultedTax.has(index) ? ` (the ${parentLabel}'s tax_rate_id, the default of new lines)` : '';
+          if (!taxRate) addError(errors, `${at}.tax_rate_id`, `does not match any TaxRate${from}`);
+          else if (!taxRate.active) addError(errors, `${at}.tax_rate_id`, `is an inactive tax rate${from}`);
+          else entry.applied_tax_rate = taxRate.rate;
+        } else if (entry.tax_rate_id === null || entry.tax_rate_id === undefined) {
+          entry.applied_tax_rate = null;
+        }
+        // Otherwise the line keeps the percent stored when its tax rate was set.
+        if (Object.keys(errors).some((key) => key.startsWith(`${at}.`))) return;
+        const rate = entry.applied_tax_rate as unknown;
+        const amounts = lineAmounts({
+          quantity: String(entry.quantity),
+          unitPrice: String(entry.unit_price),
+          discount: String(entry.discount ?? '0'),
+          taxable: entry.taxable !== false,
+          taxRate: rate === null || rate === undefined ? null : String(rate),
+        });
+        // Amounts are stored as numeric(14,2): a larger line total is the client's error, not a 500.
+        if (!fitsAmount(amounts.subtotal) || !fitsAmount(amounts.line_total)) {
+          addError(errors, at, `line total exceeds the maximum amount ${MAX_AMOUNT}`);
+          return;
+        }
+        const { subtotal: _subtotal, ...stored } = amounts;
+        Object.assign(entry, stored);
+      });
     },
   };
 }
@@ -100,11 +163,27 @@ export async function checkParentAmount(tx: TenantTx, foreignKey: 'job_id' | 'es
   if (row && !fitsAmount(row.total ?? '0')) throw validationError({ lineitems: [`the sum of the line totals exceeds the maximum amount ${MAX_AMOUNT}`] });
 }
 
-/** Customer pricing: the customer's own item price, else the price book price adjusted by the customer's percent. */
-async function resolveUnitPrice(tx: Parameters<NonNullable<ChildCollection['compute']>>[0]['tx'], customerId: string | null, itemId: string, bookPrice: unknown) {
-  if (!customerId) return adjustedPrice(String(bookPrice), null);
-  const own = await tx.customerItemPrice.findFirst({ where: { customer_id: customerId, item_id: itemId }, select: { unit_price: true } });
-  if (own) return adjustedPrice(String(own.unit_price), null);
-  const customer = await tx.customer.findFirst({ where: { id: customerId }, select: { price_adjustment: true } });
-  return adjustedPrice(String(bookPrice), customer?.price_adjustment === null || customer?.price_adjustment === undefined ? null : String(customer.price_adjustment));
+/**
+ * Customer pricing, for the given items at once (item id → unit price): the customer's own item price, else the
+ * price book price adjusted by the customer's percent.
+ */
+async function resolveUnitPrices(tx: TenantTx, customerId: string | null, items: ItemRow[]): Promise<Map<string, string>> {
+  const prices = new Map<string, string>();
+  if (items.length === 0) return prices;
+  const ids = [...new Set(items.map((item) => item.id))];
+  const own = customerId
+    ? new Map(
+        (await tx.customerItemPrice.findMany({ where: { customer_id: customerId, item_id: { in: ids } }, select: { item_id: true, unit_price: true } })).map((p) => [
+          p.item_id,
+          p.unit_price,
+        ]),
+      )
+    : new Map<string, unknown>();
+  const needsAdjustment = customerId !== null && items.some((item) => !own.has(item.id));
+  const customer = needsAdjustment ? await tx.customer.findFirst({ where: { id: customerId }, select: { price_adjustment: true } }) : null;
+  const adjustment = customer?.price_adjustment === null || customer?.price_adjustment === undefined ? null : String(customer.price_adjustment);
+  for (const item of items) {
+    prices.set(item.id, own.has(item.id) ? adjustedPrice(String(own.get(item.id)), null) : adjustedPrice(String(item.unit_price), adjustment));
+  }
+  return prices;
 }

@@ -7,6 +7,12 @@ import { lockLinkable } from '../contacts/linkables.ts';
 
 export const siteableTypes = ['Customer', 'Lead'] as const;
 
+/** The highest position a site can have (the declared range of position). */
+export const MAX_SITE_POSITION = 1_000_000;
+
+/** The order of a parent's sites: by position, ties by age (also the order the primary site is chosen by). */
+export const siteOrder = [{ position: 'asc' }, { created_at: 'asc' }, { id: 'asc' }] as const;
+
 export const siteResource: ResourceDefinition = {
   name: 'site',
   plural: 'sites',
@@ -23,10 +29,17 @@ export const siteResource: ResourceDefinition = {
     state: { kind: 'string', create: 'required', update: 'optional', nullable: false, description: 'State or province.' },
     zip_code: { kind: 'string', create: 'optional', update: 'optional', max: 32 },
     description: { kind: 'text', create: 'optional', update: 'optional' },
-    latitude: { kind: 'number', create: 'optional', update: 'optional', range: [-90, 90], description: 'Overrides the automatic geocode result.' },
-    longitude: { kind: 'number', create: 'optional', update: 'optional', range: [-180, 180], description: 'Overrides the automatic geocode result.' },
+    latitude: { kind: 'number', create: 'optional', update: 'optional', range: [-90, 90], description: 'Degrees, -90 to 90; stored as given (no geocoding): null unless supplied.' },
+    longitude: { kind: 'number', create: 'optional', update: 'optional', range: [-180, 180], description: 'Degrees, -180 to 180; stored as given (no geocoding): null unless supplied.' },
     recurring_instructions: { kind: 'text', create: 'optional', update: 'optional', description: 'Standing instructions for jobs at the site.' },
-    position: { kind: 'integer', create: 'optional', update: 'optional', nullable: false, range: [0, 1_000_000], description: 'Display order among the parent\'s sites; defaults to the end of the list.' },
+    position: {
+      kind: 'integer',
+      create: 'optional',
+      update: 'optional',
+      nullable: false,
+      range: [0, MAX_SITE_POSITION],
+      description: `Display order among the parent's sites (ties by age); defaults to the end of the list: the largest live position + 1, at most ${MAX_SITE_POSITION}.`,
+    },
     system_option_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'systemOption', label: 'system option' }, description: 'A row of the system options catalog.' },
     siteable_id: { kind: 'uuid', create: 'required', update: 'immutable', nullable: false, description: 'Parent id; cannot be changed.' },
     siteable_type: { kind: 'string', enum: siteableTypes, create: 'required', update: 'immutable', nullable: false, description: 'Customer or Lead; cannot be changed.' },
@@ -60,10 +73,12 @@ export const siteResource: ResourceDefinition = {
       values.customer_id = type === 'Customer' ? parentId : null;
       values.lead_id = type === 'Lead' ? parentId : null;
       if (values.position === undefined) {
+        // The end of the list. Past the bound, the new site shares the last position and still sorts last (by age).
         const [{ next }] = await tx.$queryRawUnsafe<{ next: number }[]>(
-          `SELECT coalesce(max(position) + 1, 0)::int AS next FROM sites WHERE account_id = $1::uuid AND siteable_id = $2::uuid AND deleted_at IS NULL`,
+          `SELECT least(coalesce(max(position) + 1, 0), $3)::int AS next FROM sites WHERE account_id = $1::uuid AND siteable_id = $2::uuid AND deleted_at IS NULL`,
           currentTenant(),
           parentId,
+          MAX_SITE_POSITION,
         );
         values.position = next;
       }

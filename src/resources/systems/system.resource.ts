@@ -12,7 +12,7 @@ export const systemResource: ResourceDefinition = {
   table: 'systems',
   scope: 'systems',
   description:
-    'Equipment installed at a site. Creating a system whose system_type already exists on the site answers 409 system.duplicate unless confirmed: true is sent.',
+    'Equipment installed at a site. Creating a system whose system_type already exists on the site (ignoring case), or changing a system to such a type, answers 409 system.duplicate unless confirmed: true is sent.',
   fields: {
     site_id: { kind: 'uuid', create: 'required', update: 'immutable', nullable: false, references: { model: 'site', live: true, label: 'Site' } },
     system_type: { kind: 'string', create: 'required', update: 'optional', nullable: false, description: 'Kind of equipment, e.g. HVAC.' },
@@ -22,11 +22,16 @@ export const systemResource: ResourceDefinition = {
     serial_number: { kind: 'string', create: 'optional', update: 'optional' },
     install_date: { kind: 'date', create: 'optional', update: 'optional' },
     system_option_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'systemOption', label: 'system option' } },
-    confirmed: { kind: 'boolean', create: 'optional', update: 'not_accepted', description: 'true creates a system even when one of the same system_type exists on the site.' },
+    confirmed: {
+      kind: 'boolean',
+      create: 'optional',
+      update: 'optional',
+      description: 'true creates a system, or changes its system_type, even when one of the same system_type exists on the site. Never served.',
+    },
   },
   writeOnly: ['confirmed'],
   conventions: { customFields: true, softDelete: true },
-  errors: { create: ['system.duplicate'] },
+  errors: { create: ['system.duplicate'], update: ['system.duplicate'] },
   list: {
     filters: {
       site_id: { type: 'uuid', ops: ['eq'] },
@@ -39,13 +44,21 @@ export const systemResource: ResourceDefinition = {
     searchable: 'system type, name, manufacturer, model and serial number',
   },
   hooks: {
-    async beforeWrite({ tx, mode, values, errors }) {
-      if (mode !== 'create' || Object.keys(errors).length > 0 || values.confirmed === true) return;
-      // Creates on one site queue on the site's row, so two concurrent creates cannot both miss each other.
-      await lockLinkable(tx, 'Site', values.site_id as string);
-      const same = await tx.system.count({ where: { site_id: values.site_id as string, system_type: values.system_type as string, deleted_at: null } });
-      if (same > 0) {
-        throw new AppError('system.duplicate', `A ${String(values.system_type)} system already exists on this site; send confirmed: true to add another.`);
+    // One live system of a type per site, types compared ignoring case ("hvac" is "HVAC"), unless confirmed: true.
+    // Checked on create and when an update changes system_type (site_id is immutable).
+    async beforeWrite({ tx, mode, values, existing, errors }) {
+      if (Object.keys(errors).length > 0 || values.confirmed === true) return;
+      const type = values.system_type as string | undefined;
+      if (type === undefined || (mode === 'update' && type.toLowerCase() === String(existing!.system_type).toLowerCase())) return;
+      const siteId = (mode === 'create' ? values.site_id : existing!.site_id) as string;
+      // Writes on one site queue on the site's row, so two concurrent writes cannot both miss each other.
+      await lockLinkable(tx, 'Site', siteId);
+      const others = await tx.system.findMany({
+        where: { site_id: siteId, deleted_at: null, ...(existing ? { id: { not: existing.id as string } } : {}) },
+        select: { system_type: true },
+      });
+      if (others.some((other) => other.system_type.toLowerCase() === type.toLowerCase())) {
+        throw new AppError('system.duplicate', `A ${type} system already exists on this site; send confirmed: true to ${mode === 'create' ? 'add another' : 'change this one to that type'}.`);
       }
     },
   },

@@ -1,0 +1,95 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allScopes } from '../../src/kernel/scopes.ts';
+import { client } from '../helpers/http.ts';
+import { projectRoot, serverDatabaseUrl } from './helpers.ts';
+
+// `npm start` on an empty database: the server creates the demo account and prints its key once (README,
+// "Quick start"). The real server process, spawned as src/main.ts; its printed port and key are used as a
+// user would use them.
+
+const work = mkdtempSync(path.join(tmpdir(), 'fl-first-start-'));
+const node24 = path.join(projectRoot, 'node_modules', '.bin', 'node');
+
+let pgDatabase: Awaited<ReturnType<typeof serverDatabaseUrl>>;
+beforeAll(async () => {
+  pgDatabase = await serverDatabaseUrl();
+});
+afterAll(async () => {
+  await pgDatabase?.drop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** The server on an ephemeral port; resolves once its output matches `ready` (or rejects if it exits first). */
+async function startServer(env: Record<string, string>, ready: RegExp) {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'fatal' };
+  delete childEnv.NODE_OPTIONS;
+  if (!('DATABASE_URL' in env)) delete childEnv.DATABASE_URL;
+  const server = spawn(node24, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'src/main.ts'], {
+    cwd: projectRoot,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const closed = new Promise<number | null>((resolve) => server.on('close', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    server.stdout.on('data', (d) => {
+      stdout += d;
+      if (ready.test(stdout)) resolve();
+    });
+    server.stderr.on('data', (d) => (stderr += d));
+    server.on('exit', (code) => reject(new Error(`server exited (${code}) before it was ready: ${stdout}${stderr}`)));
+  });
+  const port = Number(/Fieldline listening on http:\/\/localhost:(\d+) /.exec(stdout)?.[1]);
+  return {
+    port,
+    api: (token: string) => client(`http://127.0.0.1:${port}/api/v2`, token),
+    /** SIGTERM, then the exit code and everything the server printed. */
+    async stop(): Promise<{ code: number | null; stdout: string }> {
+      server.kill('SIGTERM');
+      const code = await closed;
+      return { code, stdout };
+    },
+    stdout: () => stdout,
+  };
+}
+
+describe('the first start', () => {
+  it(
+    'creates the demo account and prints a key with every scope that works on /me; a restart on the same database prints no key',
+    async () => {
+      const env: Record<string, string> = pgDatabase ? { DATABASE_URL: pgDatabase.url } : { DATA_DIR: path.join(work, 'data') };
+
+      const first = await startServer(env, /curl -H "Authorization: Bearer svc_\S+" \S+\/api\/v2\/me\n/);
+      let demoKey = '';
+      try {
+        expect(first.port).toBeGreaterThan(0);
+        expect(first.stdout()).toMatch(/First start: created the demo account "Demo Field Services"/);
+        demoKey = /Demo API key \(every scope; shown only now, store it\):\n\n {2}(svc_\S+)\n/.exec(first.stdout())![1];
+        const me = await first.api(demoKey).get('/me');
+        expect(me.status, me.text).toBe(200);
+        expect(me.body.data.account).toMatchObject({ name: 'Demo Field Services', sandbox: true });
+        expect([...me.body.data.key.scopes].sort()).toEqual([...allScopes].sort());
+      } finally {
+        expect((await first.stop()).code).toBe(0);
+      }
+
+      const second = await startServer(env, /GraphQL http:\S+\/graphql\n/);
+      try {
+        // The demo key persisted and still works.
+        expect((await second.api(demoKey).get('/me')).status).toBe(200);
+      } finally {
+        const { code, stdout } = await second.stop();
+        expect(code).toBe(0);
+        // Everything the second server printed, up to its exit: no demo account, no key.
+        expect(stdout).toMatch(/Fieldline listening on/);
+        expect(stdout).not.toMatch(/svc_|Demo API key|First start/);
+      }
+    },
+    120_000,
+  );
+});

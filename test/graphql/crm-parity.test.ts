@@ -1,0 +1,338 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { client } from '../helpers/http.ts';
+import { codeOf, graphqlClient, type Gql, type GraphqlResponse } from './client.ts';
+import { CONTACT_FIELDS, graphqlTenant, ok, records, SITE_FIELDS } from './records.ts';
+
+// The issue-3 rules the REST suites check, over GraphQL: leads (update, delete, list filters, q, numbers, the
+// default status), sites (coordinate ranges, system options, custom fields, the lead filter, q over the parent's
+// name), the customer q over the primary site's address, contacts (q, custom fields), ids of another account,
+// the events outbox for GraphQL writes, and one primary per record under concurrent linkContact mutations.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
+});
+afterAll(() => t.close());
+
+const newTenant = () => graphqlTenant(t);
+
+function expectError(res: GraphqlResponse, code: string, status: number, errors?: Record<string, unknown>) {
+  expect(res.body.errors, JSON.stringify(res.body)).toHaveLength(1);
+  expect(res.body.errors![0].extensions).toMatchObject({ code, status, ...(errors ? { errors } : {}) });
+}
+
+/** The keys of extensions.errors of the only error. */
+function erroredFields(res: GraphqlResponse): string[] {
+  expect(res.body.errors, JSON.stringify(res.body)).toHaveLength(1);
+  return Object.keys(res.body.errors![0].extensions!.errors ?? {});
+}
+
+const LEAD_FIELDS = 'id number status organization firstName lastName email phone source description assigneeId labels customFields convertedCustomerId convertedAt createdAt updatedAt';
+const GET_LEAD = `query($id: ID!) { lead(id: $id) { ${LEAD_FIELDS} etag } }`;
+const CREATE_LEAD = `mutation($input: CreateLeadInput!) { createLead(input: $input) { etag lead { ${LEAD_FIELDS} } } }`;
+const UPDATE_LEAD = `mutation($id: ID!, $m: String, $input: UpdateLeadInput!) { updateLead(id: $id, ifMatch: $m, input: $input) { etag lead { ${LEAD_FIELDS} } } }`;
+const DELETE_LEAD = `mutation($id: ID!, $m: String) { deleteLead(id: $id, ifMatch: $m) { id } }`;
+const LIST_LEADS = `query($q: String, $status: String, $statusIn: [String!], $sort: String) {
+  leads(q: $q, status: $status, statusIn: $statusIn, sort: $sort, limit: 100) { nodes { id } pageInfo { hasNextPage } } }`;
+
+const GET_SITE = `query($id: ID!) { site(id: $id) { ${SITE_FIELDS} etag } }`;
+const CREATE_SITE = `mutation($input: CreateSiteInput!) { createSite(input: $input) { etag site { ${SITE_FIELDS} } } }`;
+const UPDATE_SITE = `mutation($id: ID!, $m: String, $input: UpdateSiteInput!) { updateSite(id: $id, ifMatch: $m, input: $input) { etag site { ${SITE_FIELDS} } } }`;
+const DELETE_SITE = `mutation($id: ID!, $m: String) { deleteSite(id: $id, ifMatch: $m) { id } }`;
+const LIST_SITES = `query($q: String, $customerId: ID, $leadId: ID, $sort: String) {
+  sites(q: $q, customerId: $customerId, leadId: $leadId, sort: $sort, limit: 100) { nodes { id } } }`;
+
+const GET_CONTACT = `query($id: ID!) { contact(id: $id) { ${CONTACT_FIELDS} etag } }`;
+const UPDATE_CONTACT = `mutation($id: ID!, $m: String, $input: UpdateContactInput!) { updateContact(id: $id, ifMatch: $m, input: $input) { etag contact { ${CONTACT_FIELDS} } } }`;
+const DELETE_CONTACT = `mutation($id: ID!, $m: String) { deleteContact(id: $id, ifMatch: $m) { id } }`;
+const LIST_CONTACTS = `query($q: String) { contacts(q: $q, limit: 100) { nodes { id } } }`;
+
+const ids = (data: { nodes: { id: string }[] }) => data.nodes.map((node) => node.id);
+const siteInput = (parent: { id: string }, type: 'Customer' | 'Lead', extra: Record<string, unknown> = {}) => ({
+  siteableId: parent.id,
+  siteableType: type,
+  siteName: 'Depot',
+  street: '1 Main St',
+  city: 'Springfield',
+  state: 'IL',
+  ...extra,
+});
+
+describe('leads over GraphQL', () => {
+  it('createLead starts at status New and numbers leads 1, 2 ... per account, keeping a number given', async () => {
+    const { gql, make } = await newTenant();
+    const first = ok(await gql(CREATE_LEAD, { input: { organization: 'Alpha Prospects' } })).createLead;
+    expect(first.lead).toMatchObject({ number: '1', status: 'New', labels: [], customFields: {}, convertedCustomerId: null, convertedAt: null });
+    expect(first.etag).toMatch(/^W\/"\d+-0"$/);
+    const second = ok(await gql(CREATE_LEAD, { input: { firstName: 'Bea', lastName: 'Solo' } })).createLead;
+    expect(second.lead).toMatchObject({ number: '2', status: 'New', organization: null, firstName: 'Bea' });
+    const given = ok(await gql(CREATE_LEAD, { input: { organization: 'Given', number: 'L-77' } })).createLead;
+    expect(given.lead.number).toBe('L-77');
+    expect((await make.lead({ organization: 'Next' })).id).toBeTruthy();
+    expect(ok(await gql(LIST_LEADS, { q: 'Next' })).leads.nodes).toHaveLength(1);
+    const taken = await gql(CREATE_LEAD, { input: { organization: 'Dup', number: 'L-77' } });
+    expectError(taken, 'validation.failed', 422, { number: [expect.any(String)] });
+    // Neither a name nor an organization: the rule names organization.
+    expectError(await gql(CREATE_LEAD, { input: { email: 'x@example.com' } }), 'validation.failed', 422, { organization: [expect.any(String)] });
+  });
+
+  it('updateLead changes fields and status with If-Match, keeps the number immutable, and deleteLead soft-deletes', async () => {
+    const { gql } = await newTenant();
+    const created = ok(await gql(CREATE_LEAD, { input: { organization: 'Update Me', email: 'a@example.com', source: 'web' } })).createLead;
+    const id = created.lead.id;
+
+    const updated = ok(await gql(UPDATE_LEAD, { id, m: created.etag, input: { email: 'b@example.com', source: null, status: 'Qualified', number: created.lead.number } })).updateLead;
+    expect(updated.lead).toMatchObject({ organization: 'Update Me', email: 'b@example.com', source: null, status: 'Qualified', number: created.lead.number });
+    expect(updated.etag).not.toBe(created.etag);
+    expect(ok(await gql(GET_LEAD, { id })).lead).toEqual({ ...updated.lead, etag: updated.etag });
+
+    expectError(await gql(UPDATE_LEAD, { id, m: created.etag, input: { email: 'c@example.com' } }), 'precondition.failed', 412);
+    expectError(await gql(UPDATE_LEAD, { id, input: { email: 'c@example.com' } }), 'precondition.required', 428);
+    expectError(await gql(UPDATE_LEAD, { id, m: updated.etag, input: { number: '999' } }), 'number.immutable', 422);
+    expectError(await gql(UPDATE_LEAD, { id, m: updated.etag, input: { status: 'Dreaming' } }), 'status.transition_invalid', 422);
+    expectError(await gql(UPDATE_LEAD, { id, m: updated.etag, input: { organization: null } }), 'validation.failed', 422, { organization: [expect.any(String)] });
+
+    expect(ok(await gql(DELETE_LEAD, { id, m: updated.etag }))).toEqual({ deleteLead: { id } });
+    const gone = await gql(GET_LEAD, { id });
+    expect(gone.body.data).toEqual({ lead: null });
+    expect(codeOf(gone)).toBe('resource.not_found');
+    expect(ids(ok(await gql(LIST_LEADS, {})).leads)).not.toContain(id);
+    // A soft delete: the row stays, marked deleted.
+    expect(await t.database.prisma.lead.findUnique({ where: { id } })).toMatchObject({ deleted_at: expect.any(Date) });
+  });
+
+  it('leads filters by status and statusIn, searches q over organization, names, email, phone and number, and sorts', async () => {
+    const { gql, make } = await newTenant();
+    const a = await make.lead({ organization: 'Orchard Works', email: 'buyer@orchard.test' });
+    const b = await make.lead({ firstName: 'Quinn', lastName: 'Marlow', phone: '+1 555 0142' });
+    const c = await make.lead({ organization: 'Copper Ltd' });
+    ok(await gql(UPDATE_LEAD, { id: b.id, m: b.etag, input: { status: 'Contacted' } }));
+    ok(await gql(UPDATE_LEAD, { id: c.id, m: c.etag, input: { status: 'Lost' } }));
+
+    const list = async (vars: Record<string, unknown>) => ids(ok(await gql(LIST_LEADS, vars)).leads);
+    expect(await list({ status: 'New' })).toEqual([a.id]);
+    expect(await list({ statusIn: ['Contacted', 'Lost'], sort: 'created_at' })).toEqual([b.id, c.id]);
+    expect(await list({ sort: '-created_at' })).toEqual([c.id, b.id, a.id]);
+    expect(await list({ sort: 'number' })).toEqual([a.id, b.id, c.id]);
+    expect(await list({ q: 'ORCHARD' })).toEqual([a.id]);
+    expect(await list({ q: 'buyer@orchard' })).toEqual([a.id]);
+    expect(await list({ q: 'quinn marlow' })).toEqual([b.id]);
+    expect(await list({ q: '0142' })).toEqual([b.id]);
+    expect(await list({ q: 'lost copper' })).toEqual([c.id]);
+    expect(await list({ q: 'Orchard Copper' })).toEqual([]);
+    expectError(await gql(LIST_LEADS, { sort: 'email' }), 'sort.invalid', 400);
+  });
+});
+
+describe('sites over GraphQL', () => {
+  it('refuses latitude outside -90..90 and longitude outside -180..180 on create and update, naming the field', async () => {
+    const { gql, make } = await newTenant();
+    const customer = await make.customer('Coordinates Ltd');
+    const site = await make.site(customer, 'Customer', 'Here', { latitude: -90, longitude: 180 });
+    expect(site.site).toMatchObject({ latitude: -90, longitude: 180 });
+    const plain = await make.site(customer, 'Customer', 'Plain');
+    expect(plain.site).toMatchObject({ latitude: null, longitude: null });
+    for (const [field, value] of [['latitude', 90.5], ['latitude', -91], ['longitude', 180.01], ['longitude', -200]] as const) {
+      const created = await gql(CREATE_SITE, { input: siteInput(customer, 'Customer', { [field]: value }) });
+      expect(created.body.data).toEqual({ createSite: null });
+      expect(erroredFields(created)).toEqual([field]);
+      expectError(created, 'validation.failed', 422);
+      const updated = await gql(UPDATE_SITE, { id: site.id, m: site.etag, input: { [field]: value } });
+      expect(erroredFields(updated)).toEqual([field]);
+    }
+    expect(ok(await gql(GET_SITE, { id: site.id })).site.etag).toBe(site.etag);
+    const cleared = ok(await gql(UPDATE_SITE, { id: site.id, m: site.etag, input: { latitude: null, longitude: 0 } })).updateSite;
+    expect(cleared.site).toMatchObject({ latitude: null, longitude: 0 });
+  });
+
+  it('accepts a systemOptionId of the catalog, clears it with null and refuses others naming systemOptionId', async () => {
+    const { gql, make } = await newTenant();
+    const customer = await make.customer('Options Ltd');
+    const catalog = '01900000-0000-7000-8000-000000000003';
+    const site = await make.site(customer, 'Customer', 'Boiler room', { systemOptionId: catalog });
+    expect(site.site.systemOptionId).toBe(catalog);
+    const refused = await gql(UPDATE_SITE, { id: site.id, m: site.etag, input: { systemOptionId: customer.id } });
+    expectError(refused, 'validation.failed', 422, { systemOptionId: [expect.any(String)] });
+    expectError(await gql(CREATE_SITE, { input: siteInput(customer, 'Customer', { systemOptionId: 'HVAC' }) }), 'validation.failed', 422, { systemOptionId: [expect.any(String)] });
+    const cleared = ok(await gql(UPDATE_SITE, { id: site.id, m: site.etag, input: { systemOptionId: null } })).updateSite;
+    expect(cleared.site.systemOptionId).toBeNull();
+  });
+
+  it('merges customFields on updateSite (absent kept, null clears) and refuses a definition of another resource', async () => {
+    const { tenant, gql, make } = await newTenant();
+    const add = async (relatedName: string, name: string, type: string) => (await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName, name, type })).id;
+    const gate = await add('Site', 'Gate code', 'text');
+    const floors = await add('Site', 'Floors', 'number');
+    const region = await add('Customer', 'Region', 'text');
+    const customer = await make.customer('Custom Sites Ltd');
+    const site = await make.site(customer, 'Customer', 'Custom', { customFields: { [gate]: '1234' } });
+    expect(site.site.customFields).toEqual({ [gate]: '1234' });
+    const merged = ok(await gql(UPDATE_SITE, { id: site.id, m: site.etag, input: { customFields: { [floors]: 3 } } })).updateSite;
+    expect(merged.site.customFields).toEqual({ [gate]: '1234', [floors]: 3 });
+    const kept = ok(await gql(UPDATE_SITE, { id: site.id, m: merged.etag, input: { description: 'no customFields' } })).updateSite;
+    expect(kept.site.customFields).toEqual({ [gate]: '1234', [floors]: 3 });
+    const cleared = ok(await gql(UPDATE_SITE, { id: site.id, m: kept.etag, input: { customFields: { [gate]: null } } })).updateSite;
+    expect(cleared.site.customFields).toEqual({ [floors]: 3 });
+    const foreign = await gql(UPDATE_SITE, { id: site.id, m: cleared.etag, input: { customFields: { [region]: 'North' } } });
+    expectError(foreign, 'validation.failed', 422);
+    expect(erroredFields(foreign)).toEqual([expect.stringContaining(region)]);
+  });
+
+  it("sites filters by leadId and customerId, and q covers the site's fields and its parent's name", async () => {
+    const { gql, make } = await newTenant();
+    const customer = await make.customer('Zephyrine Holdings');
+    const lead = await make.lead({ organization: 'Lead Parent Org' });
+    const ofCustomer = await make.site(customer, 'Customer', 'Warehouse', { city: 'Quarrytown', zipCode: 'QT-1' });
+    const ofLead = await make.site(lead, 'Lead', 'Prospect office');
+    const list = async (vars: Record<string, unknown>) => ids(ok(await gql(LIST_SITES, vars)).sites);
+    expect(await list({ leadId: lead.id })).toEqual([ofLead.id]);
+    expect(await list({ customerId: customer.id })).toEqual([ofCustomer.id]);
+    expect(await list({ leadId: customer.id })).toEqual([]);
+    expect(await list({ q: 'zephyrine' })).toEqual([ofCustomer.id]);
+    expect(await list({ q: 'ZEPHYRINE quarrytown' })).toEqual([ofCustomer.id]);
+    expect(await list({ q: 'qt-1' })).toEqual([ofCustomer.id]);
+    expect(await list({ q: 'warehouse', leadId: lead.id })).toEqual([]);
+    expect(await list({ q: 'Lead Parent Org' })).toEqual([ofLead.id]);
+    expectError(await gql(LIST_SITES, { leadId: 'nope' }), 'filter.invalid', 400);
+  });
+
+  it("customers q matches the address of the customer's primary (first) site only", async () => {
+    const { gql, make } = await newTenant();
+    const customer = await make.customer('Address Search Ltd');
+    const other = await make.customer('Other Address Ltd');
+    const search = async (q: string) => ids(ok(await gql(`query($q: String) { customers(q: $q) { nodes { id } } }`, { q })).customers);
+    expect(await search('Lindenallee')).toEqual([]);
+    await make.site(customer, 'Customer', 'Main', { street: '12 Lindenallee', city: 'Bremerhaven', zipCode: 'Z27568' });
+    await make.site(customer, 'Customer', 'Second', { street: '9 Kastanienweg' });
+    await make.site(other, 'Customer', 'Elsewhere', { street: '3 Birkenstrasse' });
+    expect(await search('lindenallee')).toEqual([customer.id]);
+    expect(await search('bremerhaven z27568')).toEqual([customer.id]);
+    expect(await search('Kastanienweg')).toEqual([]);
+    expect(await search('Birkenstrasse')).toEqual([other.id]);
+  });
+});
+
+describe('contacts over GraphQL', () => {
+  it('contacts q covers first name, last name, email and title, every term, case-insensitively', async () => {
+    const { gql, make } = await newTenant();
+    const ada = await make.contact({ firstName: 'Adelheid', lastName: 'Brunnhuber', email: 'adel@kiln.test', title: 'Quartermaster' });
+    const bob = await make.contact({ firstName: 'Bob', lastName: 'Kilnworth' });
+    const search = async (q: string) => ids(ok(await gql(LIST_CONTACTS, { q })).contacts);
+    expect(await search('ADELHEID')).toEqual([ada.id]);
+    expect(await search('brunnhuber')).toEqual([ada.id]);
+    expect(await search('adel@kiln')).toEqual([ada.id]);
+    expect(await search('quartermaster adelheid')).toEqual([ada.id]);
+    expect((await search('kiln')).sort()).toEqual([ada.id, bob.id].sort());
+    expect(await search('quartermaster bob')).toEqual([]);
+  });
+
+  it('merges customFields on updateContact (absent kept, null clears)', async () => {
+    const { tenant, gql, make } = await newTenant();
+    const add = async (name: string, type: string) => (await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: 'Contact', name, type })).id;
+    const birthday = await add('Birthday', 'date');
+    const vip = await add('VIP', 'checkbox');
+    const created = await make.contact({ firstName: 'Cara', customFields: { [birthday]: '1990-04-01' } });
+    expect(created.contact.customFields).toEqual({ [birthday]: '1990-04-01' });
+    const merged = ok(await gql(UPDATE_CONTACT, { id: created.id, m: created.etag, input: { customFields: { [vip]: true } } })).updateContact;
+    expect(merged.contact.customFields).toEqual({ [birthday]: '1990-04-01', [vip]: true });
+    const kept = ok(await gql(UPDATE_CONTACT, { id: created.id, m: merged.etag, input: { title: 'Owner' } })).updateContact;
+    expect(kept.contact.customFields).toEqual({ [birthday]: '1990-04-01', [vip]: true });
+    const cleared = ok(await gql(UPDATE_CONTACT, { id: created.id, m: kept.etag, input: { customFields: { [birthday]: null } } })).updateContact;
+    expect(cleared.contact.customFields).toEqual({ [vip]: true });
+    const wrong = await gql(UPDATE_CONTACT, { id: created.id, m: cleared.etag, input: { customFields: { [vip]: 'yes' } } });
+    expectError(wrong, 'validation.failed', 422);
+    expect(erroredFields(wrong)).toEqual([expect.stringContaining(vip)]);
+  });
+});
+
+describe("another account's ids", () => {
+  it('are resource.not_found in site, contact and lead queries and their update and delete mutations, which change nothing', async () => {
+    const mine = await newTenant();
+    const theirs = await newTenant();
+    const customer = await theirs.make.customer('Their Customer');
+    const lead = await theirs.make.lead({ organization: 'Their Lead' });
+    const site = await theirs.make.site(customer, 'Customer', 'Their Site');
+    const contact = await theirs.make.contact({ firstName: 'Their' });
+
+    const cases: { get: string; update: string; remove: string; id: string; etag: string; input: Record<string, unknown> }[] = [
+      { get: GET_SITE, update: UPDATE_SITE, remove: DELETE_SITE, id: site.id, etag: site.etag, input: { city: 'Elsewhere' } },
+      { get: GET_CONTACT, update: UPDATE_CONTACT, remove: DELETE_CONTACT, id: contact.id, etag: contact.etag, input: { title: 'Spy' } },
+      { get: GET_LEAD, update: UPDATE_LEAD, remove: DELETE_LEAD, id: lead.id, etag: lead.etag, input: { source: 'stolen' } },
+    ];
+    for (const c of cases) {
+      const read = await mine.gql(c.get, { id: c.id });
+      expect(Object.values(read.body.data ?? {})).toEqual([null]);
+      expectError(read, 'resource.not_found', 404);
+      expectError(await mine.gql(c.update, { id: c.id, m: c.etag, input: c.input }), 'resource.not_found', 404);
+      expectError(await mine.gql(c.remove, { id: c.id, m: c.etag }), 'resource.not_found', 404);
+      // Still there, unchanged, for its owner.
+      const own = ok(await theirs.gql(c.get, { id: c.id }));
+      expect((Object.values(own)[0] as { etag: string }).etag).toBe(c.etag);
+    }
+    // Nor can it be a parent: a site under another account's lead, or the lead filter of another account's lead.
+    const underTheirs = await mine.gql(CREATE_SITE, { input: siteInput(lead, 'Lead') });
+    expectError(underTheirs, 'validation.failed', 422, { siteableId: [expect.any(String)] });
+    expect(ids(ok(await mine.gql(LIST_SITES, { customerId: customer.id })).sites)).toEqual([]);
+  });
+});
+
+describe('events for GraphQL writes', () => {
+  it('appends the same outbox rows as REST: topic, resource, payload as served, actor and request id', async () => {
+    const { tenant, gql } = await newTenant();
+    const eventsOf = (recordId: string) => t.database.prisma.event.findMany({ where: { record_id: recordId }, orderBy: { seq: 'asc' } });
+    const withId = (id: string) => ({ headers: { 'x-request-id': id } });
+
+    const created = ok(await gql(CREATE_LEAD, { input: { organization: 'Evented Lead' } }, withId('gql-lead-1'))).createLead;
+    const updated = ok(await gql(UPDATE_LEAD, { id: created.lead.id, m: created.etag, input: { status: 'Contacted' } }, withId('gql-lead-2'))).updateLead;
+    const served = (await client(`${t.url}/api/v2`, tenant.token).get(`/leads/${created.lead.id}`)).body.data;
+    ok(await gql(DELETE_LEAD, { id: created.lead.id, m: updated.etag }, withId('gql-lead-3')));
+    const leadEvents = await eventsOf(created.lead.id);
+    expect(leadEvents.map((e) => [e.topic, e.resource, e.action, e.request_id])).toEqual([
+      ['lead.created', 'Lead', 'created', 'gql-lead-1'],
+      ['lead.updated', 'Lead', 'updated', 'gql-lead-2'],
+      ['lead.deleted', 'Lead', 'deleted', 'gql-lead-3'],
+    ]);
+    expect(served).toMatchObject({ id: created.lead.id, status: 'Contacted', organization: 'Evented Lead' });
+    expect(leadEvents[1].payload).toEqual(served);
+    expect(leadEvents[2].payload).toEqual(served);
+    for (const e of leadEvents) expect(e).toMatchObject({ account_id: tenant.accountId, actor: { key_id: tenant.keyId, user_id: tenant.userId } });
+
+    const customer = ok(await gql(`mutation { createCustomer(input: { organization: "Evented Customer" }) { customer { id } } }`)).createCustomer.customer;
+    const site = ok(await gql(CREATE_SITE, { input: siteInput(customer, 'Customer') }, withId('gql-site-1'))).createSite;
+    const siteEvents = await eventsOf(site.site.id);
+    expect(siteEvents.map((e) => [e.topic, e.request_id])).toEqual([['site.created', 'gql-site-1']]);
+    expect(siteEvents[0].payload).toMatchObject({ id: site.site.id, site_name: 'Depot', siteable_id: customer.id, siteable_type: 'Customer', position: 0 });
+
+    const contact = ok(
+      await gql(`mutation($input: CreateContactInput!) { createContact(input: $input) { contact { id } } }`, { input: { firstName: 'Eve', linkableId: site.site.id, linkableType: 'Site' } }, withId('gql-contact-1')),
+    ).createContact.contact;
+    const linkage = ok(await gql(`query($id: ID!) { contactLinkages(contactId: $id) { id } }`, { id: contact.id })).contactLinkages[0];
+    const made = await records(gql).linked(contact.id, { linkableId: customer.id, linkableType: 'Customer', relationshipType: 'billing' });
+    expect((await eventsOf(contact.id)).map((e) => [e.topic, e.request_id])).toEqual([['contact.created', 'gql-contact-1']]);
+    expect((await eventsOf(linkage.id)).map((e) => [e.topic, e.request_id])).toEqual([['contact_linkage.created', 'gql-contact-1']]);
+    const linkEvents = await eventsOf(made.id);
+    expect(linkEvents.map((e) => [e.topic, e.resource])).toEqual([['contact_linkage.created', 'ContactLinkage']]);
+    expect(linkEvents[0].payload).toMatchObject({ id: made.id, contact_id: contact.id, linkable_id: customer.id, relationship_type: 'billing', primary: true });
+  });
+});
+
+describe('concurrent linkContact', () => {
+  it('20 concurrent linkContact(primary: true) for one record leave exactly one primary and all 20 linkages', async () => {
+    const { gql, make } = await newTenant();
+    const customer = await make.customer('Contended Ltd');
+    const contacts = await Promise.all(Array.from({ length: 20 }, (_, i) => make.contact({ firstName: `Racer ${i}` })));
+    const results = await Promise.all(contacts.map((c) => make.link(c.id, { linkableId: customer.id, linkableType: 'Customer', primary: true })));
+    for (const res of results) ok(res);
+    const rows = await t.database.prisma.contactLinkage.findMany({ where: { linkable_type: 'Customer', linkable_id: customer.id } });
+    expect(rows).toHaveLength(20);
+    expect(new Set(rows.map((r) => r.contact_id))).toEqual(new Set(contacts.map((c) => c.id)));
+    const primaries = rows.filter((r) => r.is_primary);
+    expect(primaries).toHaveLength(1);
+    // GraphQL agrees with the database.
+    const read = ok(await gql(`query($id: ID!) { customer(id: $id) { primaryContact { id } contactLinkages { contactId primary } } }`, { id: customer.id })).customer;
+    expect(read.primaryContact).toEqual({ id: primaries[0].contact_id });
+    expect(read.contactLinkages.filter((l: { primary: boolean }) => l.primary)).toEqual([{ contactId: primaries[0].contact_id, primary: true }]);
+    expect(read.contactLinkages).toHaveLength(20);
+  });
+});
