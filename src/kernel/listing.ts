@@ -25,6 +25,12 @@ export interface FilterSpec {
 export interface SortSpec {
   type: Exclude<ValueType, 'boolean'>;
   column?: string;
+  /**
+   * The column may be NULL (e.g. jobs.scheduled_start). Such rows come last in ascending and first in descending
+   * order (PostgreSQL's own order, which a plain (account_id, column, id) index serves both ways), and the
+   * keyset seeks across the boundary between NULL and non-NULL values.
+   */
+  nullable?: boolean;
 }
 
 export interface ListSpec {
@@ -234,7 +240,8 @@ export async function runList<Row extends { id: string }>(
   if (cursor !== undefined) {
     // Continuation pages keep the cursor's ordering; a sort given with them is ignored.
     position = await deps.cursors.decode(cursor, { resource: spec.resource, account, fingerprint: print });
-    if (!spec.sorts[position.s] || (position.d !== 'asc' && position.d !== 'desc') || position.v === null || position.v === undefined) {
+    const nullAllowed = spec.sorts[position.s]?.nullable === true && position.v === null;
+    if (!spec.sorts[position.s] || (position.d !== 'asc' && position.d !== 'desc') || ((position.v === null || position.v === undefined) && !nullAllowed)) {
       throw new AppError('cursor.invalid', 'The cursor cannot be decoded.');
     }
     sortField = position.s;
@@ -252,12 +259,20 @@ export async function runList<Row extends { id: string }>(
   const sort = spec.sorts[sortField];
   const sortColumn = sort.column ?? sortField;
   if (position) {
-    const value = sort.type === 'datetime' ? new Date(Number(position.v)) : position.v;
-    if (!isUuid(position.id) || value === null || (sort.type === 'datetime' && Number.isNaN((value as Date).getTime()))) {
-      throw new AppError('cursor.invalid', 'The cursor cannot be decoded.');
-    }
     const cmp = direction === 'desc' ? '<' : '>';
-    conditions.push(`(${sortColumn}, id) ${cmp} (${param(value, castOf[sort.type])}, ${param(position.id, 'uuid')})`);
+    if (!isUuid(position.id)) throw new AppError('cursor.invalid', 'The cursor cannot be decoded.');
+    if (position.v === null) {
+      // Only a nullable sort gets here (checked above): the last row had NULL, which sorts last ascending (what
+      // follows: NULL rows after its id) and first descending (NULL rows after its id, then every non-NULL row).
+      const id = param(position.id, 'uuid');
+      conditions.push(direction === 'asc' ? `(${sortColumn} IS NULL AND id > ${id})` : `((${sortColumn} IS NULL AND id < ${id}) OR ${sortColumn} IS NOT NULL)`);
+    } else {
+      const value = sort.type === 'datetime' ? new Date(Number(position.v)) : position.v;
+      if (sort.type === 'datetime' && Number.isNaN((value as Date).getTime())) throw new AppError('cursor.invalid', 'The cursor cannot be decoded.');
+      const seek = `(${sortColumn}, id) ${cmp} (${param(value, castOf[sort.type])}, ${param(position.id, 'uuid')})`;
+      // Ascending, the NULL rows of a nullable sort come after every value.
+      conditions.push(sort.nullable && direction === 'asc' ? `(${seek} OR ${sortColumn} IS NULL)` : seek);
+    }
   }
 
   const where = [`account_id = $1::uuid`, ...(spec.live ? [spec.live] : []), ...conditions].join(' AND ');

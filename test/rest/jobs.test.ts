@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
 import { client, type Client } from '../helpers/http.ts';
 import { expectProblem } from '../helpers/expect-problem.ts';
+import { followPages } from '../helpers/list-pages.ts';
 import { createContact, idsOf, unique, updateRecord } from '../helpers/crm-factory.ts';
 import { createItem, createJob, createPlace, createSystem, patch, read, userClient, type Place } from '../helpers/work-factory.ts';
 
@@ -198,6 +199,29 @@ describe('jobs: lists', () => {
     expect(idsOf(await oapi.get('/jobs?scheduled_start[gte]=2026-06-02T00:00:00Z'))).toEqual([late.id]);
     expect(idsOf(await oapi.get('/jobs?scheduled_start[gte]=2026-05-31T00:00:00Z&scheduled_start[lt]=2026-06-02T00:00:00Z'))).toEqual([early.id]);
     expectProblem(await oapi.get('/jobs?scheduled_start[gte]=not-a-date'), { status: 400, code: 'filter.invalid' });
+  });
+
+  it('sorts by scheduled_start both ways, unscheduled jobs last ascending and first descending, paging across them', async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const p = await createPlace(oapi);
+    const starts = ['2026-07-03T08:00:00Z', '2026-07-01T08:00:00Z', null, '2026-07-02T08:00:00Z', null, '2026-07-01T08:00:00Z', null];
+    const jobs: { id: string; start: string | null }[] = [];
+    for (const start of starts) {
+      const job = await createJob(oapi, { site_id: p.site.id, ...(start ? { scheduled_start: start } : {}) });
+      jobs.push({ id: job.id as string, start: start && new Date(start).toISOString() });
+    }
+    const byStart = (a: { id: string; start: string | null }, b: { id: string; start: string | null }) =>
+      a.start === b.start ? (a.id < b.id ? -1 : 1) : a.start === null ? 1 : b.start === null ? -1 : a.start < b.start ? -1 : 1;
+    const ascending = [...jobs].sort(byStart).map((j) => j.id);
+    // Two rows a page, so pages end on a scheduled job, on the last scheduled one before the unscheduled, and on an
+    // unscheduled job: every seek across the boundary is taken.
+    for (const [sort, expected] of [['scheduled_start', ascending], ['-scheduled_start', [...ascending].reverse()]] as const) {
+      const { records } = await followPages(own.token, `${t.url}/api/v2/jobs?sort=${sort}&limit=2`);
+      expect(records.map((r: { id: string }) => r.id), sort).toEqual(expected);
+    }
+    const { records } = await followPages(own.token, `${t.url}/api/v2/jobs?sort=scheduled_start&limit=3&scheduled_start[gte]=2026-07-01T00:00:00Z`);
+    expect(records.map((r: { id: string }) => r.id)).toEqual(ascending.slice(0, 4));
   });
 
   it('q matches number, job type, status, reference, labels, customer organization, site name and address, assignee name and system type', async () => {

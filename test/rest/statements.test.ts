@@ -64,7 +64,7 @@ describe('list pages', () => {
       expect(first.sql[0]).not.toMatch(/\(\s*\w+\s*,\s*id\s*\)\s*[<>]/i);
       expect(second.sql[0]).toMatch(/\(\s*\w+\s*,\s*id\s*\)\s*[<>]/i);
       expect(third.sql[0]).toBe(second.sql[0]);
-      const names = [first, second, third].flatMap((page) => page.res.body.data.map((c: { id: string }) => c.id));
+      const names = [first, second, third].flatMap((page) => (page.res.body as { data: { id: string }[] }).data.map((c) => c.id));
       expect(new Set(names).size).toBe(12);
     });
   }

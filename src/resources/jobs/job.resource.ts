@@ -83,7 +83,14 @@ export const jobResource: ResourceDefinition = {
       created_at: { type: 'datetime', ops: rangeOps },
       updated_at: { type: 'datetime', ops: rangeOps },
     },
-    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, number: { type: 'string' }, status: { type: 'string' } },
+    sorts: {
+      created_at: { type: 'datetime' },
+      updated_at: { type: 'datetime' },
+      number: { type: 'string' },
+      status: { type: 'string' },
+      // Unscheduled jobs come last with sort=scheduled_start, first with sort=-scheduled_start.
+      scheduled_start: { type: 'datetime', nullable: true },
+    },
     defaultSort: '-created_at',
     searchable: 'number, job type, status, reference, labels, customer organization, site name and address, assignee names and system type',
   },
