@@ -152,7 +152,7 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   };
 
   const fail = (code: number, message: string): number => {
-    const safe = redact(message);
+    const safe = redact(message).trim();
     if (json) stdout.write(`${toJson({ error: { message: safe } })}\n`);
     else stderr.write(`fieldline: ${safe}\n${code === EXIT_USAGE ? 'Run fieldline --help (or fieldline <command> <action> --help) for usage.\n' : ''}`);
     return code;

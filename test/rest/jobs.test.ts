@@ -420,3 +420,24 @@ describe('jobs: required custom fields on every update', () => {
     expect(ok.body.data).toMatchObject({ title: 'retitled', custom_fields: { [def.id]: 'P-9' } });
   });
 });
+
+describe('jobs: a deleted customer or site', () => {
+  it('leaves its jobs readable and editable with their customer_id and site_id, while new references to it are refused', async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const p = await createPlace(oapi);
+    const job = await createJob(oapi, { site_id: p.site.id });
+    const site = await read(oapi, 'sites', p.site.id);
+    expect((await oapi.delete(`/sites/${p.site.id}`, { headers: { 'if-match': site.etag } })).status).toBe(204);
+    const customer = await read(oapi, 'customers', p.customer.id);
+    expect((await oapi.delete(`/customers/${p.customer.id}`, { headers: { 'if-match': customer.etag } })).status).toBe(204);
+
+    const kept = await read(oapi, 'jobs', job.id);
+    expect(kept.record).toMatchObject({ customer_id: p.customer.id, site_id: p.site.id });
+    const edited = await patch(oapi, 'jobs', kept, { title: 'Still on the books' });
+    expect(edited.status, edited.text).toBe(200);
+    expect(edited.body.data).toMatchObject({ title: 'Still on the books', customer_id: p.customer.id, site_id: p.site.id });
+
+    expectProblem(await oapi.post('/jobs', { job: { site_id: p.site.id } }), { status: 422, code: 'validation.failed', errors: { site_id: true } });
+  });
+});
