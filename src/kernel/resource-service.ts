@@ -71,6 +71,8 @@ function checkExpected(existing: Row, expected: ExpectedVersion): void {
 export class ResourceService {
   private readonly columns: string[];
   private readonly outputs: ReturnType<typeof outputFields>;
+  /** The served fields of each child collection, by collection name. */
+  private readonly childOutputs: Map<string, ReturnType<typeof childOutputFields>>;
   private readonly live: object;
 
   constructor(
@@ -79,6 +81,7 @@ export class ResourceService {
   ) {
     this.columns = selectColumns(def);
     this.outputs = outputFields(def);
+    this.childOutputs = new Map(Object.entries(def.children ?? {}).map(([name, children]) => [name, childOutputFields(children)]));
     this.live = def.conventions.softDelete ? { deleted_at: null } : {};
   }
 
@@ -91,7 +94,7 @@ export class ResourceService {
     const out: WireRecord = {};
     for (const field of this.outputs) {
       if (field.kind === 'children') {
-        const fields = childOutputFields(field.children!);
+        const fields = this.childOutputs.get(field.name)!;
         out[field.name] = (children?.get(`${field.name}:${row.id as string}`) ?? []).map((child) =>
           Object.fromEntries(fields.map((f) => [f.name, toWire(f.kind, child[f.name], f.scale)])),
         );
