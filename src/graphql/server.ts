@@ -1,7 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type http from 'node:http';
 import type { ExecutionResult, GraphQLError } from 'graphql';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, shouldRenderGraphiQL, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -195,8 +194,6 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     logging: yogaLogger(logger),
-    // GraphiQL served from the package, not from a CDN: it works offline and runs no third-party script.
-    renderGraphiQL,
     graphiql: {
       title: 'Fieldline GraphQL',
       headers: JSON.stringify({ Authorization: 'Bearer <API key>' }, null, 2),
