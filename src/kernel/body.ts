@@ -15,8 +15,10 @@ export function recordFromBody(body: unknown, key: string): Record<string, unkno
   return value as Record<string, unknown>;
 }
 
+/** Adds a message under a field name the client may have chosen ("constructor", "__proto__"): an own key always. */
 export function addError(errors: FieldErrors, field: string, message: string): void {
-  (errors[field] ??= []).push(message);
+  if (!Object.hasOwn(errors, field)) Object.defineProperty(errors, field, { value: [], enumerable: true, writable: true, configurable: true });
+  errors[field].push(message);
 }
 
 /** Turns zod issues into field -> messages, keyed by the top-level field (or field.sub for nested values). */

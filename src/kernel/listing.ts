@@ -3,6 +3,7 @@ import { currentTenant } from './context.ts';
 import { CursorCodec, fingerprint, type CursorPayload } from './cursor.ts';
 import { parseCalendarDate, parseTimestamp } from './dates.ts';
 import { isUuid } from './ids.ts';
+import { own } from './own.ts';
 import type { CustomFieldDefinition } from './lookups.ts';
 
 // Lists: one parameterised SQL statement per request, always led by the tenant (account_id from the request
@@ -197,7 +198,7 @@ export async function runList<Row extends { id: string }>(
       continue;
     }
     if (reserved.has(field)) throw invalidFilter(`unknown parameter: ${key}`);
-    const filter = spec.filters[field];
+    const filter = own(spec.filters, field);
     if (!filter) throw invalidFilter(`unknown parameter: ${key}`);
     const op = (modifier ?? 'eq') as Operator;
     if (!operators.has(op) || !filter.ops.includes(op)) {
@@ -240,8 +241,8 @@ export async function runList<Row extends { id: string }>(
   if (cursor !== undefined) {
     // Continuation pages keep the cursor's ordering; a sort given with them is ignored.
     position = await deps.cursors.decode(cursor, { resource: spec.resource, account, fingerprint: print });
-    const nullAllowed = spec.sorts[position.s]?.nullable === true && position.v === null;
-    if (!spec.sorts[position.s] || (position.d !== 'asc' && position.d !== 'desc') || ((position.v === null || position.v === undefined) && !nullAllowed)) {
+    const nullAllowed = own(spec.sorts, position.s)?.nullable === true && position.v === null;
+    if (!own(spec.sorts, position.s) || (position.d !== 'asc' && position.d !== 'desc') || ((position.v === null || position.v === undefined) && !nullAllowed)) {
       throw new AppError('cursor.invalid', 'The cursor cannot be decoded.');
     }
     sortField = position.s;
@@ -253,7 +254,7 @@ export async function runList<Row extends { id: string }>(
     if (chosen.includes(',')) throw new AppError('sort.invalid', `sort takes exactly one field; ${sortable}`);
     const descending = chosen.startsWith('-');
     sortField = descending ? chosen.slice(1) : chosen;
-    if (!spec.sorts[sortField]) throw new AppError('sort.invalid', `unknown sort field "${sortField}"; ${sortable}`);
+    if (!own(spec.sorts, sortField)) throw new AppError('sort.invalid', `unknown sort field "${sortField}"; ${sortable}`);
     direction = descending ? 'desc' : 'asc';
   }
   const sort = spec.sorts[sortField];

@@ -9,6 +9,7 @@ import { etagOf, parseIfMatch, type ExpectedVersion } from './etag.ts';
 import { appendEvent } from './events.ts';
 import { toStorage, toWire, valueSchema } from './fields.ts';
 import { isUuid, newId } from './ids.ts';
+import { own } from './own.ts';
 import { runList, type ListResult, type RawQueryable } from './listing.ts';
 import type { CursorCodec } from './cursor.ts';
 import { lockNumberSequence, nextNumber } from './numbering.ts';
@@ -174,12 +175,12 @@ export class ResourceService {
     const conventionKeys = new Set(['number', 'status', 'labels', 'custom_fields']);
     const children: Record<string, Record<string, unknown>[] | undefined> = {};
     for (const [key, value] of Object.entries(input)) {
-      const collection = def.children?.[key];
+      const collection = own(def.children, key);
       if (collection) {
         children[key] = this.checkChildren(key, collection, value, mode, errors);
         continue;
       }
-      const field = def.fields[key];
+      const field = own(def.fields, key);
       if (!field) {
         if (conventionKeys.has(key) && (def.conventions as Record<string, boolean | undefined>)[key === 'custom_fields' ? 'customFields' : key]) continue;
         addError(errors, key, 'is not a permitted field');
@@ -287,7 +288,7 @@ export class ResourceService {
           else out.id = raw;
           continue;
         }
-        const field = collection.fields[key];
+        const field = own(collection.fields, key);
         if (!field) {
           addError(errors, `${at}.${key}`, 'is not a permitted field');
           continue;

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { client, type Client } from '../helpers/http.ts';
+import { expectProblem } from '../helpers/expect-problem.ts';
+import { graphqlClient } from '../graphql/client.ts';
+
+// Names a client chooses (sort fields, filter names, body fields, custom field keys, lookup names) are looked up
+// among what is declared, never among the properties every JavaScript object inherits: "constructor",
+// "__proto__" or "toString" are unknown names with the ordinary 4xx answer, not a 500.
+
+const inherited = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+let t: TestApp;
+let api: Client;
+let token: string;
+
+beforeAll(async () => {
+  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
+  token = (await t.tenant()).token;
+  api = client(`${t.url}/api/v2`, token);
+});
+afterAll(() => t.close());
+
+describe('inherited property names', () => {
+  it('are unknown sort fields (400 sort.invalid) and unknown filters (400 filter.invalid) on every list', async () => {
+    for (const list of ['customers', 'sites', 'contacts', 'leads', 'jobs', 'estimates', 'items', 'systems', 'tax_rates']) {
+      for (const name of inherited) {
+        expectProblem(await api.get(`/${list}?sort=${name}`), { status: 400, code: 'sort.invalid' });
+        expectProblem(await api.get(`/${list}?sort=-${name}`), { status: 400, code: 'sort.invalid' });
+        expectProblem(await api.get(`/${list}?${name}=1`), { status: 400, code: 'filter.invalid' });
+        expectProblem(await api.get(`/${list}?${name}[in]=1`), { status: 400, code: 'filter.invalid' });
+      }
+    }
+  });
+
+  it('are refused body fields (422 validation.failed naming them), nested custom_fields keys included', async () => {
+    for (const name of inherited) {
+      const res = await api.post('/customers', { customer: { organization: `Proto ${name}`, [name]: 1 } });
+      expect(res.status, res.text).toBe(422);
+      const custom = await api.post('/customers', { customer: { organization: `Proto cf ${name}`, custom_fields: { [name]: 'x' } } });
+      expect(custom.status, custom.text).toBe(422);
+    }
+    // A JSON text can carry "__proto__" as an own key, which JSON.parse keeps as one.
+    const raw = await api.request('POST', '/customers', { raw: '{"customer": {"organization": "Proto raw", "__proto__": {"status": "Inactive"}}}', headers: { 'content-type': 'application/json' } });
+    expect(raw.status, raw.text).toBe(422);
+  });
+
+  it('are unknown lookup classes and unknown list arguments over GraphQL too', async () => {
+    for (const name of inherited) {
+      expectProblem(await api.get(`/statuses?related_name=${name}`), { status: 400, code: 'filter.invalid' });
+    }
+    const gql = graphqlClient(t.url, token);
+    const res = await gql('{ customers(sort: "constructor") { nodes { id } } }');
+    expect(res.body.errors?.[0]?.extensions?.code, JSON.stringify(res.body)).toBe('sort.invalid');
+  });
+});
