@@ -39,16 +39,27 @@ export interface AdmissionRequest {
   bucket: Bucket;
 }
 
+/** Longest document parsed to choose its bucket (longer ones that mention mutation count as writes). */
+const MAX_PARSED_QUERY = 64 * 1024;
+/** Longest document whose bucket is remembered (1,000 of them at most: a few MB). */
+const MAX_CACHED_QUERY = 4 * 1024;
+
 export class GraphqlGate {
   private readonly buckets = new Map<string, Bucket>();
 
   constructor(private readonly domain: Domain) {}
 
-  /** write for a mutation, read for a query (and for documents that do not parse: they fail validation). */
+  /**
+   * write for a mutation, read for a query (and for documents that do not parse: they fail validation). It runs
+   * before the key is checked, so it stays cheap whatever an anonymous client sends: a document without the
+   * word "mutation" is a read without parsing, one over MAX_PARSED_QUERY characters counts as a write without
+   * parsing, and only short documents (what apps send) are remembered, in a cache of bounded size.
+   */
   bucketOf(query: string | undefined | null, operationName: string | undefined | null): Bucket {
-    if (!query) return 'read';
-    const cacheKey = `${operationName ?? ''}\u0000${query}`;
-    const known = this.buckets.get(cacheKey);
+    if (!query || !/\bmutation\b/.test(query)) return 'read';
+    if (query.length > MAX_PARSED_QUERY) return 'write';
+    const cacheKey = query.length <= MAX_CACHED_QUERY ? `${operationName ?? ''}\u0000${query}` : null;
+    const known = cacheKey === null ? undefined : this.buckets.get(cacheKey);
     if (known) return known;
     let bucket: Bucket = 'read';
     try {
@@ -56,8 +67,10 @@ export class GraphqlGate {
     } catch {
       bucket = 'read';
     }
-    if (this.buckets.size >= 1000) this.buckets.clear();
-    this.buckets.set(cacheKey, bucket);
+    if (cacheKey !== null) {
+      if (this.buckets.size >= 1000) this.buckets.clear();
+      this.buckets.set(cacheKey, bucket);
+    }
     return bucket;
   }
 

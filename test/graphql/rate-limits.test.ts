@@ -42,6 +42,22 @@ describe('GraphQL rate limits', () => {
     expect(write.body.errors).toBeUndefined();
   });
 
+  it('chooses the bucket of a long document without parsing more than it must: no "mutation" is a read, over 64 KiB with it a write', async () => {
+    const tenant = await t.tenant();
+    const gql = graphqlClient(t.url, tenant.token);
+    const padding = (words: string) => `# ${words.repeat(Math.ceil(70_000 / words.length))}\n`;
+    const longQuery = await gql(`${padding('a query about buckets ')}{ me { apiVersion } }`);
+    expect(longQuery.body.errors, JSON.stringify(longQuery.body)).toBeUndefined();
+    expect(longQuery.headers.get('ratelimit-limit')).toBe('4');
+    // The word in a comment is enough to be counted as a write when the document is too long to parse first.
+    const longMention = await gql(`${padding('no mutation here ')}{ me { apiVersion } }`);
+    expect(longMention.body.errors, JSON.stringify(longMention.body)).toBeUndefined();
+    expect(longMention.headers.get('ratelimit-limit')).toBe('2');
+    // A short one is parsed: a query that mentions the word is a read.
+    const shortMention = await gql('# not a mutation\n{ me { apiVersion } }');
+    expect(shortMention.headers.get('ratelimit-limit')).toBe('4');
+  });
+
   it('limits unauthenticated requests by source address', async () => {
     const anonymous = graphqlClient(t.url);
     const statuses: number[] = [];
