@@ -14,7 +14,7 @@ import { runList, type ListResult, type RawQueryable } from './listing.ts';
 import type { CursorCodec } from './cursor.ts';
 import { lockNumberSequence, nextNumber } from './numbering.ts';
 import { childOutputFields, outputFields, selectColumns, type ChildCollection, type ResourceDefinition } from './resource.ts';
-import type { TenantClient, TenantTx } from './tenancy.ts';
+import { inTransaction, type TenantClient, type TenantTx } from './tenancy.ts';
 
 export type WireRecord = Record<string, unknown>;
 export interface Single {
@@ -399,7 +399,7 @@ export class ResourceService {
 
   private async transaction<T>(fn: (tx: TenantTx) => Promise<T>): Promise<T> {
     try {
-      return await this.deps.db.$transaction(fn, { timeout: 15_000, maxWait: 10_000 });
+      return await inTransaction(this.deps.db, fn);
     } catch (error) {
       const unique = uniqueViolation(this.def, error);
       if (unique) throw validationError(unique);

@@ -50,3 +50,32 @@ export function tenantScoped(prisma: PrismaClient) {
 
 export type TenantClient = ReturnType<typeof tenantScoped>;
 export type TenantTx = Parameters<Parameters<TenantClient['$transaction']>[0]>[0];
+
+/** How often a transaction that lost a deadlock or a serialization conflict is run again before failing. */
+const TRANSACTION_ATTEMPTS = 3;
+
+/** PostgreSQL's deadlock_detected (40P01) and serialization_failure (40001), as Prisma or the driver reports them. */
+function isRetryableConflict(error: unknown): boolean {
+  const e = error as { code?: string; meta?: unknown; message?: string; cause?: unknown };
+  if (e?.code === 'P2034' || e?.code === '40P01' || e?.code === '40001') return true;
+  const text = `${e?.message ?? ''} ${JSON.stringify(e?.meta ?? {})} ${String((e?.cause as { code?: string })?.code ?? '')}`;
+  return /40P01|40001|deadlock detected|could not serialize access/i.test(text);
+}
+
+/**
+ * The one way a service runs an interactive transaction on the tenant client. A transaction that PostgreSQL
+ * aborted to break a deadlock or a serialization conflict changed nothing, so it is run again from the start
+ * (at most TRANSACTION_ATTEMPTS times, after a short random pause) instead of answering internal.error: the
+ * loser of two writes that lock the same rows in opposite orders (e.g. a customer's delete and an edit of its
+ * site) then simply waits for the winner.
+ */
+export async function inTransaction<T>(db: TenantClient, fn: (tx: TenantTx) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await db.$transaction(fn, { timeout: 15_000, maxWait: 10_000 });
+    } catch (error) {
+      if (attempt >= TRANSACTION_ATTEMPTS || !isRetryableConflict(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+    }
+  }
+}

@@ -304,3 +304,24 @@ describe('events', () => {
     expect(await count()).toBe(before);
   });
 });
+
+describe('concurrent writes that lock the same rows in opposite orders', () => {
+  // DELETE /customers/{id} locks the customer, then its sites; PATCH /sites/{id} locks the site, then (through the
+  // primary site address) the customer. Whichever order PostgreSQL meets them in, each request answers as if
+  // alone: the delete succeeds, the site edit succeeds first or finds the site gone (404) or changed (412).
+  it('a customer delete racing edits of its sites never answers 500, and leaves no live site of a deleted customer', async () => {
+    for (let round = 0; round < 8; round += 1) {
+      const customer = await createCustomer(api);
+      const sites = [await createSite(api, { type: 'Customer', id: customer.id }), await createSite(api, { type: 'Customer', id: customer.id })];
+      const current = await api.get(`/customers/${customer.id}`);
+      const [deleted, ...edits] = await Promise.all([
+        api.delete(`/customers/${customer.id}`, ifMatch(current.headers.get('etag')!)),
+        ...sites.map((site, i) => api.patch(`/sites/${site.id}`, { site: { street: `${round}${i} Race Road` } }, ifMatch(site.etag))),
+      ]);
+      expect(deleted.status, deleted.text).toBe(204);
+      for (const edit of edits) expect([200, 404, 412], edit.text).toContain(edit.status);
+      const live = await t.database.prisma.site.count({ where: { customer_id: customer.id, deleted_at: null } });
+      expect(live).toBe(0);
+    }
+  });
+});

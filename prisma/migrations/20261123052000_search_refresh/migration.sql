@@ -43,8 +43,8 @@ END $$;
 -- customers.organization: jobs and estimates of the customer.
 CREATE FUNCTION fl_customer_renamed_work() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE "jobs" j SET "search_text" = fl_job_search_text(j) WHERE j."account_id" = NEW."account_id" AND j."customer_id" = NEW."id";
-  UPDATE "estimates" e SET "search_text" = fl_estimate_search_text(e) WHERE e."account_id" = NEW."account_id" AND e."customer_id" = NEW."id";
+  UPDATE "jobs" j SET "search_text" = fl_job_search_text(j) WHERE j."account_id" = NEW."account_id" AND j."deleted_at" IS NULL AND j."customer_id" = NEW."id";
+  UPDATE "estimates" e SET "search_text" = fl_estimate_search_text(e) WHERE e."account_id" = NEW."account_id" AND e."deleted_at" IS NULL AND e."customer_id" = NEW."id";
   RETURN NULL;
 END $$;
 CREATE TRIGGER "customers_renamed_work" AFTER UPDATE OF "organization" ON "customers"
@@ -53,7 +53,7 @@ CREATE TRIGGER "customers_renamed_work" AFTER UPDATE OF "organization" ON "custo
 -- sites: name and address of the jobs' site.
 CREATE FUNCTION fl_site_readdressed_work() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE "jobs" j SET "search_text" = fl_job_search_text(j) WHERE j."account_id" = NEW."account_id" AND j."site_id" = NEW."id";
+  UPDATE "jobs" j SET "search_text" = fl_job_search_text(j) WHERE j."account_id" = NEW."account_id" AND j."deleted_at" IS NULL AND j."site_id" = NEW."id";
   RETURN NULL;
 END $$;
 CREATE TRIGGER "sites_readdressed_work" AFTER UPDATE OF "site_name", "street", "street2", "city", "state", "zip_code" ON "sites"
@@ -64,7 +64,7 @@ CREATE TRIGGER "sites_readdressed_work" AFTER UPDATE OF "site_name", "street", "
 -- systems.system_type: jobs on the system.
 CREATE FUNCTION fl_system_retyped_work() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE "jobs" j SET "search_text" = fl_job_search_text(j) WHERE j."account_id" = NEW."account_id" AND j."system_id" = NEW."id";
+  UPDATE "jobs" j SET "search_text" = fl_job_search_text(j) WHERE j."account_id" = NEW."account_id" AND j."deleted_at" IS NULL AND j."system_id" = NEW."id";
   RETURN NULL;
 END $$;
 CREATE TRIGGER "systems_retyped_work" AFTER UPDATE OF "system_type" ON "systems"
@@ -74,7 +74,7 @@ CREATE TRIGGER "systems_retyped_work" AFTER UPDATE OF "system_type" ON "systems"
 CREATE FUNCTION fl_user_renamed_work() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   UPDATE "jobs" j SET "search_text" = fl_job_search_text(j)
-  WHERE j."account_id" = NEW."account_id"
+  WHERE j."account_id" = NEW."account_id" AND j."deleted_at" IS NULL
     AND j."id" IN (SELECT "job_id" FROM "job_assignments" WHERE "account_id" = NEW."account_id" AND "user_id" = NEW."id");
   RETURN NULL;
 END $$;
@@ -93,6 +93,19 @@ CREATE TRIGGER "job_assignments_added_or_removed" AFTER INSERT OR DELETE ON "job
 CREATE TRIGGER "job_assignments_changed" AFTER UPDATE OF "job_id", "user_id" ON "job_assignments"
   FOR EACH ROW WHEN ((OLD."job_id", OLD."user_id") IS DISTINCT FROM (NEW."job_id", NEW."user_id"))
   EXECUTE FUNCTION fl_job_assignment_changed();
+
+-- The customer's primary site address (fl_site_changed, migration sites_contacts_leads) is written only when it
+-- changes: most site edits then take no lock on the customer row, which a concurrent delete or rename of the
+-- customer holds (the lock order customer -> site of those writes would otherwise meet site -> customer here).
+CREATE OR REPLACE FUNCTION fl_refresh_primary_site_address(customer uuid) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE address text;
+BEGIN
+  SELECT concat_ws(' ', "street", "street2", "city", "state", "zip_code") INTO address FROM "sites"
+  WHERE "customer_id" = customer AND "deleted_at" IS NULL
+  ORDER BY "position", "created_at", "id" LIMIT 1;
+  UPDATE "customers" SET "primary_site_address" = address
+  WHERE "id" = customer AND "primary_site_address" IS DISTINCT FROM address;
+END $$;
 
 -- The lookups these triggers make (the customer and site ones are served by the jobs_/estimates_ customer_id
 -- and site_id indexes of schema.prisma).

@@ -4,7 +4,7 @@ import { currentTenant, runAsTenant, type RequestContext } from '../../kernel/co
 import { AppError, notFound, type FieldErrors } from '../../kernel/errors.ts';
 import { appendEvent } from '../../kernel/events.ts';
 import { isUuid, newId } from '../../kernel/ids.ts';
-import type { TenantClient, TenantTx } from '../../kernel/tenancy.ts';
+import { inTransaction, type TenantClient, type TenantTx } from '../../kernel/tenancy.ts';
 import { linkableTypes, lockLinkable, type LinkableType } from './linkables.ts';
 
 // Contact linkages, the spec's rules 1–5:
@@ -153,7 +153,7 @@ export class ContactLinkageService {
   }
 
   private transaction<T>(ctx: RequestContext, fn: (tx: TenantTx) => Promise<T>): Promise<T> {
-    return runAsTenant(ctx.principal.accountId, () => this.db.$transaction(fn, { timeout: 15_000, maxWait: 10_000 }));
+    return runAsTenant(ctx.principal.accountId, () => inTransaction(this.db, fn));
   }
 
   list(ctx: RequestContext, contactId: string): Promise<WireLinkage[]> {

@@ -3,7 +3,7 @@ import { currentTenant, runAsTenant, type RequestContext } from '../../kernel/co
 import { AppError, notFound, validationError } from '../../kernel/errors.ts';
 import { isUuid } from '../../kernel/ids.ts';
 import type { ResourceService, Single } from '../../kernel/resource-service.ts';
-import type { TenantClient } from '../../kernel/tenancy.ts';
+import { inTransaction, type TenantClient } from '../../kernel/tenancy.ts';
 
 // POST /estimates/{id}/convert: an Accepted estimate becomes a job, in one transaction. The job takes the
 // estimate's customer, site, contact, system, title, scope of work, job type, reference and notes (checked
@@ -30,34 +30,31 @@ export class EstimateConversionService {
       throw validationError({ body: ['must be empty: the job is made from the estimate'] });
     }
     return runAsTenant(ctx.principal.accountId, () =>
-      this.db.$transaction(
-        async (tx) => {
-          const locked = isUuid(estimateId)
-            ? await tx.$queryRawUnsafe<{ status: string; converted_job_id: string | null }[]>(
-                `SELECT status, converted_job_id FROM estimates WHERE id = $1::uuid AND account_id = $2::uuid AND deleted_at IS NULL FOR UPDATE`,
-                estimateId,
-                currentTenant(),
-              )
-            : [];
-          if (locked.length === 0) throw notFound('Estimate');
-          if (locked[0].converted_job_id) {
-            throw new AppError('estimate.already_converted', `The estimate was already converted into job ${locked[0].converted_job_id}.`);
-          }
-          if (locked[0].status !== ACCEPTED_STATUS) {
-            throw new AppError('estimate.not_accepted', `Only an ${ACCEPTED_STATUS} estimate converts to a job (this one is ${locked[0].status}).`);
-          }
-          const estimate = (await this.estimates.getWithin(tx, estimateId)).record;
-          const input: Record<string, unknown> = {};
-          for (const field of copiedFields) if (estimate[field] !== null && estimate[field] !== undefined) input[field] = estimate[field];
-          // The job obeys today's rules (module settings, live site): a violation is a 422 naming the field.
-          // Its lines are the estimate's stored lines (the kernel keeps the line columns and gives them new ids).
-          const lines = await tx.lineitem.findMany({ where: { estimate_id: estimateId }, orderBy: [{ position: 'asc' }, { created_at: 'asc' }] });
-          const job = await this.jobs.createWithin(tx, ctx, input, { values: { estimate_id: estimateId }, children: { lineitems: lines } });
-          const converted = await this.estimates.touchWithin(tx, ctx, estimateId, { converted_job_id: job.record.id, converted_at: this.clock.now() });
-          return { estimate: converted, job };
-        },
-        { timeout: 15_000, maxWait: 10_000 },
-      ),
+      inTransaction(this.db, async (tx) => {
+        const locked = isUuid(estimateId)
+          ? await tx.$queryRawUnsafe<{ status: string; converted_job_id: string | null }[]>(
+              `SELECT status, converted_job_id FROM estimates WHERE id = $1::uuid AND account_id = $2::uuid AND deleted_at IS NULL FOR UPDATE`,
+              estimateId,
+              currentTenant(),
+            )
+          : [];
+        if (locked.length === 0) throw notFound('Estimate');
+        if (locked[0].converted_job_id) {
+          throw new AppError('estimate.already_converted', `The estimate was already converted into job ${locked[0].converted_job_id}.`);
+        }
+        if (locked[0].status !== ACCEPTED_STATUS) {
+          throw new AppError('estimate.not_accepted', `Only an ${ACCEPTED_STATUS} estimate converts to a job (this one is ${locked[0].status}).`);
+        }
+        const estimate = (await this.estimates.getWithin(tx, estimateId)).record;
+        const input: Record<string, unknown> = {};
+        for (const field of copiedFields) if (estimate[field] !== null && estimate[field] !== undefined) input[field] = estimate[field];
+        // The job obeys today's rules (module settings, live site): a violation is a 422 naming the field.
+        // Its lines are the estimate's stored lines (the kernel keeps the line columns and gives them new ids).
+        const lines = await tx.lineitem.findMany({ where: { estimate_id: estimateId }, orderBy: [{ position: 'asc' }, { created_at: 'asc' }] });
+        const job = await this.jobs.createWithin(tx, ctx, input, { values: { estimate_id: estimateId }, children: { lineitems: lines } });
+        const converted = await this.estimates.touchWithin(tx, ctx, estimateId, { converted_job_id: job.record.id, converted_at: this.clock.now() });
+        return { estimate: converted, job };
+      }),
     );
   }
 }

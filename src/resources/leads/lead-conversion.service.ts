@@ -6,7 +6,7 @@ import { isUuid } from '../../kernel/ids.ts';
 import { liveStatuses } from '../../kernel/lookups.ts';
 import type { ResourceService, Single } from '../../kernel/resource-service.ts';
 import type { Scope } from '../../kernel/scopes.ts';
-import type { TenantClient } from '../../kernel/tenancy.ts';
+import { inTransaction, type TenantClient } from '../../kernel/tenancy.ts';
 import { moveLinkages } from '../contacts/contact-linkage.service.ts';
 
 // POST /leads/{id}/convert: in one transaction, creates a customer from the lead (the body may override or add
@@ -38,58 +38,55 @@ export class LeadConversionService {
 
   convert(ctx: RequestContext, leadId: string, body: unknown): Promise<{ lead: Single; customer: Single }> {
     return runAsTenant(ctx.principal.accountId, () =>
-      this.db.$transaction(
-        async (tx) => {
-          const locked = isUuid(leadId)
-            ? await tx.$queryRawUnsafe<{ converted_customer_id: string | null }[]>(
-                `SELECT converted_customer_id FROM leads WHERE id = $1::uuid AND account_id = $2::uuid AND deleted_at IS NULL FOR UPDATE`,
-                leadId,
-                currentTenant(),
-              )
-            : [];
-          if (locked.length === 0) throw notFound('Lead');
-          // The body is checked after the lead's existence and before the conversion rule (the documented order).
-          const overrides = overridesOf(body);
-          if (locked[0].converted_customer_id) {
-            throw new AppError('lead.already_converted', `The lead was already converted into customer ${locked[0].converted_customer_id}.`);
-          }
-          const lead = (await tx.lead.findFirst({ where: { id: leadId } }))!;
-          const personName = [lead.first_name, lead.last_name].filter(Boolean).join(' ');
-          const customerInput: Record<string, unknown> = {
-            organization: lead.organization ?? personName,
-            ...(lead.description ? { description: lead.description } : {}),
-            ...(lead.assignee_id !== null ? { assignee_id: Number(lead.assignee_id) } : {}),
-            ...(lead.phone ? { main_phone: lead.phone } : {}),
-            ...overrides,
-          };
-          const customer = await this.customers.createWithin(tx, ctx, customerInput);
-          const customerId = customer.record.id as string;
-          const now = this.clock.now();
+      inTransaction(this.db, async (tx) => {
+        const locked = isUuid(leadId)
+          ? await tx.$queryRawUnsafe<{ converted_customer_id: string | null }[]>(
+              `SELECT converted_customer_id FROM leads WHERE id = $1::uuid AND account_id = $2::uuid AND deleted_at IS NULL FOR UPDATE`,
+              leadId,
+              currentTenant(),
+            )
+          : [];
+        if (locked.length === 0) throw notFound('Lead');
+        // The body is checked after the lead's existence and before the conversion rule (the documented order).
+        const overrides = overridesOf(body);
+        if (locked[0].converted_customer_id) {
+          throw new AppError('lead.already_converted', `The lead was already converted into customer ${locked[0].converted_customer_id}.`);
+        }
+        const lead = (await tx.lead.findFirst({ where: { id: leadId } }))!;
+        const personName = [lead.first_name, lead.last_name].filter(Boolean).join(' ');
+        const customerInput: Record<string, unknown> = {
+          organization: lead.organization ?? personName,
+          ...(lead.description ? { description: lead.description } : {}),
+          ...(lead.assignee_id !== null ? { assignee_id: Number(lead.assignee_id) } : {}),
+          ...(lead.phone ? { main_phone: lead.phone } : {}),
+          ...overrides,
+        };
+        const customer = await this.customers.createWithin(tx, ctx, customerInput);
+        const customerId = customer.record.id as string;
+        const now = this.clock.now();
 
-          // The lead's live sites, locked (in their display order) so that each moves from its current version;
-          // each move is an ordinary write of the site (updated_at forward, new ETag, site.updated).
-          const sites = await tx.$queryRawUnsafe<{ id: string }[]>(
-            `SELECT id FROM sites WHERE account_id = $1::uuid AND lead_id = $2::uuid AND deleted_at IS NULL ORDER BY position, created_at, id FOR UPDATE`,
-            currentTenant(),
-            leadId,
-          );
-          for (const { id } of sites) {
-            await this.sites.touchWithin(tx, ctx, id, { siteable_type: 'Customer', siteable_id: customerId, customer_id: customerId, lead_id: null });
-          }
+        // The lead's live sites, locked (in their display order) so that each moves from its current version;
+        // each move is an ordinary write of the site (updated_at forward, new ETag, site.updated).
+        const sites = await tx.$queryRawUnsafe<{ id: string }[]>(
+          `SELECT id FROM sites WHERE account_id = $1::uuid AND lead_id = $2::uuid AND deleted_at IS NULL ORDER BY position, created_at, id FOR UPDATE`,
+          currentTenant(),
+          leadId,
+        );
+        for (const { id } of sites) {
+          await this.sites.touchWithin(tx, ctx, id, { siteable_type: 'Customer', siteable_id: customerId, customer_id: customerId, lead_id: null });
+        }
 
-          await moveLinkages(tx, ctx, { type: 'Lead', id: leadId }, { type: 'Customer', id: customerId }, now);
+        await moveLinkages(tx, ctx, { type: 'Lead', id: leadId }, { type: 'Customer', id: customerId }, now);
 
-          const statuses = await liveStatuses(tx, 'Lead');
-          const convertedLead = await this.leads.touchWithin(tx, ctx, leadId, {
-            converted_customer_id: customerId,
-            converted_at: now,
-            ...(statuses.includes(CONVERTED_STATUS) ? { status: CONVERTED_STATUS } : {}),
-          });
-          // The customer as it is now (its primary site address and search text follow the moved sites).
-          return { lead: convertedLead, customer: await this.customers.getWithin(tx, customerId) };
-        },
-        { timeout: 15_000, maxWait: 10_000 },
-      ),
+        const statuses = await liveStatuses(tx, 'Lead');
+        const convertedLead = await this.leads.touchWithin(tx, ctx, leadId, {
+          converted_customer_id: customerId,
+          converted_at: now,
+          ...(statuses.includes(CONVERTED_STATUS) ? { status: CONVERTED_STATUS } : {}),
+        });
+        // The customer as it is now (its primary site address and search text follow the moved sites).
+        return { lead: convertedLead, customer: await this.customers.getWithin(tx, customerId) };
+      }),
     );
   }
 }
