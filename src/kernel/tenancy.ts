@@ -1,6 +1,6 @@
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { currentTenantOrNull } from './context.ts';
+import { currentTenant, currentTenantOrNull } from './context.ts';
 
 // The one tenancy mechanism for Prisma access: every operation on a tenant-owned model is scoped to the
 // account of the running request (AsyncLocalStorage, see context.ts). Reads and writes get
@@ -78,4 +78,20 @@ export async function inTransaction<T>(db: TenantClient, fn: (tx: TenantTx) => P
       await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
     }
   }
+}
+
+/**
+ * Reads the caller's rows of `table` with the given ids (columns: SQL-safe names chosen by the code, never by a
+ * client) and holds a FOR SHARE lock on them until the transaction ends. A write whose derived data copies
+ * text from records it references (a job's search text: its customer's organization, its site's address ...)
+ * takes this lock first, so a concurrent rename of such a record either commits before (and the write copies
+ * the new text) or waits for the write (and its trigger then sees the written row).
+ */
+export async function readShared<Row>(tx: TenantTx, table: string, columns: string, ids: readonly string[], idType: 'uuid' | 'bigint' = 'uuid'): Promise<Row[]> {
+  if (ids.length === 0) return [];
+  return tx.$queryRawUnsafe<Row[]>(
+    `SELECT ${columns} FROM "${table}" WHERE account_id = $1::uuid AND id = ANY($2::${idType}[]) ORDER BY id FOR SHARE`,
+    currentTenant(),
+    [...ids],
+  );
 }

@@ -301,6 +301,29 @@ describe('jobs: search text follows related records', () => {
     expect((await read(oapi, 'jobs', other.id)).etag).toBe(other.etag);
   });
 
+  it("q finds every job created or moved while its customer is being renamed by the new name, not the old (a race on PostgreSQL)", async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    for (let round = 0; round < 5; round += 1) {
+      const before = unique('old').toLowerCase();
+      const after = unique('new').toLowerCase();
+      const p = await createPlace(oapi, { organization: `Org ${before}` });
+      const elsewhere = await createJob(oapi, { site_id: (await createPlace(oapi)).site.id });
+      const [renamed, ...writes] = await Promise.all([
+        oapi.patch(`/customers/${p.customer.id}`, { customer: { organization: `Org ${after}` } }, { headers: { 'if-match': p.customer.etag } }),
+        ...[0, 1, 2].map(() => oapi.post('/jobs', { job: { site_id: p.site.id } })),
+        patch(oapi, 'jobs', elsewhere, { site_id: p.site.id, customer_id: p.customer.id }),
+      ]);
+      expect(renamed.status, renamed.text).toBe(200);
+      const ids = writes.map((w) => {
+        expect([200, 201], w.text).toContain(w.status);
+        return w.body.data.id as string;
+      });
+      expect((await oapi.get(`/jobs?q=${after}&limit=100`)).body.data.map((j: { id: string }) => j.id).sort()).toEqual([...ids].sort());
+      expect(idsOf(await oapi.get(`/jobs?q=${before}`))).toEqual([]);
+    }
+  });
+
   it('q follows assignment changes: the removed assignee no longer finds the job, the added one does', async () => {
     const own = await t.tenant();
     const oapi = client(`${t.url}/api/v2`, own.token);

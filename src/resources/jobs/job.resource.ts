@@ -1,6 +1,7 @@
 import { addError } from '../../kernel/body.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { readShared } from '../../kernel/tenancy.ts';
 import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { checkWorkLocation } from './work-location.ts';
@@ -55,7 +56,8 @@ export const jobResource: ResourceDefinition = {
         const assigned = new Set(existing.map((a) => String(a.user_id)));
         const ids = [...new Set(entries.filter((e) => e.entry.user_id !== undefined).map((e) => String(e.entry.user_id)))];
         const users = new Map(
-          ids.length === 0 ? [] : (await tx.user.findMany({ where: { id: { in: ids.map(BigInt) } }, select: { id: true, active: true } })).map((u) => [String(u.id), u]),
+          // Share-locked: assignee names go into the job's search text (see readShared).
+          (await readShared<{ id: bigint | string; active: boolean }>(tx, 'users', 'id, active', ids, 'bigint')).map((u) => [String(u.id), u]),
         );
         const seen = new Set<string>();
         for (const { entry, at } of entries) {

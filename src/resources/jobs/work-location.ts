@@ -1,5 +1,6 @@
 import { addError } from '../../kernel/body.ts';
 import type { WriteHookArgs } from '../../kernel/resource.ts';
+import { readShared } from '../../kernel/tenancy.ts';
 
 // Where work happens, shared by jobs and estimates: customer, site and system must agree, and the account's
 // module settings decide what is required.
@@ -8,23 +9,28 @@ import type { WriteHookArgs } from '../../kernel/resource.ts';
 //   site_id is taken from the system when omitted; customer_id from the site's customer when omitted.
 //   The site must belong to customer_id and the system to the site (422 naming the field).
 
+const live = <Row extends { deleted_at: Date | null }>(rows: Row[]): Row | null => rows.find((row) => row.deleted_at === null) ?? null;
+
 export async function checkWorkLocation(args: WriteHookArgs, systemRequired: 'always' | 'with_site'): Promise<void> {
   const { tx, ctx, mode, values, existing, errors } = args;
   if (errors.customer_id || errors.site_id || errors.system_id) return;
   const current = (key: string) => (key in values ? values[key] : (existing?.[key] ?? null)) as string | null;
   const modules = ctx.principal.account.modules;
 
+  // The referenced rows are read with a share lock: their names are copied into the record's search text, which
+  // a concurrent rename must not leave stale (readShared). A deleted system or site is as absent as a missing one.
   const systemId = current('system_id');
-  const system = systemId ? await tx.system.findFirst({ where: { id: systemId, deleted_at: null }, select: { site_id: true } }) : null;
+  const system = live(systemId ? await readShared<{ site_id: string; deleted_at: Date | null }>(tx, 'systems', 'site_id, deleted_at', [systemId]) : []);
   if (system && !('site_id' in values) && (mode === 'create' || existing?.site_id === null || existing?.site_id === undefined)) {
     values.site_id = system.site_id;
   }
   const siteId = current('site_id');
-  const site = siteId ? await tx.site.findFirst({ where: { id: siteId, deleted_at: null }, select: { customer_id: true } }) : null;
+  const site = live(siteId ? await readShared<{ customer_id: string | null; deleted_at: Date | null }>(tx, 'sites', 'customer_id, deleted_at', [siteId]) : []);
   if (site && site.customer_id && !('customer_id' in values) && (mode === 'create' || !existing?.customer_id)) {
     values.customer_id = site.customer_id;
   }
   const customerId = current('customer_id');
+  if (customerId) await readShared(tx, 'customers', 'id', [customerId]);
 
   if (modules.AddressRequired !== 'No' && !siteId && (mode === 'create' || 'site_id' in values || 'system_id' in values)) {
     addError(errors, 'site_id', mode === 'create' && !('site_id' in values) ? 'is missing (the AddressRequired setting is Yes)' : "can't be blank (the AddressRequired setting is Yes)");
