@@ -259,6 +259,10 @@ export async function runList<Row extends { id: string }>(
   }
   const sort = spec.sorts[sortField];
   const sortColumn = sort.column ?? sortField;
+  // The seek past the previous page: one condition, or, across the NULL boundary of a nullable sort, two
+  // alternatives read as two index ranges (UNION ALL of two ordered, limited arms) rather than one OR, which no
+  // index range serves and which would make each page cost its depth.
+  let alternatives: [string, string] | null = null;
   if (position) {
     const cmp = direction === 'desc' ? '<' : '>';
     if (!isUuid(position.id)) throw new AppError('cursor.invalid', 'The cursor cannot be decoded.');
@@ -266,19 +270,25 @@ export async function runList<Row extends { id: string }>(
       // Only a nullable sort gets here (checked above): the last row had NULL, which sorts last ascending (what
       // follows: NULL rows after its id) and first descending (NULL rows after its id, then every non-NULL row).
       const id = param(position.id, 'uuid');
-      conditions.push(direction === 'asc' ? `(${sortColumn} IS NULL AND id > ${id})` : `((${sortColumn} IS NULL AND id < ${id}) OR ${sortColumn} IS NOT NULL)`);
+      if (direction === 'asc') conditions.push(`${sortColumn} IS NULL AND id > ${id}`);
+      else alternatives = [`${sortColumn} IS NULL AND id < ${id}`, `${sortColumn} IS NOT NULL`];
     } else {
       const value = sort.type === 'datetime' ? new Date(Number(position.v)) : position.v;
       if (sort.type === 'datetime' && Number.isNaN((value as Date).getTime())) throw new AppError('cursor.invalid', 'The cursor cannot be decoded.');
       const seek = `(${sortColumn}, id) ${cmp} (${param(value, castOf[sort.type])}, ${param(position.id, 'uuid')})`;
       // Ascending, the NULL rows of a nullable sort come after every value.
-      conditions.push(sort.nullable && direction === 'asc' ? `(${seek} OR ${sortColumn} IS NULL)` : seek);
+      if (sort.nullable && direction === 'asc') alternatives = [seek, `${sortColumn} IS NULL`];
+      else conditions.push(seek);
     }
   }
 
-  const where = [`account_id = $1::uuid`, ...(spec.live ? [spec.live] : []), ...conditions].join(' AND ');
+  const where = [`account_id = $1::uuid`, ...(spec.live ? [spec.live] : []), ...conditions];
   const dir = direction === 'desc' ? 'DESC' : 'ASC';
-  const sql = `SELECT ${spec.columns.join(', ')} FROM ${spec.table} WHERE ${where} ORDER BY ${sortColumn} ${dir}, id ${dir} LIMIT ${limit + 1}`;
+  // NULLs sort last ascending and first descending (PostgreSQL's default, the order of a plain btree index).
+  const order = `ORDER BY ${sortColumn} ${dir}, id ${dir} LIMIT ${limit + 1}`;
+  const select = (extra: string[]) => `SELECT ${spec.columns.join(', ')} FROM ${spec.table} WHERE ${[...where, ...extra].join(' AND ')} ${order}`;
+  if (alternatives && !spec.columns.includes(sortColumn)) throw new Error(`nullable sort ${sortField} of ${spec.resource}: its column must be selected`);
+  const sql = alternatives ? `SELECT * FROM ((${select([alternatives[0]])}) UNION ALL (${select([alternatives[1]])})) AS page ${order}` : select([]);
   const rows = await db.$queryRawUnsafe<(Row & Record<string, unknown>)[]>(sql, ...params);
   const hasMore = rows.length > limit;
   const data = hasMore ? rows.slice(0, limit) : rows;
