@@ -356,7 +356,10 @@ export class ResourceService {
       const removed = [...byId.keys()].filter((id) => !kept.has(id));
       if (removed.length > 0) await delegate.deleteMany({ where: { id: { in: removed } } });
       const stored = new Set([...Object.keys(collection.fields), ...Object.keys(collection.readOnly ?? {})]);
-      for (const { id, position, merged } of rows) {
+      // Kept entries are written before new ones, so a new entry may take a value (e.g. a user) that a kept entry
+      // gives up in the same snapshot without meeting it in a unique index on the way.
+      const ordered = [...rows.filter((row) => row.id !== undefined), ...rows.filter((row) => row.id === undefined)];
+      for (const { id, position, merged } of ordered) {
         const data: Record<string, unknown> = { position, updated_at: now };
         for (const key of stored) if (merged[key] !== undefined) data[key] = merged[key];
         if (id !== undefined) await delegate.updateMany({ where: { id, [collection.foreignKey]: parent.id }, data });

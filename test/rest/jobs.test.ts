@@ -408,6 +408,16 @@ describe('jobs: assignments are unique and active', () => {
     });
   });
 
+  it('lets a new entry take the user that a kept entry (with id) gives up in the same snapshot, whatever their order', async () => {
+    const tech = await userClient(t, tenant, 'technician');
+    const job = await createJob(api, { site_id: place.site.id, assignments: [{ user_id: tenant.userId }] });
+    const [kept] = job.record.assignments;
+    const moved = await patch(api, 'jobs', job, { assignments: [{ user_id: tenant.userId }, { id: kept.id, user_id: tech.user.id }] });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body.data.assignments.map((x: any) => x.user_id)).toEqual([tenant.userId, tech.user.id]);
+    expect(moved.body.data.assignments[1].id).toBe(kept.id);
+  });
+
   it('answers 422 naming assignments (not 500) when entries with id exchange their users', async () => {
     const tech = await userClient(t, tenant, 'technician');
     const job = await createJob(api, { site_id: place.site.id, assignments: [{ user_id: tenant.userId }, { user_id: tech.user.id }] });
