@@ -34,5 +34,7 @@ CREATE INDEX "systems_account_id_system_type_id_idx" ON "systems"("account_id", 
 
 
 -- Hand-written: what schema.prisma cannot express (see docs/migrations.md).
--- Existing lines were computed with their tax rate's current percent: record it as the applied percent.
+-- Existing lines: record their tax rate's percent of today as the applied percent (the best available; the
+-- percent a line was computed with was not stored before). Their stored amounts are kept as they are; an edit
+-- of such a line recomputes it with this percent.
 UPDATE "lineitems" l SET "applied_tax_rate" = t."rate" FROM "tax_rates" t WHERE t."id" = l."tax_rate_id";
