@@ -79,7 +79,7 @@ export function buildDomain(options: DomainOptions) {
     linkages: new ContactLinkageService(db, clock),
     leadConversion: new LeadConversionService(db, clock, lookup('lead'), lookup('customer'), lookup('site')),
     estimateConversion: new EstimateConversionService(db, clock, lookup('estimate'), lookup('job')),
-    dispatchBoard: new DispatchBoardService(db, lookup('job')),
+    dispatchBoard: new DispatchBoardService(lookup('job')),
     resources: services,
     resource: lookup,
   };

@@ -54,6 +54,8 @@ export interface ListSpec {
 
 export interface ListQuery {
   entries: [string, string][];
+  /** Largest limit accepted (default MAX_LIMIT, the public lists' rule); a service reading a bounded window may allow more. */
+  maxLimit?: number;
 }
 
 export interface ListResult<Row> {
@@ -148,6 +150,7 @@ export async function runList<Row extends { id: string }>(
   const seen = new Set<string>();
   let cursor: string | undefined;
   let limit = DEFAULT_LIMIT;
+  const maxLimit = query.maxLimit ?? MAX_LIMIT;
   let sortParam: string | undefined;
   let q: string | undefined;
   const boundEntries: [string, string][] = [];
@@ -167,10 +170,10 @@ export async function runList<Row extends { id: string }>(
       continue;
     }
     if (key === 'limit') {
-      if (!/^\d{1,6}$/.test(value) || Number(value) < 1) throw invalidFilter(`limit: "${value}" is not an integer between 1 and ${MAX_LIMIT}`);
+      if (!/^\d{1,6}$/.test(value) || Number(value) < 1) throw invalidFilter(`limit: "${value}" is not an integer between 1 and ${maxLimit}`);
       limit = Number(value);
-      if (limit > MAX_LIMIT) {
-        throw new AppError('pagination.limit_too_large', `limit must be at most ${MAX_LIMIT}`, { max_limit: MAX_LIMIT });
+      if (limit > maxLimit) {
+        throw new AppError('pagination.limit_too_large', `limit must be at most ${maxLimit}`, { max_limit: maxLimit });
       }
       continue;
     }

@@ -123,6 +123,28 @@ export class ResourceService {
     return byKey;
   }
 
+  /**
+   * loadChildren for list pages, read like the pages themselves (deps.raw, outside any transaction): one statement
+   * per collection, the tenant's rows only, the served columns plus what grouping and order need.
+   */
+  private async loadChildrenRaw(ids: string[]): Promise<Map<string, Record<string, unknown>[]>> {
+    const byKey = new Map<string, Record<string, unknown>[]>();
+    if (ids.length === 0) return byKey;
+    for (const [name, collection] of Object.entries(this.def.children ?? {})) {
+      const columns = [...new Set([...this.childOutputs.get(name)!.map((f) => f.name), collection.foreignKey])].join(', ');
+      const rows = await this.deps.raw.$queryRawUnsafe<Record<string, unknown>[]>(
+        `SELECT ${columns} FROM ${collection.table} WHERE account_id = $1::uuid AND ${collection.foreignKey} = ANY($2::uuid[]) ORDER BY position, created_at`,
+        currentTenant(),
+        ids,
+      );
+      for (const child of rows) {
+        const key = `${name}:${child[collection.foreignKey] as string}`;
+        (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(child);
+      }
+    }
+    return byKey;
+  }
+
   private async single(db: TenantTx | TenantClient, row: Row): Promise<Single> {
     const children = this.def.children ? await this.loadChildren(db, [row.id]) : undefined;
     return { record: this.serialize(row, children), etag: etagOf(row) };
@@ -143,7 +165,8 @@ export class ResourceService {
     return runAsTenant(ctx.principal.accountId, async () => this.single(this.deps.db, await this.find(this.deps.db, id)));
   }
 
-  list(ctx: RequestContext, entries: [string, string][]): Promise<ListResult<WireRecord>> {
+  /** A page of the list (the spec's list parameters as entries); `maxLimit` widens limit for a service's own bounded reads. */
+  list(ctx: RequestContext, entries: [string, string][], options: { maxLimit?: number } = {}): Promise<ListResult<WireRecord>> {
     const { def } = this;
     return runAsTenant(ctx.principal.accountId, async () => {
       const result = await runList<Row>(
@@ -159,10 +182,10 @@ export class ResourceService {
           searchColumn: def.list.searchable ? 'search_text' : undefined,
           customFields: def.conventions.customFields,
         },
-        { entries },
+        { entries, maxLimit: options.maxLimit },
         { cursors: this.deps.cursors, customFieldDefinitions: () => customFieldDefinitions(this.deps.db, def.className) },
       );
-      const children = def.children ? await this.loadChildren(this.deps.db, result.data.map((row) => row.id)) : undefined;
+      const children = def.children ? await this.loadChildrenRaw(result.data.map((row) => row.id)) : undefined;
       return { ...result, data: result.data.map((row) => this.serialize(row, children)) };
     });
   }

@@ -53,6 +53,8 @@ export interface DeleteHookArgs {
 export interface ChildCollection {
   /** Prisma delegate of the child rows. */
   model: string;
+  /** SQL table of the child rows (list pages read them directly). */
+  table: string;
   /** Column of the child that holds the parent id. */
   foreignKey: string;
   /** Writable fields of an entry (an entry may also carry the id of an existing child). */

@@ -163,6 +163,24 @@ describe('jobs: schedule and assignments', () => {
 });
 
 describe('jobs: lists', () => {
+  it('serves each job in a list page exactly as GET /jobs/{id} does, lines and assignments included', async () => {
+    const own = await t.tenant();
+    const oapi = client(`${t.url}/api/v2`, own.token);
+    const p = await createPlace(oapi);
+    const tech = await userClient(t, own, 'technician');
+    const item = await createItem(oapi, { unit_price: '12.3456' });
+    const job = await createJob(oapi, {
+      site_id: p.site.id,
+      scheduled_start: '2026-08-01T08:00:00.123Z',
+      assignments: [{ user_id: tech.user.id }, { user_id: own.userId }],
+      lineitems: [{ item_id: item.id, quantity: '1.5' }, { description: 'Labor', quantity: '0.3333', unit_price: '0.1', discount: '12.5' }],
+    });
+    const listed = (await oapi.get('/jobs')).body.data.find((j: { id: string }) => j.id === job.id);
+    expect(listed).toEqual((await read(oapi, 'jobs', job.id)).record);
+    expect(listed.lineitems).toHaveLength(2);
+    expect(listed.assignments.map((a: { user_id: number }) => a.user_id)).toEqual([tech.user.id, own.userId]);
+  });
+
   it('filters status by equality and [in]', async () => {
     const own = await t.tenant();
     const oapi = client(`${t.url}/api/v2`, own.token);

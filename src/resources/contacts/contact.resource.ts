@@ -36,6 +36,7 @@ export const contactResource: ResourceDefinition = {
   children: {
     phone_numbers: {
       model: 'phoneNumber',
+      table: 'phone_numbers',
       foreignKey: 'contact_id',
       label: 'phone number',
       description:

@@ -1,8 +1,7 @@
-import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
+import type { RequestContext } from '../../kernel/context.ts';
 import { parseTimestamp } from '../../kernel/dates.ts';
 import { AppError, validationError } from '../../kernel/errors.ts';
 import type { ResourceService, WireRecord } from '../../kernel/resource-service.ts';
-import type { TenantClient } from '../../kernel/tenancy.ts';
 
 // The dispatch board: the live jobs whose scheduled_start is in [from, to), earliest first (ties by id), at most
 // `limit` of them, for a board that shows each with its customer, site, contact, assignees and lines.
@@ -11,11 +10,11 @@ import type { TenantClient } from '../../kernel/tenancy.ts';
 // the board; a job without scheduled_start never is): the board answers "which visits start in this window",
 // which one index serves (jobs (account_id, scheduled_start, id)).
 //
-// A dedicated read rather than the jobs list (which pages by 100): one statement for the window through the
-// tenant-scoped client (the caller's account, deleted_at IS NULL), then the jobs' own children (lineitems,
-// assignments) in one statement per collection, serialized by the job service so a job here has the wire shape
-// of GET /jobs/{id}. The adapters batch the relations they add, so a board costs the same number of statements
-// for 10 jobs or 1,000.
+// It is the jobs list (GET /jobs?scheduled_start[gte]=from&scheduled_start[lt]=to&sort=scheduled_start) with a
+// limit of up to 1,000 instead of 100: one keyset statement for the window, then the jobs' own children
+// (lineitems, assignments) in one statement per collection, so a job here has the wire shape of GET
+// /jobs/{id}. The adapters batch the relations they add, so a board costs the same number of statements for
+// 10 jobs or 1,000.
 
 export const DISPATCH_DEFAULT_LIMIT = 500;
 export const DISPATCH_MAX_LIMIT = 1000;
@@ -42,10 +41,7 @@ function instant(name: string, value: string): Date {
 }
 
 export class DispatchBoardService {
-  constructor(
-    private readonly db: TenantClient,
-    private readonly jobs: ResourceService,
-  ) {}
+  constructor(private readonly jobs: ResourceService) {}
 
   async board(ctx: RequestContext, window: DispatchWindow): Promise<DispatchBoard> {
     const from = instant('from', window.from);
@@ -56,15 +52,18 @@ export class DispatchBoardService {
       throw new AppError('pagination.limit_too_large', `limit must be at most ${DISPATCH_MAX_LIMIT}`, { max_limit: DISPATCH_MAX_LIMIT });
     }
     if (!Number.isInteger(limit) || limit < 1) throw validationError({ limit: [`must be between 1 and ${DISPATCH_MAX_LIMIT}`] });
-    return runAsTenant(ctx.principal.accountId, async () => {
-      const rows = (await this.db.job.findMany({
-        where: { scheduled_start: { gte: from, lt: to }, deleted_at: null },
-        orderBy: [{ scheduled_start: 'asc' }, { id: 'asc' }],
-        take: limit + 1,
-      })) as unknown as (Record<string, unknown> & { id: string })[];
-      const page = rows.slice(0, limit);
-      const children = await this.jobs.loadChildren(this.db, page.map((row) => row.id));
-      return { jobs: page.map((row) => this.jobs.serialize(row, children)), hasMore: rows.length > limit };
-    });
+    // The jobs list itself (same SQL, keyset order, serialization and child loading as GET /jobs), with the
+    // board's larger bound on limit.
+    const page = await this.jobs.list(
+      ctx,
+      [
+        ['scheduled_start[gte]', from.toISOString()],
+        ['scheduled_start[lt]', to.toISOString()],
+        ['sort', 'scheduled_start'],
+        ['limit', String(limit)],
+      ],
+      { maxLimit: DISPATCH_MAX_LIMIT },
+    );
+    return { jobs: page.data, hasMore: page.hasMore };
   }
 }

@@ -38,6 +38,7 @@ export const jobResource: ResourceDefinition = {
     lineitems: lineitemCollection('job_id'),
     assignments: {
       model: 'jobAssignment',
+      table: 'job_assignments',
       foreignKey: 'job_id',
       label: 'job assignment',
       description: 'Users assigned to the job (dispatch), each once. Snapshot on update like lineitems.',

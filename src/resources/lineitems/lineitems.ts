@@ -36,6 +36,7 @@ export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildC
   const parentLabel = foreignKey === 'job_id' ? 'job' : 'estimate';
   return {
     model: 'lineitem',
+    table: 'lineitems',
     foreignKey,
     label: 'lineitem',
     description:
