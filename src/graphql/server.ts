@@ -132,9 +132,15 @@ async function readOperation(req: Request, res: Response, limitBytes: number, pa
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return { refusal: new AppError('request.malformed_json', 'The body must be one JSON object: {"query", "variables", "operationName"}.') };
   }
+  // The request's own members must have their GraphQL-over-HTTP types, else the body is malformed as a request.
+  const { query, operationName, variables, extensions } = body as Record<string, unknown>;
+  const isObject = (value: unknown) => value === undefined || value === null || (typeof value === 'object' && !Array.isArray(value));
+  const isText = (value: unknown) => value === undefined || value === null || typeof value === 'string';
+  for (const [name, ok] of [['query', isText(query)], ['operationName', isText(operationName)], ['variables', isObject(variables)], ['extensions', isObject(extensions)]] as const) {
+    if (!ok) return { refusal: new AppError('request.malformed_json', `${name} must be ${name === 'variables' || name === 'extensions' ? 'a JSON object' : 'a string'}.`) };
+  }
   // yoga reads the body again from req.body (a string it parses as JSON).
   req.headers['content-type'] = 'application/json';
-  const { query, operationName } = body as { query?: unknown; operationName?: unknown };
   return { params: { query: typeof query === 'string' ? query : undefined, operationName: typeof operationName === 'string' ? operationName : undefined } };
 }
 

@@ -92,6 +92,23 @@ describe('HTTP-level errors of /graphql', () => {
     }
   });
 
+  it('answers a body whose query, operationName, variables or extensions has the wrong JSON type with 400 request.malformed_json', async () => {
+    const { token } = await freshKey();
+    for (const body of [
+      { query: QUERY, variables: 'x' },
+      { query: QUERY, variables: [1] },
+      { query: QUERY, extensions: 'y' },
+      { query: 5 },
+      { query: QUERY, operationName: 7 },
+    ]) {
+      const res = await send(t.url, 'POST', { token, ...jsonPost(JSON.stringify(body)) });
+      expectCatalogError(res, 400, 'request.malformed_json');
+      expect(res.body.errors[0].message).toMatch(/^(query|operationName|variables|extensions) must be/);
+    }
+    const ok = await send(t.url, 'POST', { token, ...jsonPost(JSON.stringify({ query: QUERY, variables: null, extensions: {}, operationName: null })) });
+    expect(ok.status, ok.text).toBe(200);
+  });
+
   it('answers malformed variables of a GET with 400 request.malformed_json from the read bucket', async () => {
     const { token } = await freshKey();
     const res = await send(t.url, 'GET', { token, path: `/graphql?query=${encodeURIComponent(QUERY)}&variables=${encodeURIComponent('{oops')}` });
