@@ -67,7 +67,7 @@ export function buildApp(deps: AppDeps): App {
     next();
   });
   let openapi: object | null = null;
-  app.use('/api/v2', buildApiRouter(domain, config, logger, () => (openapi ??= buildOpenApiDocument({ errorsUrl: config.ERRORS_URL }))));
+  app.use('/api/v2', buildApiRouter(domain, config, logger, () => (openapi ??= buildOpenApiDocument({ errorsUrl: config.ERRORS_URL, versions: domain.versions.supported }))));
   const graphql = mountGraphql(app, domain, config, logger);
   const servers = new Set<http.Server>();
 

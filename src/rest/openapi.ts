@@ -34,6 +34,8 @@ const SCHEME = 'bearerAuth';
 export interface OpenApiOptions {
   /** Base of the problem `type` and `doc_url` links (config ERRORS_URL); defaults to the configured default. */
   errorsUrl?: string;
+  /** The API versions this server accepts (config API_VERSIONS); defaults to the built-in list. */
+  versions?: readonly string[];
 }
 
 const pascal = (s: string) => s.replace(/(^|[_\s])([a-z])/g, (_m, _sep, c: string) => c.toUpperCase());
@@ -48,6 +50,7 @@ function headerRef(name: string) {
 /** Builds the document. Deterministic: the same declarations give the same document on every call. */
 export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
   const errorsUrl = options.errorsUrl ?? loadConfig({}).ERRORS_URL;
+  const versions = [...(options.versions ?? supportedVersions)] as [string, ...string[]];
   const registry = new OpenAPIRegistry();
 
   // ---- security, headers, shared parameters ----
@@ -76,11 +79,11 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
 
   const versionParam = registry.registerParameter(
     'FieldlineVersion',
-    z.enum(supportedVersions).optional().openapi({
+    z.enum(versions).optional().openapi({
       param: {
         name: VERSION_HEADER,
         in: 'header',
-        description: `API version (supported: ${supportedVersions.join(', ')}). Omitted: the version pinned on the key. Unknown value: 400 version.invalid.`,
+        description: `API version (supported: ${versions.join(', ')}). Omitted: the version pinned on the key. Unknown value: 400 version.invalid.`,
       },
     }),
   );
@@ -386,7 +389,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
   );
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: { title: 'Fieldline API', version: CURRENT_VERSION, description: infoDescription(errorsUrl) },
+    info: { title: 'Fieldline API', version: CURRENT_VERSION, description: infoDescription(errorsUrl, versions) },
     servers: [{ url: BASE_PATH, description: 'This server' }],
     security: [{ [SCHEME]: [] }],
     tags: [
@@ -399,13 +402,13 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
   return { ...document, 'x-error-codes': errorCatalogEntries(errorsUrl) };
 }
 
-function infoDescription(errorsUrl: string): string {
+function infoDescription(errorsUrl: string, versions: readonly string[]): string {
   const rows = errorCatalogEntries(errorsUrl).map((e) => `| ${e.code} | ${e.status} | ${e.title} |`);
   return [
     'Multi-tenant field-service management API. Every path is under /api/v2 and, except this document, needs `Authorization: Bearer svc_<UUIDv7>`.',
     '',
     '- Single records are `{data}`, lists `{data, has_more}`; JSON is snake_case; ids are UUID v7 strings (user ids are int64).',
-    `- Versioning: the ${VERSION_HEADER} request header selects the version (supported: ${supportedVersions.join(', ')}); without it the key's pinned version applies.`,
+    `- Versioning: the ${VERSION_HEADER} request header selects the version (supported: ${versions.join(', ')}); without it the key's pinned version applies.`,
     `- Rate limits per key (per source IP when unauthenticated): read ${defaultBucketLimits.read}/min on GET, write ${defaultBucketLimits.write}/min on POST, PATCH, PUT, DELETE. Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset; 429 rate_limit.exceeded adds Retry-After.`,
     '- Concurrency: create, get and update return a weak ETag; PATCH and DELETE need it in If-Match (428 precondition.required, 412 precondition.failed).',
     '- Success codes: create 201 with Location, get and update 200, delete 204.',

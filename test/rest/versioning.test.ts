@@ -98,6 +98,16 @@ describe('API_VERSIONS: the versions a server accepts', () => {
     expect(down.body.data.api_version).toBe(OLDER);
   });
 
+  it('is the list of versions the OpenAPI document gives for Fieldline-Version', async () => {
+    for (const [app, expected] of [[t, [CURRENT]], [older, [OLDER, CURRENT]]] as const) {
+      const doc = (await fetch(`${app.url}/api/v2/openapi.json`).then((r) => r.json())) as any;
+      const header = Object.values(doc.components.parameters ?? {}).find((p: any) => p.name === 'Fieldline-Version') as any;
+      const schema = header.schema.$ref ? doc.components.schemas[header.schema.$ref.split('/').pop()] : header.schema;
+      expect(schema.enum).toEqual(expected);
+      expect(doc.info.description).toContain(`supported: ${expected.join(', ')}`);
+    }
+  });
+
   it('refuses the older version on a server that does not list it, in the header and as a pin', async () => {
     expectProblem(await api().get('/me', { headers: { 'Fieldline-Version': OLDER } }), 400, 'version.invalid');
     await expect(t.app.domain.admin.createKey({ userId: tenant.userId, apiVersion: OLDER })).rejects.toThrow(/--api-version must be one of 2026-04-30$/);
