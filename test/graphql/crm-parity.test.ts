@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { client } from '../helpers/http.ts';
-import { codeOf, graphqlClient, type Gql, type GraphqlResponse } from './client.ts';
+import { codeOf, type GraphqlResponse } from './client.ts';
 import { CONTACT_FIELDS, graphqlTenant, ok, records, SITE_FIELDS } from './records.ts';
 
 // The issue-3 rules the REST suites check, over GraphQL: leads (update, delete, list filters, q, numbers, the

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { client } from '../helpers/http.ts';
 import { codeOf, graphqlClient, type Gql, type GraphqlResponse } from './client.ts';
 import { camelRecord, graphqlTenant, LINKAGE_FIELDS, ok, records } from './records.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { client } from '../helpers/http.ts';
-import { codeOf, graphqlClient, type Gql } from './client.ts';
+import { codeOf, graphqlClient } from './client.ts';
 import { camelRecord, CONTACT_FIELDS, graphqlTenant, LINKAGE_FIELDS, ok, SITE_FIELDS } from './records.ts';
 
 // Relations between customers, leads, sites and contacts over GraphQL, in both directions: only live records of

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { client } from '../helpers/http.ts';
-import { codeOf, graphqlClient, type Gql } from './client.ts';
+import { codeOf, graphqlClient } from './client.ts';
 import { CONTACT_FIELDS, graphqlTenant, ok, SITE_FIELDS } from './records.ts';
 
 // Sites and contacts written over GraphQL: the generated create/update mutations carry the issue-3 rules

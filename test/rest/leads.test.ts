@@ -4,7 +4,7 @@ import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/a
 import { client, type Client } from '../helpers/http.ts';
 import { expectProblem } from '../helpers/expect-problem.ts';
 import { createCustomer, uniqueOrganization } from '../helpers/customer-factory.ts';
-import { createContact, createLead, createSite, deleteRecord, idsOf, ifMatch, link, linkagesOf, unique, updateRecord, type Created } from '../helpers/crm-factory.ts';
+import { createContact, createLead, createSite, deleteRecord, idsOf, ifMatch, linkagesOf, unique, updateRecord, type Created } from '../helpers/crm-factory.ts';
 
 // Leads over REST: the five endpoints with the number, status, labels and custom_fields conventions, the
 // organization-or-name rule, default status New, filters, sorts and q, and POST /leads/{id}/convert (creates the
