@@ -107,7 +107,7 @@ async function setup(db: BenchDatabase): Promise<Setup> {
   let capturing = false;
   setupDatabase = await openDatabase({ url: db.url, poolSize: 2, onQuery: (sql) => capturing && captured.push(sql) });
   const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: db.url, HOST: '127.0.0.1' });
-  setupApp = buildApp({ database: setupDatabase, config, rateLimits: { read: unlimited, write: unlimited, webhook_ingest: unlimited } });
+  setupApp = buildApp({ database: setupDatabase, config, rateLimits: { read: unlimited, write: unlimited, webhook_ingest: unlimited, graphql: unlimited } });
   const admin = setupApp.domain.admin;
   const created = await admin.createAccount({ name: 'Bench Facilities Ltd' });
   const accountId = created.account.id;

@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   app = buildApp({
     database,
     config: loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: benchDb.url, HOST: '127.0.0.1' }),
-    rateLimits: { read: unlimited, write: unlimited, webhook_ingest: unlimited },
+    rateLimits: { read: unlimited, write: unlimited, webhook_ingest: unlimited, graphql: unlimited },
   });
   const created = await app.domain.admin.createAccount({ name: 'Dispatch Bench Ltd' });
   const accountId = created.account.id;

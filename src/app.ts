@@ -20,6 +20,8 @@ export interface AppDeps {
   clock?: Clock;
   rateLimits?: Partial<Record<Bucket, number>>;
   redis?: Redis;
+  /** false turns the GraphQL cost limits off (benchmarks measure them against this baseline); never in a server. */
+  graphqlLimits?: boolean;
 }
 
 export interface App {
@@ -45,6 +47,8 @@ export function buildApp(deps: AppDeps): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Paths are case-sensitive everywhere (/API/V2/... and /GRAPHQL are not the API); set before the first use().
+  app.set('case sensitive routing', true);
   app.set('trust proxy', config.TRUST_PROXY ?? false);
   app.use(requestId);
   app.use((req, res, next) => {
@@ -68,7 +72,7 @@ export function buildApp(deps: AppDeps): App {
   });
   let openapi: object | null = null;
   app.use('/api/v2', buildApiRouter(domain, config, logger, () => (openapi ??= buildOpenApiDocument({ errorsUrl: config.ERRORS_URL, versions: domain.versions.supported }))));
-  const graphql = mountGraphql(app, domain, config, logger);
+  const graphql = mountGraphql(app, domain, config, logger, { limits: deps.graphqlLimits ?? true });
   const servers = new Set<http.Server>();
 
   return {

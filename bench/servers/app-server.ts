@@ -18,7 +18,7 @@ process.once('message', (message: StartMessage) => {
   void (async () => {
     const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: message.databaseUrl, HOST: '127.0.0.1' });
     const database = await openDatabase({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, migrate: false });
-    const app = buildApp({ database, config, rateLimits: { read: unlimited, write: unlimited, webhook_ingest: unlimited } });
+    const app = buildApp({ database, config, rateLimits: { read: unlimited, write: unlimited, webhook_ingest: unlimited, graphql: unlimited } });
     const { port } = await app.listen(0, '127.0.0.1');
     let closing = false;
     const close = async () => {

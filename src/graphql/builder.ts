@@ -3,6 +3,7 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import type { Domain } from '../domain.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
@@ -11,6 +12,7 @@ import { requireScope } from '../kernel/auth.ts';
 import type { Principal, RequestContext } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
 import type { Scope } from '../kernel/scopes.ts';
+import { fieldCost, type OperationCost } from './limits.ts';
 
 /**
  * What every resolver sees. A GraphQL request is authenticated (and rate limited, and its version resolved)
@@ -21,6 +23,8 @@ export interface GraphQLContext {
   requestId: string;
   principal: Principal;
   apiVersion: string;
+  /** The request's cost and throttle state (limits.ts), reported in extensions.cost. */
+  cost: OperationCost;
 }
 
 /** The kernel's request context for a service call. */
@@ -51,7 +55,7 @@ export type Builder = PothosSchemaTypes.SchemaBuilder<PothosSchemaTypes.ExtendDe
  */
 export function createBuilder(): Builder {
   return new SchemaBuilder<FieldlineSchemaTypes>({
-    plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, DataloaderPlugin],
+    plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, DataloaderPlugin, ComplexityPlugin],
     defaultFieldNullability: false,
     scopeAuth: {
       // The kernel's requireScope throws auth.scope_missing with required_scope and granted_scopes, the same
@@ -68,6 +72,10 @@ export function createBuilder(): Builder {
     // Errors travel as GraphQL errors with the catalog code in extensions.code (see errors.ts); no field
     // returns error unions yet, so there are no default error types.
     errors: { defaultTypes: [] },
+    // Each field carries its cost in the schema (fieldCost unless the field says otherwise); the limits are
+    // enforced once per operation before execution by src/graphql/limits.ts, so the plugin's own per-resolver
+    // check is off.
+    complexity: { fieldComplexity: fieldCost, disabled: true },
     prisma: {
       // The tenant-scoped client: every query of a prismaObject/prismaField is scoped to the caller's account
       // (execution runs inside runAsTenant, see server.ts).

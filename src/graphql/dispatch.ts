@@ -1,5 +1,6 @@
 import { DISPATCH_DEFAULT_LIMIT, DISPATCH_MAX_LIMIT } from '../resources/jobs/dispatch-board.service.ts';
 import { requestContext, type Builder } from './builder.ts';
+import { pageCost } from './limits.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 
 // dispatchBoard(from, to, limit): the adapter of domain.dispatchBoard (src/resources/jobs/dispatch-board.service.ts),
@@ -16,7 +17,8 @@ export function registerDispatchBoard(builder: Builder, job: ResourceTypes): voi
   const DispatchBoard = builder.objectRef<Board>('DispatchBoard').implement({
     description: 'Jobs scheduled in a time window, earliest first.',
     fields: (t) => ({
-      jobs: t.field({ type: [job.record], resolve: (board) => board.jobs }),
+      // dispatchBoard's limit multiplies this selection (pageCost): each job costs 1 plus its own selection.
+      jobs: t.field({ type: [job.record], complexity: { field: 1, multiplier: 1 }, resolve: (board) => board.jobs }),
       hasMore: t.boolean({
         description: 'true when more jobs start in the window than limit: narrow the window (or start it at the last job shown).',
         resolve: (board) => board.hasMore,
@@ -30,6 +32,7 @@ export function registerDispatchBoard(builder: Builder, job: ResourceTypes): voi
       nullable: true,
       description: `Live jobs whose scheduledStart is in [from, to), by scheduledStart then id, at most limit (default ${DISPATCH_DEFAULT_LIMIT}, max ${DISPATCH_MAX_LIMIT}) (needs jobs:read). Select customer, site, contact, assignees and lineitems on each job: they are batched, so the number of SQL statements does not grow with the number of jobs.`,
       authScopes: { scope: 'jobs:read' },
+      complexity: pageCost(DISPATCH_DEFAULT_LIMIT),
       args: {
         from: t.arg({ type: 'DateTime', required: true, description: 'Start of the window (inclusive).' }),
         to: t.arg({ type: 'DateTime', required: true, description: 'End of the window (exclusive); after from.' }),

@@ -1,16 +1,17 @@
 import { getOperationAST, parse } from 'graphql';
 import type { Domain } from '../domain.ts';
-import type { Principal } from '../kernel/context.ts';
+import { identifyCaller, type Identity } from '../kernel/admission.ts';
 import { AppError } from '../kernel/errors.ts';
-import type { Bucket, RateDecision } from '../kernel/rate-limit.ts';
+import type { RateDecision } from '../kernel/rate-limit.ts';
 import type { GraphQLContext } from './builder.ts';
+import { limits, OperationCost, type Analysis } from './limits.ts';
 
 // Admission of a GraphQL request, before any execution: the same steps and order as the REST gate
-// (src/rest/gate.ts). Authenticate the bearer key (keeping a failure), take one request from the rate bucket
-// of the key (of the source IP when unauthenticated) — `write` for a mutation, `read` for anything else; over
-// HTTP, a request whose operation cannot be read takes from the bucket of its method (GET read, else write) —
-// then raise the authentication failure, then resolve Fieldline-Version. HTTP requests are admitted by the
-// middleware in server.ts (identify + contextOf), WebSocket operations by admit().
+// (src/rest/gate.ts, through kernel/admission.ts). Authenticate the bearer key (keeping a failure), take the
+// request's points (limits.requestPoints) from the `graphql` points bucket of the key (of the source IP when
+// unauthenticated), then raise the authentication failure, then resolve Fieldline-Version. The operation's
+// own cost is charged once it is known, before it executes (charge(), called by limits.ts). HTTP requests are
+// admitted by the middleware in server.ts (identify + contextOf), WebSocket operations by admit().
 //
 // Decision: a missing or invalid key refuses the WHOLE request (HTTP 401/403 with one GraphQL error carrying
 // auth.missing_token, auth.invalid_token ...) rather than failing field by field: every field of this API
@@ -21,14 +22,7 @@ export type Admission =
   | { context: GraphQLContext; decision: RateDecision }
   | { error: AppError; decision?: RateDecision };
 
-/** Outcome of authentication and of the rate bucket, before either is raised. */
-export interface Identity {
-  principal: Principal | null;
-  authError: AppError | null;
-  /** Undefined only when the rate limiter failed to give one. */
-  decision?: RateDecision;
-  rateError?: AppError;
-}
+export type { Identity };
 
 export interface AdmissionRequest {
   authorization: string | undefined;
@@ -36,69 +30,65 @@ export interface AdmissionRequest {
   requestId: string;
   /** Source address, the rate-limit subject when unauthenticated. */
   ip: string;
-  bucket: Bucket;
 }
 
-/** Longest document parsed to choose its bucket (longer ones that mention mutation count as writes). */
+/** Longest document parsed to tell a mutation sent with GET (longer ones that mention mutation count as one). */
 const MAX_PARSED_QUERY = 64 * 1024;
-/** Longest document whose bucket is remembered (1,000 of them at most: a few MB). */
+/** Longest document whose answer is remembered (1,000 of them at most: a few MB). */
 const MAX_CACHED_QUERY = 4 * 1024;
 
 export class GraphqlGate {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly mutations = new Map<string, boolean>();
 
   constructor(private readonly domain: Domain) {}
 
   /**
-   * write for a mutation, read for a query (and for documents that do not parse: they fail validation). It runs
-   * before the key is checked, so it stays cheap whatever an anonymous client sends: a document without the
-   * word "mutation" is a read without parsing, one over MAX_PARSED_QUERY characters counts as a write without
-   * parsing, and only short documents (what apps send) are remembered, in a cache of bounded size.
+   * Whether the document's selected operation is a mutation, read before the key is checked (a mutation sent
+   * with GET is refused with 405), so it stays cheap whatever an anonymous client sends: a document without the
+   * word "mutation" is not one, one over MAX_PARSED_QUERY characters that mentions it is taken for one, and only
+   * short documents (what apps send) are remembered, in a cache of bounded size.
    */
-  bucketOf(query: string | undefined | null, operationName: string | undefined | null): Bucket {
-    if (!query || !/\bmutation\b/.test(query)) return 'read';
-    if (query.length > MAX_PARSED_QUERY) return 'write';
+  isMutation(query: string | undefined | null, operationName: string | undefined | null): boolean {
+    if (!query || !/\bmutation\b/.test(query)) return false;
+    if (query.length > MAX_PARSED_QUERY) return true;
     const cacheKey = query.length <= MAX_CACHED_QUERY ? `${operationName ?? ''}\u0000${query}` : null;
-    const known = cacheKey === null ? undefined : this.buckets.get(cacheKey);
-    if (known) return known;
-    let bucket: Bucket = 'read';
+    const known = cacheKey === null ? undefined : this.mutations.get(cacheKey);
+    if (known !== undefined) return known;
+    let mutation = false;
     try {
-      bucket = getOperationAST(parse(query), operationName ?? undefined)?.operation === 'mutation' ? 'write' : 'read';
+      mutation = getOperationAST(parse(query, { maxTokens: limits.maxTokens }), operationName ?? undefined)?.operation === 'mutation';
     } catch {
-      bucket = 'read';
+      mutation = false;
     }
     if (cacheKey !== null) {
-      if (this.buckets.size >= 1000) this.buckets.clear();
-      this.buckets.set(cacheKey, bucket);
+      if (this.mutations.size >= 1000) this.mutations.delete(this.mutations.keys().next().value!);
+      this.mutations.set(cacheKey, mutation);
     }
-    return bucket;
-  }
-
-  /** Checks a key and a requested version without taking from a bucket (WebSocket connection_init). */
-  async check(authorization: string | undefined, version: string | undefined): Promise<void> {
-    const principal = await this.domain.authenticator.authenticate(authorization);
-    this.domain.versions.resolve(version, principal.key.apiVersion);
+    return mutation;
   }
 
   /**
-   * Authenticates the bearer key, keeping a failure for contextOf() to raise, and takes one request from the
-   * bucket of the key (of the source IP when unauthenticated). A full bucket is `rateError`, with its headers.
+   * Authenticates the bearer key, keeping a failure for contextOf() to raise, and takes the request's points
+   * from the `graphql` bucket of the key (of the source IP when unauthenticated). A full bucket is `rateError`.
    */
-  async identify(request: { authorization: string | undefined; ip: string; bucket: Bucket }): Promise<Identity> {
-    let principal: Principal | null = null;
-    let authError: AppError | null = null;
+  identify(request: { authorization: string | undefined; ip: string }): Promise<Identity> {
+    return identifyCaller(this.domain, { ...request, bucket: 'graphql', points: limits.requestPoints });
+  }
+
+  /**
+   * Takes what an analysed operation costs, before it runs: one request from the REST `write` bucket per
+   * mutation field (so a GraphQL write costs what a REST write costs), then its points from the `graphql`
+   * bucket. Nothing is taken when either refuses.
+   */
+  async charge(ctx: GraphQLContext, analysis: Analysis): Promise<RateDecision | undefined> {
+    const subject = `key:${ctx.principal.key.id}`;
+    const { rateLimits } = this.domain;
+    if (analysis.mutationFields > 0) await rateLimits.consume('write', subject, analysis.mutationFields);
     try {
-      principal = await this.domain.authenticator.authenticate(request.authorization);
+      return analysis.cost > 0 ? await rateLimits.consume('graphql', subject, analysis.cost) : undefined;
     } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      authError = error;
-    }
-    const subject = principal ? `key:${principal.key.id}` : `ip:${request.ip}`;
-    try {
-      return { principal, authError, decision: await this.domain.rateLimits.consume(request.bucket, subject) };
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      return { principal, authError, decision: (error as AppError & { decision?: RateDecision }).decision, rateError: error };
+      if (analysis.mutationFields > 0) await rateLimits.refund('write', subject, analysis.mutationFields);
+      throw error;
     }
   }
 
@@ -107,7 +97,7 @@ export class GraphqlGate {
     const { principal } = identity;
     if (identity.authError || !principal) throw identity.authError ?? new AppError('auth.failed');
     const apiVersion = this.domain.versions.resolve(version, principal.key.apiVersion);
-    return { domain: this.domain, requestId, principal, apiVersion };
+    return { domain: this.domain, requestId, principal, apiVersion, cost: new OperationCost(identity.decision) };
   }
 
   async admit(request: AdmissionRequest): Promise<Admission> {

@@ -1,9 +1,10 @@
 import type { ObjectRef } from '@pothos/core';
 import type { Single, WireRecord } from '../kernel/resource-service.ts';
 import { childOutputFields, outputFields, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
-import type { ValueType } from '../kernel/listing.ts';
+import { DEFAULT_LIMIT, type ValueType } from '../kernel/listing.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
+import { pageCost } from './limits.ts';
 import { written } from './loaders.ts';
 import type { SharedTypes } from './shared-types.ts';
 import { camelCase, pascalCase, snakeCase } from './naming.ts';
@@ -229,8 +230,9 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
   const connectionRef = builder.objectRef<{ nodes: RecordShape[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>(`${typeName}Connection`).implement({
     description: `A page of ${def.plural}, in the order of the sort.`,
     fields: (t) => ({
-      nodes: t.field({ type: [recordRef], resolve: (parent) => parent.nodes }),
-      pageInfo: t.field({ type: shared.PageInfo, resolve: (parent) => parent.pageInfo }),
+      // The list field's limit multiplies this selection (pageCost): each node costs 1 plus its own selection.
+      nodes: t.field({ type: [recordRef], complexity: { field: 1, multiplier: 1 }, resolve: (parent) => parent.nodes }),
+      pageInfo: t.field({ type: shared.PageInfo, complexity: 0, resolve: (parent) => parent.pageInfo }),
     }),
   });
 
@@ -265,6 +267,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       nullable: true,
       description: `${def.description} Same filters, q, sort and cursors as GET /api/v2/${def.plural} (needs ${readScope}).`,
       authScopes: { scope: readScope },
+      complexity: pageCost(DEFAULT_LIMIT),
       args: Object.fromEntries(
         listArgs.map((arg) => [
           arg.name,

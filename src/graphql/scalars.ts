@@ -1,4 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped, type ValueNode } from 'graphql';
+import { AppError } from '../kernel/errors.ts';
+import { jsonDepth, MAX_JSON_DEPTH } from '../kernel/json-depth.ts';
 
 // Custom scalars.
 //
@@ -70,12 +72,44 @@ export const SafeIntScalar = new GraphQLScalarType<number, number>({
   },
 });
 
+/**
+ * The JSON scalar's values reach the services as REST bodies' values do, so they are held to the same nesting
+ * limit (MAX_JSON_DEPTH, 400 request.too_deep): a GraphQLError whose originalError is the AppError, so that it is
+ * reported as is (never with the value printed into the message) and masked into the catalog code.
+ */
+function tooDeep(nodes?: ValueNode): GraphQLError {
+  const error = new AppError('request.too_deep', `A JSON value nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`);
+  return new GraphQLError(error.detail ?? error.title, { nodes, originalError: error, extensions: { code: error.code, status: error.status, title: error.title } });
+}
+
+/** The nesting depth of a literal, without recursion; stops once it is past MAX_JSON_DEPTH. */
+function literalTooDeep(ast: ValueNode): boolean {
+  const stack: [ValueNode, number][] = [[ast, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node.kind !== Kind.LIST && node.kind !== Kind.OBJECT) continue;
+    if (depth + 1 > MAX_JSON_DEPTH) return true;
+    if (node.kind === Kind.LIST) for (const value of node.values) stack.push([value, depth + 1]);
+    else for (const field of node.fields) stack.push([field.value, depth + 1]);
+  }
+  return false;
+}
+
 export const JSONScalar = new GraphQLScalarType<unknown, unknown>({
   name: 'JSON',
   description: 'Any JSON value; used for objects keyed by data (custom_fields by definition id, account modules).',
   serialize: (value) => value,
-  parseValue: (value) => value,
-  parseLiteral: (ast, variables) => valueFromASTUntyped(ast, variables),
+  parseValue: (value) => {
+    if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw tooDeep();
+    return value;
+  },
+  parseLiteral: (ast, variables) => {
+    if (literalTooDeep(ast)) throw tooDeep(ast);
+    const value = valueFromASTUntyped(ast, variables);
+    // Variables inside the literal bring their own values.
+    if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw tooDeep(ast);
+    return value;
+  },
 });
 
 // Decimal carries money and quantities exactly: served as the REST decimal string ("12.50"); taken as a string

@@ -7,11 +7,13 @@ import type { Config } from '../config.ts';
 import type { Domain } from '../domain.ts';
 import { runAsTenant } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
-import { bucketOf, type RateDecision } from '../kernel/rate-limit.ts';
+import { parseJsonRequest } from '../kernel/json-depth.ts';
+import type { RateDecision } from '../kernel/rate-limit.ts';
 import { VERSION_HEADER } from '../kernel/versioning.ts';
 import type { GraphQLContext } from './builder.ts';
 import { appErrorExtensions, maskErrorWith, withRequestId } from './errors.ts';
 import { GraphqlGate } from './gate.ts';
+import { documentRefusal, graphqlLimits, meterSchema, OperationCost } from './limits.ts';
 import { buildSchema } from './schema.ts';
 import { startWebSocketServer } from './websocket.ts';
 
@@ -54,6 +56,22 @@ function tenantExecution(mask: ReturnType<typeof maskErrorWith>): Plugin<{}, {},
   };
 }
 
+/**
+ * Every answer of an admitted HTTP request reports extensions.cost (parse and validation errors included) and
+ * carries the RateLimit-* headers of the points bucket as the operation left it.
+ */
+function costReport(admitted: WeakMap<Request, GraphQLContext>): Plugin<{}, ServerContext, GraphQLContext> {
+  return {
+    onResultProcess({ result, setResult, serverContext }) {
+      const ctx = serverContext?.req ? admitted.get(serverContext.req) : undefined;
+      if (!ctx || Array.isArray(result) || Symbol.asyncIterator in (result as object)) return;
+      setRateHeaders(serverContext.res, ctx.cost.decision);
+      const single = result as ExecutionResult;
+      if (!single.extensions?.cost) setResult({ ...single, extensions: { ...single.extensions, cost: ctx.cost.report() } });
+    },
+  };
+}
+
 function yogaLogger(logger: Logger): YogaLogger {
   return {
     debug: () => {},
@@ -91,8 +109,9 @@ async function readOperation(req: Request, res: Response, limitBytes: number, pa
       const value = search.get(name);
       if (!value) continue;
       try {
-        JSON.parse(value);
-      } catch {
+        parseJsonRequest(value);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'request.too_deep') return { refusal: error };
         return { refusal: new AppError('request.malformed_json', `The ${name} parameter is not valid JSON.`) };
       }
     }
@@ -125,9 +144,10 @@ async function readOperation(req: Request, res: Response, limitBytes: number, pa
   }
   let body: unknown;
   try {
-    body = JSON.parse(typeof req.body === 'string' ? req.body : '');
-  } catch {
-    return { refusal: new AppError('request.malformed_json', 'The body is not valid JSON.') };
+    body = parseJsonRequest(typeof req.body === 'string' ? req.body : '');
+  } catch (error) {
+    if (error instanceof AppError) return { refusal: error };
+    throw error;
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return { refusal: new AppError('request.malformed_json', 'The body must be one JSON object: {"query", "variables", "operationName"}.') };
@@ -144,15 +164,18 @@ async function readOperation(req: Request, res: Response, limitBytes: number, pa
   return { params: { query: typeof query === 'string' ? query : undefined, operationName: typeof operationName === 'string' ? operationName : undefined } };
 }
 
-export function mountGraphql(app: Express, domain: Domain, config: Config, logger: Logger) {
+export function mountGraphql(app: Express, domain: Domain, config: Config, logger: Logger, options: { limits: boolean } = { limits: true }) {
   const errorsUrl = config.ERRORS_URL;
   const gate = new GraphqlGate(domain);
   /** The context of each admitted HTTP request, for yoga's context factory. */
   const admitted = new WeakMap<Request, GraphQLContext>();
 
-  const sendError = (req: Request, res: Response, error: AppError) => {
+  const sendError = (req: Request, res: Response, error: AppError, decision?: RateDecision) => {
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-    res.status(error.status).json({ errors: [{ message: error.detail ?? error.title, extensions: appErrorExtensions(error, errorsUrl, req.requestId) }] });
+    res.status(error.status).json({
+      errors: [{ message: error.detail ?? error.title, extensions: appErrorExtensions(error, errorsUrl, req.requestId) }],
+      extensions: { cost: new OperationCost(decision).report() },
+    });
   };
 
   const parse = textParser(config.BODY_LIMIT_BYTES);
@@ -167,28 +190,26 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
   const admission = async (req: Request, res: Response, next: NextFunction) => {
     try {
       const reading = await readOperation(req, res, config.BODY_LIMIT_BYTES, parse);
-      const mutation = 'params' in reading && gate.bucketOf(reading.params.query, reading.params.operationName) === 'write';
-      const identity = await gate.identify({
-        authorization: req.get('authorization'),
-        ip: req.ip ?? 'unknown',
-        bucket: 'params' in reading ? (mutation ? 'write' : 'read') : bucketOf(req.method),
-      });
-      setRateHeaders(res, identity.decision);
+      const identity = await gate.identify({ authorization: req.get('authorization'), ip: req.ip ?? 'unknown' });
+      const { decision } = identity;
+      setRateHeaders(res, decision);
       // The app's request log reads the key and account from here, as for REST.
       req.auth = identity.principal ? { principal: identity.principal } : { error: identity.authError ?? new AppError('auth.failed') };
-      if (identity.rateError) return sendError(req, res, identity.rateError);
+      if (identity.rateError) return sendError(req, res, identity.rateError, decision);
       if ('toYoga' in reading) return next();
       const refusal = 'refusal' in reading ? reading.refusal : null;
-      if (refusal && (refusal.code === 'route.not_found' || refusal.code === 'method.not_allowed')) return sendError(req, res, refusal);
-      if (mutation && req.method === 'GET') {
-        return sendError(req, res, new AppError('method.not_allowed', 'A mutation must be sent with POST.', {}, { Allow: 'POST' }));
+      if (refusal && (refusal.code === 'route.not_found' || refusal.code === 'method.not_allowed')) return sendError(req, res, refusal, decision);
+      // A document too long or too deeply nested for the parser is refused before anything parses it.
+      const tooBig = options.limits && 'params' in reading ? documentRefusal(reading.params.query) : null;
+      if (!tooBig && req.method === 'GET' && 'params' in reading && gate.isMutation(reading.params.query, reading.params.operationName)) {
+        return sendError(req, res, new AppError('method.not_allowed', 'A mutation must be sent with POST.', {}, { Allow: 'POST' }), decision);
       }
       admitted.set(req, gate.contextOf(identity, req.get(VERSION_HEADER), req.requestId));
-      if (refusal) return sendError(req, res, refusal);
+      if (refusal ?? tooBig) return sendError(req, res, (refusal ?? tooBig)!, decision);
       next();
     } catch (error) {
       if (res.headersSent) return;
-      if (error instanceof AppError) return sendError(req, res, error);
+      if (error instanceof AppError) return sendError(req, res, error, admitted.get(req)?.cost.decision);
       const e = error as { name?: string; code?: string };
       logger.error({ request_id: req.requestId, err_name: e?.name, err_code: e?.code }, 'GraphQL admission failed');
       sendError(req, res, new AppError('internal.error', 'An unexpected error occurred; quote the request id when reporting it.'));
@@ -196,7 +217,7 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
   };
 
   const yoga = createYoga<ServerContext, GraphQLContext>({
-    schema: buildSchema() as never,
+    schema: (options.limits ? meterSchema(buildSchema()) : buildSchema()) as never,
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     logging: yogaLogger(logger),
@@ -212,12 +233,17 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
       if (!context) throw new AppError('auth.failed');
       return context;
     },
-    plugins: [tenantExecution(mask)],
+    // Limits first: its execute function (with the meter's abort signal) is the one tenantExecution wraps.
+    plugins: [
+      ...(options.limits ? [graphqlLimits({ errorsUrl, charge: (ctx, analysis) => gate.charge(ctx, analysis) })] : []),
+      tenantExecution(mask),
+      costReport(admitted),
+    ],
   });
 
   app.use(GRAPHQL_PATH, admission, (req: Request, res: Response) => yoga(req, res));
 
-  const websocket = startWebSocketServer({ yoga, gate, errorsUrl, logger, path: GRAPHQL_PATH });
+  const websocket = startWebSocketServer({ yoga, gate, errorsUrl, logger, path: GRAPHQL_PATH, maxMessageBytes: config.BODY_LIMIT_BYTES });
 
   return {
     attach(server: http.Server) {

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { getOperationAST, GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -9,17 +9,24 @@ import { AppError } from '../kernel/errors.ts';
 import { newId } from '../kernel/ids.ts';
 import { fieldError } from './errors.ts';
 import type { GraphqlGate } from './gate.ts';
+import { documentRefusal, limits } from './limits.ts';
 
 // graphql-ws (the graphql-transport-ws protocol) on the GraphQL path of every HTTP server the app listens on.
 // Browsers cannot send headers on a WebSocket, so the key travels in the connection_init payload:
 // connectionParams { authorization: 'Bearer svc_...' } (an Authorization header on the upgrade request is
 // accepted too); an optional 'fieldline-version' parameter selects the API version.
-// - A connection whose key is refused is closed with 4000 + the HTTP status of the error (4401, 4403, 4400)
-//   and the dotted error code as the close reason.
-// - Every operation is admitted again like an HTTP request (key re-checked so revocation applies to open
-//   sockets, one request from the key's read or write bucket); a refusal is a GraphQL error message with
-//   extensions.code, the socket stays open.
-// There are no subscriptions yet; queries and mutations run over the socket as over HTTP.
+// Limits (docs/graphql-limits.md):
+// - A message larger than BODY_LIMIT_BYTES closes the socket (1009, by ws) before it is parsed.
+// - A socket that has not sent connection_init within CONNECTION_INIT_TIMEOUT_MS is closed (4408, by graphql-ws).
+// - connection_init is admitted like an HTTP request: it takes limits.requestPoints from the points bucket of the
+//   key, or of the source IP without a valid key; an exhausted bucket closes with 4429 `rate_limit.exceeded`.
+// - A refused key closes with 4000 + the HTTP status of the error (4401, 4403, 4400), the dotted code as reason.
+// - A key holds at most limits.maxSocketsPerKey open sockets (4429 `websocket.too_many_connections` beyond) and
+//   limits.maxSubscriptionsPerKey active subscriptions (the subscribe is refused with
+//   `websocket.too_many_subscriptions`), counted in this process.
+// - Every operation is admitted again like an HTTP request (key re-checked so revocation applies to open sockets)
+//   and passes the same cost limits and charges as over HTTP (limits.ts, through yoga's plugins); a refusal is a
+//   GraphQL error with extensions.code, the socket stays open.
 
 type ConnectionParams = {
   authorization?: unknown;
@@ -27,7 +34,17 @@ type ConnectionParams = {
   'fieldline-version'?: unknown;
 };
 
+type SocketExtra = {
+  socket: WebSocket;
+  request: http.IncomingMessage;
+  /** The key the connection was admitted with. */
+  keyId?: string;
+  /** Ids of the socket's active subscriptions. */
+  subscriptions?: Set<string>;
+};
+
 const CLOSE_WAIT_MS = 1000;
+export const CONNECTION_INIT_TIMEOUT_MS = 3000;
 
 function textParam(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -39,9 +56,17 @@ export function startWebSocketServer(options: {
   errorsUrl: string;
   logger: Logger;
   path: string;
+  maxMessageBytes: number;
 }) {
   const { yoga, gate, errorsUrl, logger, path } = options;
-  const wss = new WebSocketServer({ noServer: true });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
+  const socketsOfKey = new Map<string, number>();
+  const subscriptionsOfKey = new Map<string, number>();
+  const adjust = (counts: Map<string, number>, key: string, by: number) => {
+    const next = (counts.get(key) ?? 0) + by;
+    if (next > 0) counts.set(key, next);
+    else counts.delete(key);
+  };
 
   const credentials = (params: ConnectionParams | undefined, request: http.IncomingMessage) => ({
     authorization: textParam(params?.authorization) ?? textParam(params?.Authorization) ?? request.headers.authorization,
@@ -49,26 +74,51 @@ export function startWebSocketServer(options: {
     ip: request.socket.remoteAddress ?? 'unknown',
   });
 
-  const server = useServer<ConnectionParams, { socket: WebSocket; request: http.IncomingMessage }>(
+  const refuseConnection = (socket: WebSocket, code: number, reason: string): false => {
+    socket.close(code, reason);
+    return false;
+  };
+
+  const server = useServer<ConnectionParams, SocketExtra>(
     {
+      connectionInitWaitTimeout: CONNECTION_INIT_TIMEOUT_MS,
       async onConnect(ctx) {
-        const { authorization, version } = credentials(ctx.connectionParams, ctx.extra.request);
-        let refusal: AppError | null = null;
+        const { authorization, version, ip } = credentials(ctx.connectionParams, ctx.extra.request);
+        const { socket } = ctx.extra;
         try {
-          await gate.check(authorization, version);
+          const identity = await gate.identify({ authorization, ip });
+          if (identity.rateError) return refuseConnection(socket, 4429, identity.rateError.code);
+          const { principal } = gate.contextOf(identity, version, newId());
+          if ((socketsOfKey.get(principal.key.id) ?? 0) >= limits.maxSocketsPerKey) {
+            return refuseConnection(socket, 4429, 'websocket.too_many_connections');
+          }
+          adjust(socketsOfKey, principal.key.id, 1);
+          ctx.extra.keyId = principal.key.id;
+          return true;
         } catch (error) {
-          refusal = error instanceof AppError ? error : new AppError('internal.error');
+          const refusal = error instanceof AppError ? error : new AppError('internal.error');
           if (!(error instanceof AppError)) logger.error({ err_name: (error as Error)?.name }, 'GraphQL WebSocket authentication failed');
+          return refuseConnection(socket, 4000 + refusal.status, refusal.code);
         }
-        if (!refusal) return true;
-        ctx.extra.socket.close(4000 + refusal.status, refusal.code);
-        return false;
       },
-      async onSubscribe(ctx, _id, payload) {
+      onClose(ctx) {
+        const { keyId, subscriptions } = ctx.extra;
+        if (!keyId) return;
+        adjust(socketsOfKey, keyId, -1);
+        if (subscriptions?.size) adjust(subscriptionsOfKey, keyId, -subscriptions.size);
+        subscriptions?.clear();
+      },
+      onComplete(ctx, id) {
+        const { keyId, subscriptions } = ctx.extra;
+        if (keyId && subscriptions?.delete(id)) adjust(subscriptionsOfKey, keyId, -1);
+      },
+      async onSubscribe(ctx, id, payload) {
         const requestId = newId();
         const { authorization, version, ip } = credentials(ctx.connectionParams, ctx.extra.request);
-        const outcome = await gate.admit({ authorization, version, requestId, ip, bucket: gate.bucketOf(payload.query, payload.operationName) });
+        const outcome = await gate.admit({ authorization, version, requestId, ip });
         if ('error' in outcome) return [fieldError(null, outcome.error, errorsUrl, requestId)];
+        const tooBig = documentRefusal(payload.query);
+        if (tooBig) return [fieldError(null, tooBig, errorsUrl, requestId)];
         const enveloped = yoga.getEnveloped({ fieldline: outcome.context, params: payload, req: ctx.extra.request, socket: ctx.extra.socket });
         let document: DocumentNode;
         try {
@@ -78,6 +128,15 @@ export function startWebSocketServer(options: {
         }
         const errors = enveloped.validate(enveloped.schema, document);
         if (errors.length > 0) return errors;
+        if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
+          const keyId = outcome.context.principal.key.id;
+          if ((subscriptionsOfKey.get(keyId) ?? 0) >= limits.maxSubscriptionsPerKey) {
+            const refusal = new AppError('websocket.too_many_subscriptions', `A key may hold at most ${limits.maxSubscriptionsPerKey} active subscriptions.`);
+            return [fieldError(null, refusal, errorsUrl, requestId)];
+          }
+          (ctx.extra.subscriptions ??= new Set()).add(id);
+          adjust(subscriptionsOfKey, keyId, 1);
+        }
         const args: ExecutionArgs = {
           schema: enveloped.schema,
           document,
@@ -103,7 +162,18 @@ export function startWebSocketServer(options: {
       const onUpgrade = (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
         const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
         if (pathname === path || pathname === `${path}/`) {
-          wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+          wss.handleUpgrade(request, socket, head, (ws) => {
+            // A socket's 'error' is a client's protocol error (a message over maxPayload, a bad frame): ws closes
+            // the socket itself (1009, 1002 ...). It is logged here, once and without a stack, instead of by
+            // graphql-ws's console.error.
+            const emit = ws.emit.bind(ws);
+            ws.emit = ((event: string | symbol, ...args: unknown[]) => {
+              if (event !== 'error') return emit(event, ...args);
+              logger.info({ err_code: (args[0] as { code?: string } | undefined)?.code }, 'GraphQL WebSocket closed on a protocol error');
+              return true;
+            }) as typeof ws.emit;
+            wss.emit('connection', ws, request);
+          });
         } else if (httpServer.listenerCount('upgrade') === 1) {
           socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         }

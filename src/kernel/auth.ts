@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import { hashToken, looksLikeToken } from './api-keys.ts';
 import type { Clock } from './clock.ts';
@@ -11,6 +12,15 @@ import { grants, type Scope } from './scopes.ts';
 // Verified key rows are cached briefly (AUTH_CACHE_TTL_MS, at most 5 s); decisions (expiry, revocation,
 // deactivation, inactivation) are taken on every request from the cached row, so each change to the
 // key, user or account takes effect within the cache lifetime.
+// Known keys and unknown tokens are cached apart, each an LRU of bounded size that evicts one entry at a
+// time: a flood of random tokens fills only the cache of unknown tokens and never evicts a valid key.
+// A token that neither cache answers costs a database read; the caller's `beforeLookup` (the source IP's
+// rate bucket, see admission.ts) runs first, so an exhausted IP cannot make the server read at all.
+
+/** Known keys cached at most (an account's keys are few; this bounds memory, not correctness). */
+const KNOWN_KEYS_CACHED = 10_000;
+/** Unknown tokens remembered at most. */
+const UNKNOWN_TOKENS_CACHED = 10_000;
 
 export const defaultModules: AccountModules = { AddressRequired: 'Yes', System: 'off' };
 
@@ -26,18 +36,29 @@ interface KeyRow {
   account: { id: string; name: string; sandbox: boolean; api_access: boolean; active: boolean; deactivation_reason: string | null; modules: unknown };
 }
 
+export interface AuthenticateOptions {
+  /** Runs before a token that no cache answers is read from the database; what it throws is raised as is. */
+  beforeLookup?: () => Promise<void>;
+}
+
 export class Authenticator {
-  private readonly cache = new Map<string, { at: number; row: KeyRow | null }>();
+  private readonly known: LRUCache<string, KeyRow> | null;
+  private readonly unknown: LRUCache<string, true> | null;
 
   constructor(
     private readonly db: PrismaClient,
     private readonly clock: Clock,
-    private readonly ttlMs: number,
-  ) {}
+    ttlMs: number,
+  ) {
+    this.known = ttlMs > 0 ? new LRUCache({ max: KNOWN_KEYS_CACHED, ttl: ttlMs }) : null;
+    this.unknown = ttlMs > 0 ? new LRUCache({ max: UNKNOWN_TOKENS_CACHED, ttl: ttlMs }) : null;
+  }
 
-  private async load(hash: string): Promise<KeyRow | null> {
-    const cached = this.cache.get(hash);
-    if (cached && Date.now() - cached.at < this.ttlMs) return cached.row;
+  private async load(hash: string, options: AuthenticateOptions): Promise<KeyRow | null> {
+    const cached = this.known?.get(hash);
+    if (cached) return cached;
+    if (this.unknown?.has(hash)) return null;
+    await options.beforeLookup?.();
     let row: KeyRow | null;
     try {
       row = (await this.db.apiKey.findUnique({
@@ -51,18 +72,18 @@ export class Authenticator {
     } catch {
       throw new AppError('auth.failed', 'The API key could not be verified; retry later.');
     }
-    if (this.cache.size > 10_000) this.cache.clear();
-    if (this.ttlMs > 0) this.cache.set(hash, { at: Date.now(), row });
+    if (row) this.known?.set(hash, row);
+    else this.unknown?.set(hash, true);
     return row;
   }
 
-  async authenticate(authorization: string | undefined): Promise<Principal> {
+  async authenticate(authorization: string | undefined, options: AuthenticateOptions = {}): Promise<Principal> {
     const match = authorization ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization) : null;
     if (!match) throw new AppError('auth.missing_token', 'Send the API key as Authorization: Bearer <API_KEY>.');
     const token = match[1];
     if (!looksLikeToken(token)) throw new AppError('auth.invalid_token', 'The token matches no active, unexpired API key.');
     const hash = hashToken(token);
-    const row = await this.load(hash);
+    const row = await this.load(hash, options);
     if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(hash, 'hex'))) {
       throw new AppError('auth.invalid_token', 'The token matches no active, unexpired API key.');
     }

@@ -1,0 +1,254 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { client } from '../helpers/http.ts';
+import { codeOf, graphqlClient, withoutCost, type Gql, type GraphqlResponse } from './client.ts';
+
+// The GraphQL abuse corpus of issue 8: each hostile request gets its 4xx answer (or close code) before anything
+// runs, and the server answers the next request. "Before anything runs" is checked from the SQL statements the
+// app issues (startTestApp onQuery): a refused operation issues none beyond its authentication.
+
+const statements: string[] = [];
+let recording = false;
+let t: TestApp;
+let tenant: Tenant;
+let gql: Gql;
+let customerId: string;
+
+beforeAll(async () => {
+  t = await startTestApp({ onQuery: (sql) => recording && statements.push(sql), env: { AUTH_CACHE_TTL_MS: '5000' } });
+  tenant = await t.tenant();
+  gql = graphqlClient(t.url, tenant.token);
+  const rest = client(`${t.url}/api/v2`, tenant.token);
+  const customer = await rest.post('/customers', { customer: { organization: 'Nested Ltd' } });
+  customerId = customer.body.data.id;
+  for (let i = 0; i < 3; i += 1) {
+    await rest.post('/sites', { site: { siteable_id: customerId, siteable_type: 'Customer', site_name: `Site ${i}`, street: `${i} Main St`, city: 'Springfield', state: 'IL' } });
+  }
+});
+afterAll(() => t.close());
+
+/** A request's answer and the SQL it issued; the key is cached (AUTH_CACHE_TTL_MS), so a refusal issues none. */
+async function measured(send: () => Promise<GraphqlResponse>, warm: Gql = gql) {
+  await warm('{ __typename }'); // warms the key cache
+  statements.length = 0;
+  recording = true;
+  const res = await send();
+  recording = false;
+  return { res, sql: [...statements] };
+}
+
+async function expectRefused(send: () => Promise<GraphqlResponse>, status: number, codes: string[], warm: Gql = gql) {
+  const { res, sql } = await measured(send, warm);
+  expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(status);
+  expect(codes).toContain(codeOf(res));
+  expect(res.body.data ?? null).toBeNull();
+  expect(sql, 'a refused operation runs nothing').toEqual([]);
+  expect(res.cost.requestedQueryCost).toBeNull();
+  expect(res.cost.throttleStatus?.maximumAvailable).toBeGreaterThan(0);
+  // The server is up and answers the next request.
+  const next = await gql('{ me { apiVersion } }');
+  expect(next.status).toBe(200);
+  expect(next.body.data?.me.apiVersion).toBeTruthy();
+  return res;
+}
+
+function nestedSites(levels: number): string {
+  let selection = 'id';
+  for (let i = 0; i < levels; i += 1) selection = (levels - 1 - i) % 2 === 0 ? `sites { ${selection} }` : `customer { ${selection} }`;
+  return `query { customer(id: "${'$'}{ID}") { ${selection} } }`;
+}
+
+describe('GraphQL abuse corpus', () => {
+  it('refuses a selection nested 20 levels deep (customer { sites { customer { sites ... } } }) with 400 graphql.depth_exceeded, from a key holding only customers:read and sites:read', async () => {
+    const narrow = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read', 'sites:read'] });
+    const narrowGql = graphqlClient(t.url, narrow.token);
+    const query = nestedSites(20).replace('${ID}', customerId);
+    await expectRefused(() => narrowGql(query), 400, ['graphql.depth_exceeded'], narrowGql);
+    // Five levels pass the limits and are served (its estimate counts the lists it may return).
+    const five = await narrowGql(nestedSites(5).replace('${ID}', customerId));
+    expect(five.status).toBe(200);
+    expect(five.body.data.customer.sites).toHaveLength(3);
+    expect(five.cost.requestedQueryCost).toBeGreaterThan(five.cost.actualQueryCost!);
+  });
+
+  it('refuses the fragment doubling bomb (two aliases per level, 1 KB) before running it', async () => {
+    const levels = 20;
+    const fragments = ['fragment L0 on Customer { id organization }'];
+    for (let i = 1; i <= levels; i += 1) fragments.push(`fragment L${i} on Customer { a: sites { customer { ...L${i - 1} } } b: sites { customer { ...L${i - 1} } } }`);
+    const query = `query Bomb { customer(id: "${customerId}") { ...L${levels} } }\n${fragments.join('\n')}`;
+    expect(query.length).toBeLessThan(2500);
+    await expectRefused(() => gql(query), 400, ['graphql.too_many_aliases', 'graphql.cost_exceeded', 'graphql.depth_exceeded']);
+    // Without aliases the same shape is refused by its cost: every list level multiplies.
+    const plain = ['fragment P0 on Customer { id }'];
+    for (let i = 1; i <= 6; i += 1) plain.push(`fragment P${i} on Customer { sites { customer { ...P${i - 1} } } }`);
+    const costly = `query { customers(limit: 100) { nodes { ...P6 } } }\n${plain.join('\n')}`;
+    await expectRefused(() => gql(costly), 400, ['graphql.cost_exceeded']);
+  });
+
+  it('refuses 1,000 aliased customers(limit: 100) fields in one request', async () => {
+    const query = `{ ${Array.from({ length: 1000 }, (_, i) => `c${i}: customers(limit: 100) { nodes { id } }`).join(' ')} }`;
+    await expectRefused(() => gql(query), 400, ['graphql.too_many_aliases', 'graphql.cost_exceeded', 'graphql.too_many_tokens']);
+    // Fifty of them are a fair request that costs what it asks for: 50 pages of up to 100 records.
+    const fifty = await gql(`{ ${Array.from({ length: 50 }, (_, i) => `c${i}: customers(limit: 100) { nodes { id } }`).join(' ')} }`);
+    expect(fifty.status).toBe(200);
+    expect(fifty.cost.requestedQueryCost).toBe(50 * 101);
+  });
+
+  it('refuses 200 aliased createLead mutations whole, creating no lead, and charges each accepted mutation field one REST write', async () => {
+    const rest = client(`${t.url}/api/v2`, tenant.token);
+    const before = (await rest.get('/leads?limit=100')).body.data.length;
+    const mutation = (n: number) => `mutation { ${Array.from({ length: n }, (_, i) => `m${i}: createLead(input: { firstName: "Flood ${i}" }) { lead { id } }`).join(' ')} }`;
+    await expectRefused(() => gql(mutation(200)), 400, ['graphql.too_many_aliases']);
+    expect((await rest.get('/leads?limit=100')).body.data.length).toBe(before);
+    const writesBefore = Number((await rest.post('/customers', { customer: { organization: 'Write probe 1' } })).headers.get('ratelimit-remaining'));
+    const five = await gql(mutation(5));
+    expect(five.body.errors).toBeUndefined();
+    const writesAfter = Number((await rest.post('/customers', { customer: { organization: 'Write probe 2' } })).headers.get('ratelimit-remaining'));
+    expect(writesBefore - writesAfter).toBe(5 + 1);
+  });
+
+  it('refuses an argument nested 10,000 lists deep with 400 graphql.depth_exceeded, never internal.error', async () => {
+    const query = `{ customers(statusIn: ${'['.repeat(10_000)}"Active"${']'.repeat(10_000)}) { nodes { id } } }`;
+    await expectRefused(() => gql(query), 400, ['graphql.depth_exceeded', 'graphql.too_many_tokens']);
+  });
+
+  it('refuses a selection 2,000 levels deep with a 400 catalog code, never internal.error', async () => {
+    const query = `{ ${'me { '.repeat(2000)}apiVersion${' }'.repeat(2000)} }`;
+    await expectRefused(() => gql(query), 400, ['graphql.depth_exceeded', 'graphql.too_many_tokens']);
+  });
+
+  it('refuses a document of more than 5,000 tokens with 400 graphql.too_many_tokens', async () => {
+    const query = `{ me { ${'apiVersion '.repeat(6000)} } }`;
+    await expectRefused(() => gql(query), 400, ['graphql.too_many_tokens']);
+  });
+
+  it('refuses variables nested 10,000 levels deep with a 400 catalog code, never internal.error', async () => {
+    // Written by hand: JSON.stringify itself cannot nest that deep.
+    const body = `{"query":"query($v: JSON) { me { apiVersion } }","variables":{"v":${'['.repeat(10_000)}"x"${']'.repeat(10_000)}}}`;
+    const send = async (): Promise<GraphqlResponse> => {
+      const res = await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${tenant.token}` }, body });
+      return { status: res.status, headers: res.headers, ...withoutCost(await res.json()) };
+    };
+    const { res } = await measured(send);
+    expect(res.status).toBe(400);
+    expect(codeOf(res)).toBe('request.too_deep');
+    expect((await gql('{ me { apiVersion } }')).status).toBe(200);
+  });
+});
+
+describe('a realistic app query', () => {
+  it('serves a dispatch board of 1,000 jobs with customer, site, contact, assignees and lines within the limits', async () => {
+    const own = await t.tenant();
+    const ownGql = graphqlClient(t.url, own.token);
+    // 1,000 jobs seeded in SQL for speed (the API's own writes are covered elsewhere): 100 customers, each with a
+    // site and a contact, every job with its customer's site and contact, one assignee and two lines.
+    const account = own.accountId;
+    const sql = (text: string, ...values: unknown[]) => t.database.raw.$queryRawUnsafe(text, ...values);
+    await sql(
+      `INSERT INTO customers (id, account_id, number, organization, status, created_at, updated_at)
+       SELECT gen_random_uuid(), $1::uuid, g::text, 'Board Customer ' || g, 'Active', now(), now() FROM generate_series(1, 100) g`,
+      account,
+    );
+    await sql(
+      `INSERT INTO sites (id, account_id, siteable_type, siteable_id, customer_id, site_name, street, city, state, zip_code, position, created_at, updated_at)
+       SELECT gen_random_uuid(), $1::uuid, 'Customer', c.id, c.id, 'Site of ' || c.organization, c.number || ' Main St', 'Springfield', 'IL', '62701', 0, now(), now()
+       FROM customers c WHERE c.account_id = $1::uuid`,
+      account,
+    );
+    await sql(
+      `INSERT INTO contacts (id, account_id, first_name, last_name, mobile, linkable_type, linkable_id, created_at, updated_at)
+       SELECT gen_random_uuid(), $1::uuid, 'Pat', 'Contact ' || c.number, '+1 555 ' || c.number, 'Customer', c.id, now(), now()
+       FROM customers c WHERE c.account_id = $1::uuid`,
+      account,
+    );
+    await sql(
+      `INSERT INTO jobs (id, account_id, number, status, customer_id, site_id, contact_id, title, scheduled_start, scheduled_end, amount, created_at, updated_at)
+       SELECT gen_random_uuid(), $1::uuid, g::text, 'Scheduled', c.id, s.id, ct.id, 'Service visit ' || g,
+              timestamptz '2031-05-05T00:00:00Z' + g * interval '5 minutes', timestamptz '2031-05-05T02:00:00Z' + g * interval '5 minutes', 51, now(), now()
+       FROM generate_series(0, 999) g
+       JOIN customers c ON c.account_id = $1::uuid AND c.number = ((g % 100) + 1)::text
+       JOIN sites s ON s.customer_id = c.id
+       JOIN contacts ct ON ct.linkable_id = c.id`,
+      account,
+    );
+    await sql(
+      `INSERT INTO job_assignments (id, account_id, job_id, user_id, position, created_at, updated_at)
+       SELECT gen_random_uuid(), $1::uuid, j.id, $2::bigint, 0, now(), now() FROM jobs j WHERE j.account_id = $1::uuid`,
+      account,
+      own.userId,
+    );
+    await sql(
+      `INSERT INTO lineitems (id, account_id, job_id, position, description, quantity, unit_price, discount, taxable, labor_visible,
+                              discount_amount, tax_amount, line_total, tax_applied, created_at, updated_at)
+       SELECT gen_random_uuid(), $1::uuid, j.id, k, 'Line ' || k, 1, 25.5, 0, false, true, 0, 0, 25.5, false, now(), now()
+       FROM jobs j CROSS JOIN generate_series(0, 1) k WHERE j.account_id = $1::uuid`,
+      account,
+    );
+    const board = await ownGql(`{ dispatchBoard(from: "2031-05-01T00:00:00Z", to: "2031-05-10T00:00:00Z", limit: 1000) { hasMore jobs {
+      id number status title scheduledStart scheduledEnd amount
+      customer { id organization } site { id siteName street city state zipCode } contact { id firstName lastName mobile }
+      assignees { id name email role }
+      lineitems { id description quantity unitPrice lineTotal item { id name } taxRate { id rate } } } } }`);
+    expect(board.status).toBe(200);
+    expect(board.body.errors).toBeUndefined();
+    expect(board.body.data.dispatchBoard.jobs).toHaveLength(1000);
+    expect(board.body.data.dispatchBoard.jobs[999].lineitems).toHaveLength(2);
+    expect(board.cost.requestedQueryCost).toBeLessThanOrEqual(50_000);
+    expect(board.cost.actualQueryCost).toBeGreaterThanOrEqual(5000);
+    expect(board.cost.actualQueryCost).toBeLessThanOrEqual(board.cost.requestedQueryCost!);
+  }, 60_000);
+});
+
+// Last: the flood below exhausts the test address's bucket, which then refuses every token it must look up.
+describe('GraphQL over WebSocket under abuse', () => {
+  const wsUrl = () => `${t.url.replace('http', 'ws')}/graphql`;
+
+  /** Opens a socket, sends `messages`, and resolves with its close code and reason. */
+  function closeOf(messages: (string | Buffer)[], timeoutMs = 10_000): Promise<{ code: number; reason: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(wsUrl(), 'graphql-transport-ws');
+      const timer = setTimeout(() => {
+        socket.terminate();
+        reject(new Error('the socket was not closed by the server'));
+      }, timeoutMs);
+      socket.on('open', () => {
+        for (const message of messages) socket.send(message);
+      });
+      socket.on('error', () => {});
+      socket.on('close', (code, reason) => {
+        clearTimeout(timer);
+        resolve({ code, reason: reason.toString() });
+      });
+    });
+  }
+
+  it('closes a socket whose message exceeds BODY_LIMIT_BYTES (30 MB connection_init) with 1009, before reading it as JSON', async () => {
+    const huge = JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${tenant.token}`, padding: 'x'.repeat(30 * 1024 * 1024) } });
+    expect(await closeOf([huge])).toMatchObject({ code: 1009 });
+    expect((await gql('{ me { apiVersion } }')).status).toBe(200);
+  });
+
+  it('closes a socket that sends no connection_init within 3 seconds with 4408', async () => {
+    expect(await closeOf([])).toMatchObject({ code: 4408 });
+  });
+
+  it('answers 1,100 connection attempts with random tokens from one address with 4401, then 4429 rate_limit.exceeded once the address has spent its points', async () => {
+    const randomToken = () => `svc_${crypto.randomUUID().replace(/^(.{14})./, '$17')}`;
+    const codes: number[] = [];
+    for (let batch = 0; batch < 1100; batch += 50) {
+      const closes = await Promise.all(
+        Array.from({ length: 50 }, () => closeOf([JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${randomToken()}` } })])),
+      );
+      codes.push(...closes.map((c) => c.code));
+    }
+    // The address's graphql bucket holds 100,000 points and each attempt takes 100 (a little less was left: the
+    // first request of each new key in this file looked its token up from the same address).
+    const refused = codes.filter((c) => c === 4401).length;
+    expect(refused).toBeGreaterThan(950);
+    expect(refused).toBeLessThanOrEqual(1000);
+    expect(codes.filter((c) => c === 4429)).toHaveLength(1100 - refused);
+    expect(codes.slice(-50).every((c) => c === 4429)).toBe(true);
+  }, 60_000);
+});
+
