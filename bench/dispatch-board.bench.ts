@@ -7,17 +7,12 @@ import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
+import { BOARD, createDispatchAccount, DISPATCH, seedDispatch, WINDOW } from './lib/dispatch-seed.ts';
 import { ms, quantile, table } from './lib/stats.ts';
 
 const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const samples = Number(process.env.BENCH_SAMPLES ?? 40);
-const JOBS = 10_000;
-const CUSTOMERS = 2_000;
-const TECHS = 10;
-const DAY = 86_400_000;
-/** Jobs are spread evenly over 10 weeks from this instant: one week holds 1,000 of them. */
-const FIRST = Date.parse('2031-01-06T00:00:00.000Z');
-const WINDOW = { from: new Date(FIRST + 21 * DAY).toISOString(), to: new Date(FIRST + 28 * DAY).toISOString() };
+const { jobs: JOBS, customers: CUSTOMERS } = DISPATCH;
 const unlimited = 1_000_000_000;
 
 let benchDb: BenchDatabase | null = null;
@@ -39,12 +34,6 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
 }
 const log = (message: string) => console.log(`[bench ${(performance.now() / 1000).toFixed(1)}s] ${message}`);
 
-const BOARD = `query Board($from: DateTime!, $to: DateTime!) { dispatchBoard(from: $from, to: $to, limit: 1000) { hasMore jobs {
-  id number status title scheduledStart scheduledEnd amount
-  customer { id organization } site { id siteName street city state zipCode } contact { id firstName lastName mobile }
-  assignees { id name email role }
-  lineitems { id description quantity unitPrice discount lineTotal taxAmount } } } }`;
-
 /** The same data in one statement: jobs of the window with their customer, site, contact, assignees and lines. */
 const HAND_SQL = `
 SELECT coalesce(json_agg(j ORDER BY j.scheduled_start, j.id), '[]') AS jobs FROM (
@@ -64,60 +53,6 @@ SELECT coalesce(json_agg(j ORDER BY j.scheduled_start, j.id), '[]') AS jobs FROM
   ORDER BY jb.scheduled_start, jb.id LIMIT 1000
 ) j`;
 
-async function seed(client: pg.Client, accountId: string, userIds: number[]): Promise<void> {
-  await client.query(
-    `INSERT INTO customers (id, account_id, number, organization, status, created_at, updated_at)
-     SELECT gen_random_uuid(), $1::uuid, g::text, 'Dispatch Customer ' || g, 'Active', now(), now() FROM generate_series(1, $2::int) g`,
-    [accountId, CUSTOMERS],
-  );
-  await client.query(
-    `INSERT INTO sites (id, account_id, siteable_type, siteable_id, customer_id, site_name, street, city, state, zip_code, position, created_at, updated_at)
-     SELECT gen_random_uuid(), $1::uuid, 'Customer', c.id, c.id, 'Site of ' || c.organization, c.number || ' Main St', 'Springfield', 'IL', '62701', 0, now(), now()
-     FROM customers c WHERE c.account_id = $1::uuid`,
-    [accountId],
-  );
-  await client.query(
-    `WITH made AS (
-       INSERT INTO contacts (id, account_id, first_name, last_name, mobile, linkable_type, linkable_id, created_at, updated_at)
-       SELECT gen_random_uuid(), $1::uuid, 'Pat', 'Contact ' || c.number, '+1 555 ' || c.number, 'Customer', c.id, now(), now()
-       FROM customers c WHERE c.account_id = $1::uuid RETURNING id, linkable_id)
-     INSERT INTO contact_linkages (id, account_id, contact_id, linkable_type, linkable_id, is_primary, created_at, updated_at)
-     SELECT gen_random_uuid(), $1::uuid, m.id, 'Customer', m.linkable_id, true, now(), now() FROM made m`,
-    [accountId],
-  );
-  // Job g belongs to customer (g mod CUSTOMERS), starts at FIRST + g * 70 days / JOBS, lasts 2 hours.
-  await client.query(
-    `INSERT INTO jobs (id, account_id, number, status, customer_id, site_id, contact_id, title, scheduled_start, scheduled_end, amount, created_at, updated_at)
-     SELECT gen_random_uuid(), $1::uuid, g::text, 'Scheduled', c.id, s.id, ct.id, 'Service visit ' || g,
-            to_timestamp(($3::bigint + g::bigint * $4::bigint) / 1000.0), to_timestamp(($3::bigint + g::bigint * $4::bigint + 7200000) / 1000.0), 0, now(), now()
-     FROM generate_series(0, $2::int - 1) g
-     JOIN LATERAL (SELECT id FROM customers WHERE account_id = $1::uuid AND number = ((g % $5::int) + 1)::text) c ON true
-     JOIN sites s ON s.customer_id = c.id
-     JOIN contacts ct ON ct.linkable_id = c.id`,
-    [accountId, JOBS, FIRST, Math.floor((70 * DAY) / JOBS), CUSTOMERS],
-  );
-  await client.query(
-    `INSERT INTO job_assignments (id, account_id, job_id, user_id, position, created_at, updated_at)
-     SELECT gen_random_uuid(), $1::uuid, j.id, ($2::bigint[])[((j.number::int + k) % $3::int) + 1], k, now(), now()
-     FROM jobs j CROSS JOIN generate_series(0, 1) k WHERE j.account_id = $1::uuid AND (k = 0 OR j.number::int % 2 = 0)`,
-    [accountId, userIds, userIds.length],
-  );
-  await client.query(
-    `INSERT INTO lineitems (id, account_id, job_id, position, description, quantity, unit_price, discount, taxable, labor_visible,
-                            discount_amount, tax_amount, line_total, tax_applied, created_at, updated_at)
-     SELECT gen_random_uuid(), $1::uuid, j.id, k, 'Line ' || k, 1 + k, 25.5, 0, false, true, 0, 0, (1 + k) * 25.5, false, now(), now()
-     FROM jobs j CROSS JOIN generate_series(0, 2) k WHERE j.account_id = $1::uuid AND (k < 2 OR j.number::int % 2 = 1)`,
-    [accountId],
-  );
-  await client.query(`UPDATE jobs j SET amount = (SELECT sum(line_total) FROM lineitems l WHERE l.job_id = j.id) WHERE j.account_id = $1::uuid`, [accountId]);
-  await client.query(
-    `INSERT INTO number_sequences (account_id, resource, last_value) VALUES ($1::uuid, 'Customer', $2), ($1::uuid, 'Job', $3)
-     ON CONFLICT (account_id, resource) DO UPDATE SET last_value = GREATEST(number_sequences.last_value, EXCLUDED.last_value)`,
-    [accountId, CUSTOMERS, JOBS],
-  );
-  await client.query('VACUUM ANALYZE');
-}
-
 async function main(): Promise<void> {
   benchDb = await createBenchDatabase(serverUrl);
   log(`created ${benchDb.name}`);
@@ -129,20 +64,15 @@ async function main(): Promise<void> {
     config: loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: benchDb.url, HOST: '127.0.0.1' }),
     rateLimits: { read: unlimited, write: unlimited, webhook_ingest: unlimited, graphql: unlimited },
   });
-  const created = await app.domain.admin.createAccount({ name: 'Dispatch Bench Ltd' });
-  const accountId = created.account.id;
-  const userIds = [];
-  for (let i = 0; i < TECHS; i++) {
-    userIds.push((await app.domain.admin.createUser({ accountId, name: `Tech ${i}`, email: `tech${i}@bench.invalid`, role: 'technician' })).id);
-  }
+  const { accountId, token, userIds } = await createDispatchAccount(app.domain.admin);
   sql = new pg.Client({ connectionString: benchDb.url });
   await sql.connect();
   let started = performance.now();
-  await seed(sql, accountId, userIds);
+  await seedDispatch(sql, accountId, userIds);
   log(`seeded ${CUSTOMERS} customers/sites/contacts, ${JOBS} jobs, their assignments and lines in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   const { port } = await app.listen(0, '127.0.0.1');
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${created.key.token}` };
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
   const body = JSON.stringify({ query: BOARD, variables: WINDOW });
   const viaApp = async () => {
     const res = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers, body });

@@ -1,11 +1,14 @@
 import express, { type Express } from 'express';
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { buildDomain, type Domain } from './domain.ts';
 import type { Clock } from './kernel/clock.ts';
+import { AppError, docSlug } from './kernel/errors.ts';
+import { newId } from './kernel/ids.ts';
 import type { Bucket } from './kernel/rate-limit.ts';
 import { createLogger } from './logger.ts';
 import { buildApiRouter } from './rest/api-router.ts';
@@ -30,6 +33,39 @@ export interface App {
   /** Starts an HTTP server (with the GraphQL WebSocket endpoint) on the port; 0 picks a free one. */
   listen(port: number, host?: string): Promise<{ server: http.Server; port: number }>;
   close(): Promise<void>;
+}
+
+/** The path of the request line Node refused, when it can be read (empty otherwise). */
+function requestPath(error: NodeJS.ErrnoException): string {
+  const packet = (error as { rawPacket?: Buffer }).rawPacket;
+  const line = packet ? packet.subarray(0, 2048).toString('latin1').split('\r\n')[0] : '';
+  const target = line.split(' ')[1] ?? '';
+  return /^\/[\x21-\x7e]*$/.test(target) ? target.split('?')[0].slice(0, 200) : '';
+}
+
+/**
+ * A request Node's HTTP parser refuses before express sees it (headers over Node's limit, a malformed request
+ * line) is answered as problem+json with a catalog code, like every other refusal, instead of Node's bare status.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, errorsUrl: string): void {
+  if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
+  const problem = new AppError(
+    error.code === 'HPE_HEADER_OVERFLOW' ? 'request.headers_too_large' : 'request.invalid',
+    error.code === 'HPE_HEADER_OVERFLOW' ? 'The request line and headers exceed the server limit (16 KiB).' : 'The HTTP request could not be parsed.',
+  );
+  const body = JSON.stringify({
+    type: `${errorsUrl}/${problem.code}`,
+    title: problem.title,
+    status: problem.status,
+    code: problem.code,
+    detail: problem.detail,
+    instance: requestPath(error),
+    request_id: newId(),
+    doc_url: `${errorsUrl}/${docSlug(problem.code)}`,
+  });
+  socket.end(
+    `HTTP/1.1 ${problem.status} ${problem.title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 export function buildApp(deps: AppDeps): App {
@@ -80,6 +116,7 @@ export function buildApp(deps: AppDeps): App {
     domain,
     async listen(port, host = config.HOST) {
       const server = http.createServer(app);
+      server.on('clientError', (error, socket) => answerClientError(error as NodeJS.ErrnoException, socket, config.ERRORS_URL));
       graphql.attach(server);
       servers.add(server);
       await new Promise<void>((resolve, reject) => {

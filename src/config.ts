@@ -18,6 +18,30 @@ const schema = z.object({
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   TRUST_PROXY: z.string().optional(),
+  /**
+   * The server's public base URL (https://api.example.com, or with a path prefix), for absolute links (the list
+   * Link header). Unset: links are relative references (</api/v2/customers?...>). Never taken from the request's
+   * Host header, which the client chooses.
+   */
+  PUBLIC_URL: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === '') return undefined;
+      let url: URL;
+      try {
+        url = new URL(raw.trim());
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL' });
+        return z.NEVER;
+      }
+      if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username || url.password) {
+        ctx.addIssue({ code: 'custom', message: 'must be an absolute http(s) URL without credentials, query or fragment' });
+        return z.NEVER;
+      }
+      // The base the API's paths (/api/v2/...) are appended to, without a trailing slash.
+      return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    }),
   /** API versions accepted in Fieldline-Version and on keys (comma-separated dates); default the current one. */
   API_VERSIONS: z
     .string()

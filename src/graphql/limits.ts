@@ -66,11 +66,15 @@ export const limits = {
   maxSubscriptionsPerKey: 100,
 } as const;
 
-/** The cost of a field the schema does not price itself: leaves are free, an object costs 1, a list of them 10 times its selection. */
+/**
+ * The cost of a field the schema does not price itself: leaves are free, an object costs 1 plus its selection, a
+ * list without a limit 1 plus listMultiplier objects, each 1 plus its selection (so the estimate bounds what
+ * the meter counts while the list holds at most listMultiplier entries).
+ */
 export function fieldCost(_args: Record<string, unknown>, _ctx: unknown, field: GraphQLField<unknown, any, any>): FieldComplexityValue {
   const named = getNamedType(field.type);
   if (isLeafType(named)) return 0;
-  return isListType(getNullableType(field.type)) ? { field: 1, multiplier: limits.listMultiplier } : 1;
+  return isListType(getNullableType(field.type)) ? { field: 1 + limits.listMultiplier, multiplier: limits.listMultiplier } : 1;
 }
 
 /** The cost of a paginated list field: the field, plus `limit` (or its default) times one node's selection. */

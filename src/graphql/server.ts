@@ -188,10 +188,12 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
   // 2. 429 rate_limit.exceeded; GraphiQL's page and CORS preflights (no key needed); 404/405 for another path or method;
   //    the authentication failure; version.invalid; then the body's own problems (415, 413, 400).
   const admission = async (req: Request, res: Response, next: NextFunction) => {
+    let charged: RateDecision | undefined;
     try {
       const reading = await readOperation(req, res, config.BODY_LIMIT_BYTES, parse);
       const identity = await gate.identify({ authorization: req.get('authorization'), ip: req.ip ?? 'unknown' });
       const { decision } = identity;
+      charged = decision;
       setRateHeaders(res, decision);
       // The app's request log reads the key and account from here, as for REST.
       req.auth = identity.principal ? { principal: identity.principal } : { error: identity.authError ?? new AppError('auth.failed') };
@@ -209,7 +211,7 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
       next();
     } catch (error) {
       if (res.headersSent) return;
-      if (error instanceof AppError) return sendError(req, res, error, admitted.get(req)?.cost.decision);
+      if (error instanceof AppError) return sendError(req, res, error, charged);
       const e = error as { name?: string; code?: string };
       logger.error({ request_id: req.requestId, err_name: e?.name, err_code: e?.code }, 'GraphQL admission failed');
       sendError(req, res, new AppError('internal.error', 'An unexpected error occurred; quote the request id when reporting it.'));
@@ -241,7 +243,12 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
     ],
   });
 
-  app.use(GRAPHQL_PATH, admission, (req: Request, res: Response) => yoga(req, res));
+  app.use(GRAPHQL_PATH, admission, (req: Request, res: Response) => {
+    // yoga builds a URL from the Host header, which the client chooses; nothing here uses it, so a Host that no
+    // URL can hold is replaced rather than answered with 500.
+    if (!URL.canParse(`http://${req.headers.host ?? ''}/`) || !req.headers.host) req.headers.host = 'localhost';
+    return yoga(req, res);
+  });
 
   const websocket = startWebSocketServer({ yoga, gate, errorsUrl, logger, path: GRAPHQL_PATH, maxMessageBytes: config.BODY_LIMIT_BYTES });
 

@@ -5,9 +5,9 @@ import type { Bucket, RateDecision, RateLimits } from './rate-limit.ts';
 
 // Admission of every request, REST, GraphQL over HTTP and GraphQL over WebSocket alike: authenticate the bearer
 // key (keeping a failure for the caller to raise in its turn) and take from a rate bucket of the key, or of the
-// source IP when there is no valid key. A token that no authentication cache answers is looked up in the
-// database only after one request has been taken from the source IP's bucket, so a client whose IP bucket is
-// exhausted gets 429 without costing a read, however many random tokens it sends.
+// source IP when there is no valid key. A token never seen to be a key is looked up in the database only after
+// one request has been taken from the source IP's bucket (given back when it proves to be a key), so a client
+// whose IP bucket is exhausted gets 429 without costing a read, however many random tokens it sends.
 
 /** Outcome of authentication and of the rate bucket, before either is raised. */
 export interface Identity {
@@ -56,6 +56,8 @@ export async function identifyCaller(deps: AdmissionDeps, request: AdmissionRequ
   }
   // Without a valid key, the request is the source IP's: charged once, before the lookup when there was one.
   if (!principal && ipDecision) return { principal, authError, decision: ipDecision };
+  // A token that proved to be a key gives its address back what its lookup took: the key's bucket pays.
+  if (principal && ipDecision) await deps.rateLimits.refund(request.bucket, ipSubject, request.points ?? 1);
   try {
     const decision = principal
       ? await deps.rateLimits.consume(request.bucket, `key:${principal.key.id}`, request.points ?? 1)

@@ -14,8 +14,10 @@ import { grants, type Scope } from './scopes.ts';
 // key, user or account takes effect within the cache lifetime.
 // Known keys and unknown tokens are cached apart, each an LRU of bounded size that evicts one entry at a
 // time: a flood of random tokens fills only the cache of unknown tokens and never evicts a valid key.
-// A token that neither cache answers costs a database read; the caller's `beforeLookup` (the source IP's
-// rate bucket, see admission.ts) runs first, so an exhausted IP cannot make the server read at all.
+// A token never seen to be a key costs a database read only after the caller's `beforeLookup` (the source
+// IP's rate bucket, see admission.ts), so an exhausted IP cannot make the server read at all. Tokens that were
+// once found to be keys (a bounded LRU of their hashes, kept whatever AUTH_CACHE_TTL_MS says) are re-read
+// without it when their cached row expires.
 
 /** Known keys cached at most (an account's keys are few; this bounds memory, not correctness). */
 const KNOWN_KEYS_CACHED = 10_000;
@@ -44,6 +46,8 @@ export interface AuthenticateOptions {
 export class Authenticator {
   private readonly known: LRUCache<string, KeyRow> | null;
   private readonly unknown: LRUCache<string, true> | null;
+  /** Hashes of tokens found to be keys: their lookups need no beforeLookup. */
+  private readonly keys = new LRUCache<string, true>({ max: KNOWN_KEYS_CACHED });
 
   constructor(
     private readonly db: PrismaClient,
@@ -57,8 +61,9 @@ export class Authenticator {
   private async load(hash: string, options: AuthenticateOptions): Promise<KeyRow | null> {
     const cached = this.known?.get(hash);
     if (cached) return cached;
-    if (this.unknown?.has(hash)) return null;
-    await options.beforeLookup?.();
+    const wasKey = this.keys.has(hash);
+    if (!wasKey && this.unknown?.has(hash)) return null;
+    if (!wasKey) await options.beforeLookup?.();
     let row: KeyRow | null;
     try {
       row = (await this.db.apiKey.findUnique({
@@ -72,8 +77,10 @@ export class Authenticator {
     } catch {
       throw new AppError('auth.failed', 'The API key could not be verified; retry later.');
     }
-    if (row) this.known?.set(hash, row);
-    else this.unknown?.set(hash, true);
+    if (row) {
+      this.known?.set(hash, row);
+      this.keys.set(hash, true);
+    } else this.unknown?.set(hash, true);
     return row;
   }
 

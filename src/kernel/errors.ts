@@ -44,12 +44,23 @@ export const errorCatalog = {
   'request.malformed_json': { status: 400, title: 'Malformed JSON' },
   'request.unsupported_media_type': { status: 415, title: 'Unsupported media type' },
   'request.body_too_large': { status: 413, title: 'Request body too large' },
+  'request.too_deep': { status: 400, title: 'Input nested too deeply' },
+  'request.invalid': { status: 400, title: 'Malformed HTTP request' },
+  'request.headers_too_large': { status: 431, title: 'Request headers too large' },
   'route.not_found': { status: 404, title: 'No such endpoint' },
   'method.not_allowed': { status: 405, title: 'Method not allowed' },
   'version.invalid': { status: 400, title: 'Unknown API version' },
   'lead.already_converted': { status: 409, title: 'Lead already converted' },
   'estimate.not_accepted': { status: 409, title: 'Estimate not accepted' },
   'estimate.already_converted': { status: 409, title: 'Estimate already converted' },
+  // GraphQL limits (src/graphql/limits.ts; docs/graphql-limits.md): an operation over a limit is refused before it runs.
+  'graphql.cost_exceeded': { status: 400, title: 'Query cost too high' },
+  'graphql.depth_exceeded': { status: 400, title: 'Query nested too deeply' },
+  'graphql.too_many_aliases': { status: 400, title: 'Too many aliases' },
+  'graphql.too_many_tokens': { status: 400, title: 'Query document too long' },
+  'graphql.result_too_large': { status: 400, title: 'Result too large' },
+  'websocket.too_many_connections': { status: 429, title: 'Too many open sockets' },
+  'websocket.too_many_subscriptions': { status: 429, title: 'Too many active subscriptions' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;

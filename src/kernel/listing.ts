@@ -4,6 +4,7 @@ import { CursorCodec, fingerprint, type CursorPayload } from './cursor.ts';
 import { parseCalendarDate, parseTimestamp } from './dates.ts';
 import { isUuid } from './ids.ts';
 import { own } from './own.ts';
+import { assertStorableParameters } from './storable.ts';
 import type { CustomFieldDefinition } from './lookups.ts';
 
 // Lists: one parameterised SQL statement per request, always led by the tenant (account_id from the request
@@ -161,6 +162,8 @@ export async function runList<Row extends { id: string }>(
     return `$${params.length}::${cast}`;
   };
   const customFilters: [string, string][] = [];
+  // Text PostgreSQL cannot store (NUL, lone surrogates) in any parameter, name or value: 400 naming it.
+  assertStorableParameters(query.entries);
 
   for (const [key, value] of query.entries) {
     if (seen.has(key)) throw invalidFilter(`${key}: given more than once`);

@@ -12,8 +12,15 @@ import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.servic
 import { authorize, ctx, identify, jsonBody } from './gate.ts';
 import { sendProblem } from './problem.ts';
 
+/** The query string of the request target, never read through a URL parser that could refuse the target. */
+function searchOf(req: Request): URLSearchParams {
+  const target = req.originalUrl.split('#')[0];
+  const at = target.indexOf('?');
+  return new URLSearchParams(at === -1 ? '' : target.slice(at + 1));
+}
+
 export function queryEntries(req: Request): [string, string][] {
-  return [...new URL(req.originalUrl, 'http://localhost').searchParams.entries()];
+  return [...searchOf(req).entries()];
 }
 
 function sendSingle(res: Response, single: Single, status = 200): void {
@@ -21,12 +28,18 @@ function sendSingle(res: Response, single: Single, status = 200): void {
   res.status(status).json({ data: single.record });
 }
 
-function sendList(req: Request, res: Response, result: ListResult<unknown>): void {
+/**
+ * The list answer; when there is a next page, its reference in Link (spec: `<next_url>; rel="next"`): the same
+ * path and parameters without sort (continuation pages keep the cursor's order) and with the cursor. It is
+ * absolute on the configured PUBLIC_URL, else a relative reference (RFC 8288 allows one); never built from the
+ * request's Host header or an absolute request target, which the client chooses.
+ */
+function sendList(req: Request, res: Response, result: ListResult<unknown>, publicUrl: string | undefined): void {
   if (result.nextCursor) {
-    const url = new URL(req.originalUrl, `${req.protocol}://${req.get('host')}`);
-    url.searchParams.delete('sort');
-    url.searchParams.set('cursor', result.nextCursor);
-    res.setHeader('Link', `<${url.toString()}>; rel="next"`);
+    const search = searchOf(req);
+    search.delete('sort');
+    search.set('cursor', result.nextCursor);
+    res.setHeader('Link', `<${publicUrl ?? ''}${req.baseUrl}${req.path}?${search.toString()}>; rel="next"`);
   }
   res.json({ data: result.data, has_more: result.hasMore });
 }
@@ -73,7 +86,7 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
     const read = `${scope}:read` as Scope;
     const write = `${scope}:write` as Scope;
     register('get', `/${plural}`, authorize(read), async (req, res) => {
-      sendList(req, res, await service.list(ctx(res), queryEntries(req)));
+      sendList(req, res, await service.list(ctx(res), queryEntries(req)), config.PUBLIC_URL);
     });
     register('post', `/${plural}`, authorize(write), body, async (req, res) => {
       const single = await service.create(ctx(res), req.body);

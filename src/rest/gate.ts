@@ -1,8 +1,10 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Domain } from '../domain.ts';
+import { identifyCaller } from '../kernel/admission.ts';
 import { requireScope } from '../kernel/auth.ts';
 import type { RequestContext } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
+import { assertJsonDepth } from '../kernel/json-depth.ts';
 import { bucketOf, type RateDecision } from '../kernel/rate-limit.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { defaultApiVersions, VERSION_HEADER } from '../kernel/versioning.ts';
@@ -14,26 +16,19 @@ function setRateHeaders(res: Response, decision: RateDecision): void {
 }
 
 /**
- * Runs for every /api/v2 request: authenticates (keeping any failure for the matched route to raise), then
- * takes one request from the rate bucket of the key, or of the source IP when unauthenticated. Rate-limit
- * headers are set here so that every response, errors included, carries them.
+ * Runs for every /api/v2 request: authenticates (keeping any failure for the matched route to raise) and takes
+ * one request from the rate bucket of the key, or of the source IP when unauthenticated (kernel/admission.ts).
+ * Rate-limit headers are set here so that every response, errors included, carries them.
  */
 export function identify(domain: Domain): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     req.apiVersions = domain.versions;
     try {
-      req.auth = { principal: await domain.authenticator.authenticate(req.get('authorization')) };
+      const identity = await identifyCaller(domain, { authorization: req.get('authorization'), ip: req.ip ?? 'unknown', bucket: bucketOf(req.method) });
+      req.auth = identity.principal ? { principal: identity.principal } : { error: identity.authError ?? new AppError('auth.failed') };
+      if (identity.decision) setRateHeaders(res, identity.decision);
+      next(identity.rateError);
     } catch (error) {
-      if (!(error instanceof AppError)) return next(error);
-      req.auth = { error };
-    }
-    const subject = 'principal' in req.auth ? `key:${req.auth.principal.key.id}` : `ip:${req.ip}`;
-    try {
-      setRateHeaders(res, await domain.rateLimits.consume(bucketOf(req.method), subject));
-      next();
-    } catch (error) {
-      const decision = (error as { decision?: RateDecision }).decision;
-      if (decision) setRateHeaders(res, decision);
       next(error);
     }
   };
@@ -69,8 +64,9 @@ const jsonParser = (limit: number) =>
   express.json({ limit, type: () => true, strict: false });
 
 /**
- * JSON bodies: a body must be declared application/json (or +json); malformed JSON, other media types and
- * bodies over the limit are problems with their own codes.
+ * JSON bodies: a body must be declared application/json (or +json); malformed JSON, other media types,
+ * bodies over the limit and bodies nested deeper than MAX_JSON_DEPTH (json-depth.ts) are problems with their
+ * own codes.
  */
 export function jsonBody(limitBytes: number): RequestHandler {
   const parse = jsonParser(limitBytes);
@@ -85,7 +81,16 @@ export function jsonBody(limitBytes: number): RequestHandler {
       return next(new AppError('request.unsupported_media_type', `Send the body as application/json (got ${type || 'no Content-Type'}).`));
     }
     parse(req, res, (error?: unknown) => {
-      if (!error) return next();
+      if (!error) {
+        // JSON.parse takes any nesting; what walks the value later might not (src/kernel/json-depth.ts).
+        try {
+          assertJsonDepth(req.body);
+        } catch (tooDeep) {
+          req.body = undefined;
+          return next(tooDeep);
+        }
+        return next();
+      }
       const e = error as { type?: string; limit?: number };
       if (e.type === 'entity.too.large') return next(new AppError('request.body_too_large', `The body exceeds ${limitBytes} bytes.`));
       if (e.type === 'entity.parse.failed') return next(new AppError('request.malformed_json', 'The body is not valid JSON.'));

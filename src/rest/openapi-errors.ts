@@ -27,7 +27,7 @@ const authenticated: ErrorCode[] = [
   'version.invalid',
 ];
 /** jsonBody(): every route that reads a JSON body. */
-const bodyCodes: ErrorCode[] = ['request.malformed_json', 'request.unsupported_media_type', 'request.body_too_large'];
+const bodyCodes: ErrorCode[] = ['request.malformed_json', 'request.unsupported_media_type', 'request.body_too_large', 'request.too_deep'];
 const always: ErrorCode[] = ['rate_limit.exceeded', 'internal.error'];
 
 export function errorCodesOf(op: Operation): ErrorCode[] {

@@ -71,6 +71,17 @@ const linkageRules =
 
 const linkageId = { linkage_id: 'Linkage id (UUID v7) of this contact. Unknown, of another contact or of another account: 404 resource.not_found.' };
 
+/**
+ * A linkage request body: the fields at the top level, as the spec's endpoint table lists them, or under the key
+ * "linkage" like every other resource's body. Not both: "linkage" beside any other member is 422 validation.failed
+ * naming that member (recordFromBody with topLevel).
+ */
+const linkageBody = (fields: z.ZodType) =>
+  z.union([fields, z.object({ linkage: fields }).strict()]).openapi({
+    description:
+      'Either the fields themselves ({"linkable_id": ..., "linkable_type": "Customer", "primary": true}) or the same fields under the key "linkage" ({"linkage": {...}}). A body with "linkage" and any other member is ambiguous: 422 validation.failed naming each other member. Unknown fields are refused in both shapes.',
+  });
+
 /** Components the extra operations use, registered in this order under these names. */
 const linkageComponents: Record<string, (refs: SchemaRefs) => z.ZodType> = {
   ContactLinkage: () =>
@@ -84,15 +95,19 @@ const linkageComponents: Record<string, (refs: SchemaRefs) => z.ZodType> = {
       })
       .openapi({ description: 'One link between a contact and a Customer, Lead or Site.' }),
   ContactLinkageCreate: () =>
-    bodyObject(writeShape(linkageFields, 'create'), 'Linkage create body (under the key "linkage").', notAccepted(linkageFields, 'create')),
+    bodyObject(
+      writeShape(linkageFields, 'create'),
+      'Linkage create fields: the body itself (as the spec lists them) or the value of its key "linkage".',
+      notAccepted(linkageFields, 'create'),
+    ),
   ContactLinkageUpdate: () =>
     bodyObject(
       writeShape(linkageFields, 'update'),
-      'Linkage update body (under the key "linkage"): relationship_type and/or primary. linkable_id and linkable_type answer 422 validation.failed ("cannot be changed"): link the contact to the new record instead.',
+      'Linkage update fields, the body itself (as the spec lists them) or the value of its key "linkage": relationship_type and/or primary. linkable_id and linkable_type answer 422 validation.failed ("cannot be changed"): link the contact to the new record instead.',
       notAccepted(linkageFields, 'update'),
     ),
-  ContactLinkageCreateRequest: (refs) => z.object({ linkage: refs.component('ContactLinkageCreate') }),
-  ContactLinkageUpdateRequest: (refs) => z.object({ linkage: refs.component('ContactLinkageUpdate') }),
+  ContactLinkageCreateRequest: (refs) => linkageBody(refs.component('ContactLinkageCreate')),
+  ContactLinkageUpdateRequest: (refs) => linkageBody(refs.component('ContactLinkageUpdate')),
   ContactLinkageResponse: (refs) => z.object({ data: refs.component('ContactLinkage') }),
   ContactLinkageList: (refs) =>
     z.object({

@@ -441,7 +441,7 @@ describe('fieldline cursor-key', () => {
   async function firstPageCursor(token: string): Promise<string> {
     const res = await client(api.url, token).get('/customers?limit=1');
     expect(res.body.has_more).toBe(true);
-    return new URL(/<([^>]+)>/.exec(res.headers.get('link')!)![1]).searchParams.get('cursor')!;
+    return new URL(/<([^>]+)>/.exec(res.headers.get('link')!)![1], 'http://localhost').searchParams.get('cursor')!;
   }
 
   it('rotate adds a key while older cursors keep working; retire KID makes its cursors answer cursor.invalid', async () => {

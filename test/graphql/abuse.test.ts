@@ -233,6 +233,28 @@ describe('GraphQL over WebSocket under abuse', () => {
     expect(await closeOf([])).toMatchObject({ code: 4408 });
   });
 
+  it('holds at most 20 open sockets per key: the 21st is closed with 4429 websocket.too_many_connections, and a closed socket frees its place', async () => {
+    const init = JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${tenant.token}` } });
+    const open = (): Promise<WebSocket> =>
+      new Promise((resolve, reject) => {
+        const socket = new WebSocket(wsUrl(), 'graphql-transport-ws');
+        socket.on('open', () => socket.send(init));
+        socket.on('message', (data) => (JSON.parse(data.toString()).type === 'connection_ack' ? resolve(socket) : undefined));
+        socket.on('close', (code, reason) => reject(new Error(`${code} ${reason.toString()}`)));
+        socket.on('error', () => {});
+      });
+    const sockets: WebSocket[] = [];
+    for (let i = 0; i < 20; i += 1) sockets.push(await open());
+    await expect(open()).rejects.toThrow('4429 websocket.too_many_connections');
+    await new Promise<void>((resolve) => {
+      sockets[0].once('close', () => resolve());
+      sockets[0].close();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const again = await open();
+    for (const socket of [...sockets.slice(1), again]) socket.close();
+  });
+
   it('answers 1,100 connection attempts with random tokens from one address with 4401, then 4429 rate_limit.exceeded once the address has spent its points', async () => {
     const randomToken = () => `svc_${crypto.randomUUID().replace(/^(.{14})./, '$17')}`;
     const codes: number[] = [];

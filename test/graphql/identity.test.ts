@@ -124,12 +124,23 @@ describe('authentication of the whole request', () => {
     expect(res.body.errors![0].extensions!.requestId).toBe('gql-req-42');
   });
 
-  it('carries RateLimit headers on answers and on refusals', async () => {
-    for (const res of [await graphqlClient(t.url, tenant.token)('{ me { apiVersion } }'), await graphqlClient(t.url)('{ me { apiVersion } }')]) {
-      expect(Number(res.headers.get('ratelimit-limit'))).toBe(1000);
+  it('carries the RateLimit headers of the graphql points bucket (100,000 a minute by default) on answers and on refusals', async () => {
+    const answered = await graphqlClient(t.url, tenant.token)('{ me { apiVersion } }');
+    const refused = await graphqlClient(t.url)('{ me { apiVersion } }');
+    expect(refused.status).toBe(401);
+    for (const res of [answered, refused]) {
+      expect(Number(res.headers.get('ratelimit-limit'))).toBe(100_000);
       expect(res.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
+      expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThan(100_000);
       expect(res.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
     }
+    // The answer reports the same bucket in extensions.cost.
+    expect(answered.cost.throttleStatus).toMatchObject({
+      maximumAvailable: 100_000,
+      currentlyAvailable: Number(answered.headers.get('ratelimit-remaining')),
+      resetSeconds: Number(answered.headers.get('ratelimit-reset')),
+    });
+    expect(refused.cost).toMatchObject({ requestedQueryCost: null, actualQueryCost: null });
   });
 
   it('serves GraphiQL to a browser without a key', async () => {

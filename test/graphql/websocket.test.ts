@@ -1,7 +1,19 @@
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { limits } from '../../src/graphql/limits.ts';
 import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { withoutCost } from './client.ts';
+
+// GraphQL over WebSocket (graphql-ws) is admitted like HTTP: connection_init takes limits.requestPoints from the
+// graphql points bucket of the key (of the source IP when the key is refused), and so does every operation,
+// which then takes its cost; execution results carry extensions.cost. An exhausted bucket closes the socket
+// at connection_init with 4429 and reason rate_limit.exceeded.
+
+/** What connection_init, and each operation, takes from the graphql bucket. */
+const P = limits.requestPoints;
+/** The graphql bucket's default size. */
+const GRAPHQL_DEFAULT = 100_000;
 
 let t: TestApp;
 let tenant: Tenant;
@@ -14,7 +26,7 @@ afterAll(async () => {
   if (!closed) await t.close();
 });
 
-const wsUrl = () => `${t.url.replace(/^http/, 'ws')}/graphql`;
+const wsUrl = (app: TestApp = t) => `${app.url.replace(/^http/, 'ws')}/graphql`;
 
 /** Runs one operation over graphql-ws and returns its single result. */
 async function run(connectionParams: Record<string, unknown>, query: string, variables?: Record<string, unknown>) {
@@ -29,8 +41,8 @@ async function run(connectionParams: Record<string, unknown>, query: string, var
 }
 
 /** Opens a raw socket speaking graphql-transport-ws and sends connection_init. */
-function connect(payload: Record<string, unknown>) {
-  const socket = new WebSocket(wsUrl(), 'graphql-transport-ws');
+function connect(payload: Record<string, unknown>, app: TestApp = t) {
+  const socket = new WebSocket(wsUrl(app), 'graphql-transport-ws');
   const messages: any[] = [];
   const closing = new Promise<{ code: number; reason: string }>((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
   const acked = new Promise<void>((resolve, reject) => {
@@ -47,17 +59,39 @@ function connect(payload: Record<string, unknown>) {
 }
 
 describe('GraphQL over WebSocket (graphql-ws)', () => {
-  it('runs a me query on a connection authenticated by connectionParams', async () => {
+  it('runs a me query on a connection authenticated by connectionParams, reporting its cost: connection_init and the operation take requestPoints each, plus the cost', async () => {
     const results = await run({ authorization: `Bearer ${tenant.token}` }, '{ me { account { id } apiVersion } }');
-    expect(results).toEqual([{ data: { me: { account: { id: tenant.accountId }, apiVersion: '2026-04-30' } } }]);
+    expect(results).toEqual([
+      {
+        data: { me: { account: { id: tenant.accountId }, apiVersion: '2026-04-30' } },
+        extensions: {
+          cost: {
+            requestedQueryCost: 2,
+            actualQueryCost: 2,
+            throttleStatus: {
+              maximumAvailable: GRAPHQL_DEFAULT,
+              currentlyAvailable: GRAPHQL_DEFAULT - 2 * P - 2,
+              restoreRate: Math.round(GRAPHQL_DEFAULT / 60),
+              resetSeconds: expect.any(Number),
+            },
+          },
+        },
+      },
+    ]);
   });
 
-  it('runs mutations and reports service errors with extensions.code', async () => {
+  it('runs mutations and reports service errors with extensions.code, each result with its cost', async () => {
     const params = { authorization: `Bearer ${tenant.token}` };
-    const [created] = await run(params, 'mutation { createCustomer(input: { organization: "Socket Co" }) { customer { id organization } } }');
-    expect(created.data.createCustomer.customer.organization).toBe('Socket Co');
-    const [duplicate] = await run(params, 'mutation { createCustomer(input: { organization: "socket co" }) { etag } }');
-    expect(duplicate.errors[0].extensions).toMatchObject({ code: 'validation.failed', errors: { organization: ['has already been taken'] } });
+    const [createdResult] = await run(params, 'mutation { createCustomer(input: { organization: "Socket Co" }) { customer { id organization } } }');
+    const created = withoutCost(createdResult);
+    expect(created.body.data.createCustomer.customer.organization).toBe('Socket Co');
+    expect(created.cost.requestedQueryCost).toBeGreaterThan(limits.mutationPoints);
+    const [duplicateResult] = await run(params, 'mutation { createCustomer(input: { organization: "socket co" }) { etag } }');
+    const duplicate = withoutCost(duplicateResult);
+    expect(duplicate.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { organization: ['has already been taken'] } });
+    expect(duplicate.cost.requestedQueryCost).toBe(1 + limits.mutationPoints);
+    // The second connection and its operation took their points and the operation's cost from the same bucket.
+    expect(duplicate.cost.throttleStatus!.currentlyAvailable).toBe(created.cost.throttleStatus!.currentlyAvailable - 2 * P - duplicate.cost.requestedQueryCost!);
   });
 
   it('closes a connection without a valid key with 4401 and the error code as reason', async () => {
@@ -73,5 +107,45 @@ describe('GraphQL over WebSocket (graphql-ws)', () => {
     closed = true;
     await t.close();
     expect(await open.closing).toEqual({ code: 1001, reason: 'Server shutting down' });
+  });
+});
+
+describe('connection_init and the graphql bucket', () => {
+  // Three requests' points a minute; the key cache is on, so a known key is looked up (and its address charged)
+  // only on its first connection.
+  let small: TestApp;
+  beforeAll(async () => {
+    small = await startTestApp({ rateLimits: { graphql: 3 * P }, env: { AUTH_CACHE_TTL_MS: '5000' } });
+  });
+  afterAll(() => small.close());
+
+  it("closes connection_init with 4429 rate_limit.exceeded once the key's bucket is spent", async () => {
+    const { token } = await small.tenant();
+    for (let i = 0; i < 3; i += 1) {
+      const open = connect({ authorization: `Bearer ${token}` }, small);
+      await open.acked;
+      open.socket.close(1000);
+      await open.closing;
+    }
+    expect(await connect({ authorization: `Bearer ${token}` }, small).closing).toEqual({ code: 4429, reason: 'rate_limit.exceeded' });
+  });
+
+  it("closes connection_init with random tokens from one address 4401, then 4429 rate_limit.exceeded once the address's bucket is spent", async () => {
+    const randomToken = () => `svc_${crypto.randomUUID().replace(/^(.{14})./, '$17')}`;
+    // The address has its 3P: the lookup of the key above was given back when the token proved to be a key.
+    const codes: { code: number; reason: string }[] = [];
+    for (let i = 0; i < 5; i += 1) codes.push(await connect({ authorization: `Bearer ${randomToken()}` }, small).closing);
+    expect(codes).toEqual([
+      { code: 4401, reason: 'auth.invalid_token' },
+      { code: 4401, reason: 'auth.invalid_token' },
+      { code: 4401, reason: 'auth.invalid_token' },
+      { code: 4429, reason: 'rate_limit.exceeded' },
+      { code: 4429, reason: 'rate_limit.exceeded' },
+    ]);
+    // A key that must be looked up from that address waits for the window too, and so does HTTP.
+    const { token } = await small.tenant();
+    expect(await connect({ authorization: `Bearer ${token}` }, small).closing).toEqual({ code: 4429, reason: 'rate_limit.exceeded' });
+    const http = await fetch(`${small.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ me { apiVersion } }' }) });
+    expect(http.status).toBe(429);
   });
 });

@@ -4,6 +4,8 @@ export interface ApiResponse<T = any> {
   headers: Headers;
   body: T;
   text: string;
+  /** The URL that was requested (relative references in headers, such as Link, resolve against it). */
+  url?: string;
 }
 
 export interface RequestOptions {
@@ -25,7 +27,8 @@ export function client(baseUrl: string, defaultToken?: string) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const url = `${baseUrl}${path}`;
+    const res = await fetch(url, { method, headers, body });
     const text = await res.text();
     let parsed: any = null;
     try {
@@ -33,7 +36,7 @@ export function client(baseUrl: string, defaultToken?: string) {
     } catch {
       parsed = null;
     }
-    return { status: res.status, headers: res.headers, body: parsed, text };
+    return { status: res.status, headers: res.headers, body: parsed, text, url };
   }
   return {
     request,

@@ -1,13 +1,14 @@
 import { expect } from 'vitest';
 import { client, type ApiResponse } from './http.ts';
 
-/** The URL of rel="next" in a Link header, or null. */
+/** The URL of rel="next" in a Link header (a relative reference, resolved against the page's URL), or null. */
 export function nextLink(res: ApiResponse): string | null {
   const link = res.headers.get('link');
   if (!link) return null;
   const m = /^<([^>]+)>;\s*rel="next"$/.exec(link.trim());
   expect(m, `Link header ${link}`).not.toBeNull();
-  return m![1];
+  expect(res.url, 'the URL of the page, to resolve the link against').toBeDefined();
+  return new URL(m![1], res.url).toString();
 }
 
 /** The cursor carried by a next link. */

@@ -110,9 +110,10 @@ describe('POST /contacts/{id}/linkages', () => {
     expect(await linkagesOf(api, contact.id)).toEqual([]);
   });
 
-  it('applies the body-shape rule to the linkage key', async () => {
+  it('applies the body-shape rule to the linkage key (the fields may also be the body itself: hostile-input.test.ts)', async () => {
     const contact = await createContact(api);
-    expectProblem(await api.post(`/contacts/${contact.id}/linkages`, {}), { status: 422, code: 'validation.failed', errors: { linkage: ['is missing'] }, onlyErrors: true });
+    const notAnObject = await api.request('POST', `/contacts/${contact.id}/linkages`, { raw: '[]', headers: { 'content-type': 'application/json' } });
+    expectProblem(notAnObject, { status: 422, code: 'validation.failed', errors: { linkage: ['is missing'] }, onlyErrors: true });
     expectProblem(await api.post(`/contacts/${contact.id}/linkages`, { linkage: 'Customer' }), {
       status: 422,
       code: 'validation.failed',
@@ -269,18 +270,18 @@ describe('linkage rules', () => {
       [{ primary: null }, 'primary'],
     ];
     for (const [body, field] of cases) {
-      expectProblem(await api.patch(`/contacts/${contact.id}/linkages/${linkage.id}`, { linkage: body }), {
-        status: 422,
-        code: 'validation.failed',
-        errors: { [field]: true },
-        onlyErrors: true,
-      });
+      // Under the key "linkage" and at the top level of the body alike.
+      for (const sent of [{ linkage: body }, body]) {
+        expectProblem(await api.patch(`/contacts/${contact.id}/linkages/${linkage.id}`, sent), {
+          status: 422,
+          code: 'validation.failed',
+          errors: { [field]: true },
+          onlyErrors: true,
+        });
+      }
     }
-    expectProblem(await api.patch(`/contacts/${contact.id}/linkages/${linkage.id}`, { primary: true }), {
-      status: 422,
-      code: 'validation.failed',
-      errors: { linkage: ['is missing'] },
-    });
+    const notAnObject = await api.request('PATCH', `/contacts/${contact.id}/linkages/${linkage.id}`, { raw: '"primary"', headers: { 'content-type': 'application/json' } });
+    expectProblem(notAnObject, { status: 422, code: 'validation.failed', errors: { linkage: ['is missing'] } });
     expect(await linkagesOf(api, contact.id)).toEqual([linkage]);
   });
 

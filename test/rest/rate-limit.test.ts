@@ -156,6 +156,9 @@ describe('with small limits (read 3, write 2)', () => {
 
   it('limits unauthenticated requests per source IP, whatever X-Forwarded-For says, without touching key buckets', async () => {
     const key = await newKey();
+    const unseen = await newKey();
+    // The key has been used from this address before the flood: its token is known to be a key.
+    expect((await api(key).get('/me')).status).toBe(200);
     const anonymous = api(null);
     const results = [
       await anonymous.get('/me'),
@@ -169,7 +172,9 @@ describe('with small limits (read 3, write 2)', () => {
     expectExceeded(await api('svc_0190c0de-0000-7000-8000-000000000000').get('/customers'), 3, '/api/v2/customers');
     const keyed = await api(key).get('/me');
     expect(keyed.status).toBe(200);
-    expect(rateHeaders(keyed).remaining).toBe(2);
+    expect(rateHeaders(keyed).remaining).toBe(1);
+    // A token never seen before is looked up only after its address pays for the lookup: refused, unread.
+    expectExceeded(await api(unseen).get('/me'), 3, '/api/v2/me');
     // Unauthenticated writes have their own bucket.
     const write = await anonymous.post('/customers', { customer: {} });
     expectProblem(write, 401, 'auth.missing_token');

@@ -44,7 +44,7 @@ async function listStatements(path: string) {
 const nextPath = (link: string | null) => {
   const url = /<([^>]+)>; rel="next"/.exec(link ?? '')?.[1];
   expect(url).toBeTruthy();
-  const parsed = new URL(url!);
+  const parsed = new URL(url!, 'http://localhost');
   return `${parsed.pathname}${parsed.search}`;
 };
 

@@ -21,6 +21,12 @@ import { linkableTypes, lockLinkable, type LinkableType } from './linkables.ts';
 // Hence no linkage ever belongs to a deleted contact, and the "first link" count below needs no contact filter.
 
 export const relationshipTypes = ['associated', 'billing', 'technical', 'decision_maker'] as const;
+/**
+ * POST and PATCH bodies carry the fields at the top level, as the spec's endpoint table lists them
+ * ({"linkable_id": ..., "linkable_type": "Customer", "primary": true}), or under this key as every other
+ * resource's body ({"linkage": {...}}). Both at once, or the key beside any other member, is 422 (see
+ * recordFromBody); unknown fields are refused either way.
+ */
 const BODY_KEY = 'linkage';
 
 export interface LinkageRow {
@@ -167,7 +173,7 @@ export class ContactLinkageService {
   create(ctx: RequestContext, contactId: string, body: unknown): Promise<WireLinkage> {
     return this.transaction(ctx, async (tx) => {
       await this.liveContact(tx, contactId);
-      const input = recordFromBody(body, BODY_KEY);
+      const input = recordFromBody(body, BODY_KEY, { topLevel: true });
       const errors: FieldErrors = {};
       const link = checkLinkInput(input, errors);
       throwIfErrors(errors);
@@ -180,7 +186,7 @@ export class ContactLinkageService {
       // The documented order of checks: the records exist (404) before the body is validated (422).
       await this.liveContact(tx, contactId);
       let row = await this.linkage(tx, contactId, linkageId);
-      const input = recordFromBody(body, BODY_KEY);
+      const input = recordFromBody(body, BODY_KEY, { topLevel: true });
       const errors: FieldErrors = {};
       for (const key of Object.keys(input)) {
         if (key === 'linkable_id' || key === 'linkable_type') addError(errors, key, 'cannot be changed; link the contact to the new record instead');

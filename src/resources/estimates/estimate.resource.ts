@@ -1,13 +1,24 @@
 import { addError } from '../../kernel/body.ts';
 import { rangeOps } from '../../kernel/listing.ts';
-import { requirePermission } from '../../kernel/permissions.ts';
+import { requirePermission, type Role } from '../../kernel/permissions.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { checkWorkLocation } from '../jobs/work-location.ts';
 
-/** Statuses that record the customer's decision (or sending it): only roles with estimates.decide may set them. */
+/**
+ * Statuses that record the customer's decision (or sending it): only roles with estimates.decide may move an
+ * estimate into them or out of them (Sent -> Draft would undo a decision as surely as Draft -> Sent makes one).
+ * Re-sending the current status is no move, so it needs no permission.
+ */
 export const decisionStatuses = ['Sent', 'Accepted', 'Declined'];
+
+/** The decision gate of an update that sets `status` (one place; REST PATCH and GraphQL updateEstimate reach it). */
+function checkDecision(role: Role, from: unknown, to: unknown): void {
+  if (typeof to !== 'string' || to === from) return;
+  if (!decisionStatuses.includes(to) && !(typeof from === 'string' && decisionStatuses.includes(from))) return;
+  requirePermission(role, 'estimates.decide', `The ${role} role may not move an estimate from ${String(from)} to ${to}: ${decisionStatuses.join(', ')} record a decision.`);
+}
 
 export const estimateResource: ResourceDefinition = {
   name: 'estimate',
@@ -55,9 +66,7 @@ export const estimateResource: ResourceDefinition = {
   hooks: {
     async beforeWrite(args) {
       const { ctx, mode, values, existing } = args;
-      if (mode === 'update' && typeof values.status === 'string' && decisionStatuses.includes(values.status) && values.status !== existing?.status) {
-        requirePermission(ctx.principal.user.role, 'estimates.decide', `The ${ctx.principal.user.role} role may not move an estimate to ${values.status}.`);
-      }
+      if (mode === 'update') checkDecision(ctx.principal.user.role, existing?.status, values.status);
       await checkWorkLocation(args, 'with_site');
       // The default tax rate of new lines must be active when it is set (a rate deactivated since stays).
       const { tx, errors } = args;

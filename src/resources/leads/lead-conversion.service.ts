@@ -4,6 +4,7 @@ import { currentTenant, runAsTenant, type RequestContext } from '../../kernel/co
 import { AppError, notFound, validationError } from '../../kernel/errors.ts';
 import { isUuid } from '../../kernel/ids.ts';
 import { liveStatuses } from '../../kernel/lookups.ts';
+import { printable } from '../../kernel/storable.ts';
 import type { ResourceService, Single } from '../../kernel/resource-service.ts';
 import type { Scope } from '../../kernel/scopes.ts';
 import { inTransaction, type TenantClient } from '../../kernel/tenancy.ts';
@@ -22,7 +23,7 @@ export const convertLeadScopes: readonly Scope[] = ['leads:write', 'customers:wr
 function overridesOf(body: unknown): Record<string, unknown> {
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
     const stray = Object.keys(body).filter((key) => key !== 'customer');
-    if (stray.length > 0) throw validationError(Object.fromEntries(stray.map((key) => [key, ['is not a permitted field']])));
+    if (stray.length > 0) throw validationError(Object.fromEntries(stray.map((key) => [printable(key), ['is not a permitted field']])));
   }
   return body === undefined || (typeof body === 'object' && body !== null && !('customer' in body)) ? {} : recordFromBody(body, 'customer');
 }

@@ -2,6 +2,7 @@ import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError } from '../../kernel/errors.ts';
 import { toWire } from '../../kernel/fields.ts';
 import { relatedNames } from '../../kernel/lookups.ts';
+import { assertStorableParameters } from '../../kernel/storable.ts';
 import type { TenantClient } from '../../kernel/tenancy.ts';
 
 // Lookup catalogs (statuses, labels, custom field definitions): readable by any valid key, filtered by
@@ -23,6 +24,7 @@ export class LookupService {
 
   list(ctx: RequestContext, kind: LookupKind, entries: [string, string][]): Promise<{ data: Record<string, unknown>[]; hasMore: false }> {
     let relatedName: string | undefined;
+    assertStorableParameters(entries);
     for (const [key, value] of entries) {
       if (key !== 'related_name') throw new AppError('filter.invalid', `unknown parameter: ${key} (${kind} accept related_name only)`);
       if (relatedName !== undefined) throw new AppError('filter.invalid', 'related_name: given more than once');
@@ -46,6 +48,7 @@ export class LookupService {
   /** The system options catalog (shared by every account, read-only), optionally of one system_type. */
   async systemOptions(entries: [string, string][]): Promise<{ data: Record<string, unknown>[]; hasMore: false }> {
     let systemType: string | undefined;
+    assertStorableParameters(entries);
     for (const [key, value] of entries) {
       if (key !== 'system_type') throw new AppError('filter.invalid', `unknown parameter: ${key} (system_options accept system_type only)`);
       if (systemType !== undefined) throw new AppError('filter.invalid', 'system_type: given more than once');

@@ -1,0 +1,418 @@
+import fc from 'fast-check';
+import type { Tenant, TestApp } from '../helpers/app.ts';
+import { client, type ApiResponse, type Client } from '../helpers/http.ts';
+import { valueArb, type CustomFieldDef, type GenContext, type WorldView } from './openapi-arbitraries.ts';
+import { Ref, Repeat, serialize, type JTree } from './json-tree.ts';
+import type { CollectionModel, OpenApiModel } from './openapi-model.ts';
+
+// The seeded tenant the fuzz runs against: pools of live records per collection (their ids fill {id} path
+// parameters and <class>_id body fields), their current ETags (If-Match), the tenant's lookups (statuses,
+// labels, custom field definitions), a real cursor per list, and a cheap fingerprint of the whole database.
+// Records are made through the API. The seed recipes below know the business rules of today's resources (a job
+// needs a site of its customer ...); a collection without a recipe is seeded from its create schema, and the
+// fuzz refuses to start when that fails, so a new resource is never silently left without rows.
+
+export interface PoolEntry {
+  id: string;
+  /** The parent record of a sub-collection entry (the contact of a linkage). */
+  parent?: string;
+}
+
+type Recipe = (world: World) => Promise<PoolEntry>;
+
+let sequence = 0;
+const unique = (prefix: string) => `${prefix} ${process.pid}-${(sequence += 1)}`;
+
+/** Seed recipes, in dependency order, by collection name. */
+const recipes: Record<string, Recipe> = {
+  customers: async (w) => ({ id: (await w.create('customers', { organization: unique('Fuzz Customer') })).id }),
+  leads: async (w) => ({ id: (await w.create('leads', { organization: unique('Fuzz Lead'), first_name: 'Lee' })).id }),
+  sites: async (w) => {
+    const customer = await w.liveEntry('customers', w.next());
+    return { id: (await w.create('sites', siteFields('Customer', customer.id))).id };
+  },
+  contacts: async (w) => {
+    const contact = await w.create('contacts', { first_name: 'Pat', last_name: unique('Contact') });
+    // Linked to a customer: the first contact of a customer becomes its primary, later ones are not (deletable links).
+    const customer = await w.liveEntry('customers', 0);
+    const linkage = await w.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: customer.id, linkable_type: 'Customer' } });
+    w.add('contacts/linkages', { id: linkage.id, parent: contact.id });
+    return { id: contact.id };
+  },
+  'contacts/linkages': async (w) => {
+    const contact = await w.create('contacts', { first_name: 'Lin', last_name: unique('Kage') });
+    w.add('contacts', { id: contact.id });
+    // The customer already has its primary contact (recipe above), so this link is not primary: it can be deleted.
+    const customer = await w.liveEntry('customers', 0);
+    const linkage = await w.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: customer.id, linkable_type: 'Customer', relationship_type: 'billing' } });
+    return { id: linkage.id, parent: contact.id };
+  },
+  items: async (w) => ({ id: (await w.create('items', { name: unique('Fuzz Item'), item_type: 'material', unit_price: '10.50' })).id }),
+  tax_rates: async (w) => ({ id: (await w.create('tax_rates', { name: unique('Fuzz Tax'), rate: '8.25' })).id }),
+  customer_item_prices: async (w) => {
+    const item = await w.create('items', { name: unique('Priced Item'), item_type: 'service', unit_price: '20' });
+    w.add('items', { id: item.id });
+    const customer = await w.liveEntry('customers', w.next());
+    return { id: (await w.create('customer_item_prices', { customer_id: customer.id, item_id: item.id, unit_price: '12.50' })).id };
+  },
+  systems: async (w) => {
+    const site = await w.liveEntry('sites', w.next());
+    return { id: (await w.create('systems', { site_id: site.id, system_type: unique('Boiler'), name: unique('System') })).id };
+  },
+  jobs: async (w) => {
+    const item = await w.liveEntry('items', 0);
+    const job = await w.atPlace((customer, site) => w.create('jobs', { customer_id: customer, site_id: site, title: unique('Fuzz Job'), lineitems: [{ item_id: item.id, quantity: '2' }] }));
+    return { id: job.id };
+  },
+  estimates: async (w) => {
+    const estimate = await w.atPlace((customer, site) =>
+      w.create('estimates', { customer_id: customer, site_id: site, title: unique('Fuzz Estimate'), lineitems: [{ description: 'Labour', quantity: 1, unit_price: '99.99' }] }),
+    );
+    // Every other estimate is Accepted, so that conversion has something to convert.
+    if (w.next() % 2 === 0) await w.patch('estimates', estimate.id, { status: 'Accepted' });
+    return { id: estimate.id };
+  },
+};
+
+function siteFields(type: string, id: string) {
+  return { site_name: unique('Fuzz Site'), street: '1 Main Street', city: 'Springfield', state: 'IL', siteable_id: id, siteable_type: type };
+}
+
+const MIN_POOL = 2;
+const MAX_POOL = 4;
+
+export class World implements WorldView {
+  readonly api: Client;
+  private readonly pools = new Map<string, PoolEntry[]>();
+  private readonly etags = new Map<string, string>();
+  /** Ids seen live since the last successful delete or action (conversion): no need to read them again. */
+  private readonly verified = new Set<string>();
+  private place: { customer: string; site: string } | undefined;
+  private readonly rows = new Map<string, Record<string, any>[]>();
+  private readonly cursors = new Map<string, string>();
+  private fingerprintSql = '';
+  private lastFingerprint: string | null = null;
+  private counter = 0;
+
+  constructor(
+    readonly testApp: TestApp,
+    readonly tenant: Tenant,
+    readonly model: OpenApiModel,
+  ) {
+    this.api = client(`${testApp.url}/api/v2`, tenant.token);
+  }
+
+  // ---- WorldView ----
+
+  lookupValues(lookup: string, className: string): string[] {
+    return (this.rows.get(lookup) ?? []).filter((r) => r.related_name === className && typeof r.display_name === 'string').map((r) => r.display_name as string);
+  }
+
+  customFields(className: string): CustomFieldDef[] {
+    return (this.rows.get('custom_field_definitions') ?? []).filter((r) => r.related_name === className) as CustomFieldDef[];
+  }
+
+  userIds(): number[] {
+    return [this.tenant.userId];
+  }
+
+  cursor(collection: string): string | undefined {
+    return this.cursors.get(collection);
+  }
+
+  poolNames(): string[] {
+    return [...this.pools.keys()];
+  }
+
+  // ---- seeding ----
+
+  next(): number {
+    return (this.counter += 1);
+  }
+
+  /** POST through the API, insisting on 201; returns the record. */
+  async post(path: string, body: unknown): Promise<Record<string, any>> {
+    this.lastFingerprint = null;
+    const res = await this.api.post(path, body);
+    if (res.status !== 201) throw new Error(`fuzz seed: POST ${path} answered ${res.status}: ${res.text.slice(0, 500)}`);
+    return res.body.data;
+  }
+
+  /** Creates a record of a collection with its documented wrapper key. */
+  async create(collection: string, fields: Record<string, unknown>): Promise<Record<string, any>> {
+    const op = this.model.operations.find((o) => o.method === 'POST' && o.path === `/${collection}`);
+    const key = op?.body?.wrapperKey;
+    if (!key) throw new Error(`fuzz seed: no POST /${collection} with a wrapper key in the document`);
+    return this.post(`/${collection}`, { [key]: fields });
+  }
+
+  async patch(collection: string, id: string, fields: Record<string, unknown>): Promise<void> {
+    const op = this.model.operations.find((o) => o.method === 'PATCH' && o.path === `/${collection}/{id}`);
+    const etag = await this.currentEtag(collection, id);
+    this.lastFingerprint = null;
+    const res = await this.api.patch(`/${collection}/${id}`, { [op!.body!.wrapperKey!]: fields }, { headers: { 'if-match': etag ?? '' } });
+    if (res.status !== 200) throw new Error(`fuzz seed: PATCH /${collection}/${id} answered ${res.status}: ${res.text.slice(0, 500)}`);
+    this.etags.clear();
+  }
+
+  /**
+   * Makes a record that needs a customer and a site of that customer (a job, an estimate): at the last place
+   * made, or, when that fails (the fuzz deleted them), at a new customer with a site of its own.
+   */
+  async atPlace(make: (customer: string, site: string) => Promise<Record<string, any>>): Promise<Record<string, any>> {
+    if (this.place) {
+      try {
+        return await make(this.place.customer, this.place.site);
+      } catch {
+        this.place = undefined;
+      }
+    }
+    const customer = await this.create('customers', { organization: unique('Fuzz Place') });
+    this.add('customers', { id: customer.id });
+    const site = await this.create('sites', siteFields('Customer', customer.id));
+    this.add('sites', { id: site.id });
+    this.place = { customer: customer.id, site: site.id };
+    return make(customer.id, site.id);
+  }
+
+  /** Adds a record to a pool; a pool keeps its newest MAX_POOL records (the others stay in the database). */
+  add(pool: string, entry: PoolEntry): void {
+    const entries = this.pools.get(pool) ?? [];
+    if (!entries.some((e) => e.id === entry.id)) entries.push(entry);
+    this.pools.set(pool, entries.slice(-MAX_POOL));
+  }
+
+  /** Tenant configuration the API cannot write: a label and one custom field of every type per class. */
+  private async configureTenant(): Promise<void> {
+    const classes = new Set<string>();
+    for (const op of this.model.operations) for (const p of op.queryParams) if (p.name === 'related_name') for (const c of (p.schema.enum ?? []) as string[]) classes.add(c);
+    const cfd = this.model.collections.get('custom_field_definitions');
+    const types = ((cfd ? this.model.resolve(this.model.doc.components?.schemas?.[cfd.className])?.properties?.field_type?.enum : undefined) ?? []) as string[];
+    const admin = this.testApp.app.domain.admin;
+    for (const relatedName of classes) {
+      await admin.addLookup('label', { accountId: this.tenant.accountId, relatedName, name: 'Fuzz VIP' });
+      for (const type of types) {
+        const options = type === 'select' || type === 'multiselect' ? ['Red', 'Blue'] : undefined;
+        await admin.addCustomField({ accountId: this.tenant.accountId, relatedName, name: `Fuzz ${type}`, type, options });
+      }
+    }
+  }
+
+  /** Everything the fuzz needs before its first request. */
+  async seed(): Promise<void> {
+    await this.configureTenant();
+    // Read-only collections (lookups, catalogs): their rows as served.
+    for (const c of this.model.collections.values()) {
+      if (c.parent || c.creatable) continue;
+      await this.listInto(c);
+    }
+    for (const name of Object.keys(recipes)) if (this.model.collections.has(name)) await this.refill(name);
+    for (const c of this.model.collections.values()) {
+      if (!c.creatable || this.pools.has(c.name)) continue;
+      if (!c.parent) await this.refill(c.name);
+    }
+    for (const c of this.model.collections.values()) {
+      if (c.parent && !this.pools.has(c.name)) await this.listSubCollection(c);
+    }
+    const empty = [...this.model.collections.values()].filter((c) => (this.pools.get(c.name)?.length ?? 0) === 0 && (c.creatable || c.parent));
+    if (empty.length) throw new Error(`fuzz seed: no records for ${empty.map((c) => c.listPath).join(', ')}: add a recipe to test/fuzz/fuzz-world.ts`);
+    await this.takeCursors();
+    await this.buildFingerprint();
+  }
+
+  private async listInto(c: CollectionModel): Promise<void> {
+    const res = await this.api.get(c.listPath);
+    if (res.status !== 200 || !Array.isArray(res.body?.data)) throw new Error(`fuzz seed: GET ${c.listPath} answered ${res.status}: ${res.text.slice(0, 300)}`);
+    this.rows.set(c.name, res.body.data);
+    this.pools.set(c.name, res.body.data.filter((r: any) => typeof r.id === 'string').slice(0, 20).map((r: any) => ({ id: r.id })));
+  }
+
+  private async listSubCollection(c: CollectionModel): Promise<void> {
+    const entries: PoolEntry[] = [];
+    for (const parent of this.pools.get(c.parent!) ?? []) {
+      const res = await this.api.get(c.listPath.replace('{id}', parent.id));
+      if (res.status === 200 && Array.isArray(res.body?.data)) for (const r of res.body.data) entries.push({ id: r.id, parent: parent.id });
+    }
+    this.pools.set(c.name, entries);
+  }
+
+  /** A record of a collection without a recipe, from its create schema: the first generated body the API accepts. */
+  private async generic(name: string): Promise<PoolEntry> {
+    const op = this.model.operations.find((o) => o.method === 'POST' && o.path === `/${name}`);
+    if (!op?.body) throw new Error(`fuzz seed: no recipe and no create body for ${name}`);
+    const ctx: GenContext = { model: this.model, world: this };
+    const samples = fc.sample(valueArb(ctx, op.body.schema, undefined, 0), { seed: 42, numRuns: 30 });
+    let last: ApiResponse | undefined;
+    for (const sample of samples) {
+      const refs = new Map<Ref, string>();
+      await this.resolveRefs(sample, refs);
+      this.lastFingerprint = null;
+      last = await this.api.request('POST', `/${name}`, { raw: serialize(sample, (r) => refs.get(r)!), headers: { 'content-type': 'application/json' } });
+      if (last.status === 201) return { id: last.body.data.id };
+    }
+    throw new Error(`fuzz seed: no recipe for /${name} and none of 30 generated bodies was accepted (last: ${last?.status} ${last?.text.slice(0, 300)}); add a recipe to test/fuzz/fuzz-world.ts`);
+  }
+
+  private async refill(pool: string): Promise<void> {
+    const collection = this.model.collections.get(pool);
+    if (!collection) return;
+    if (!collection.creatable && !collection.parent && !recipes[pool]) return this.listInto(collection);
+    while ((this.pools.get(pool)?.length ?? 0) < MIN_POOL) {
+      const entry = recipes[pool] ? await recipes[pool](this) : await this.generic(pool);
+      this.add(pool, entry);
+    }
+  }
+
+  private async takeCursors(): Promise<void> {
+    for (const op of this.model.operations) {
+      if (op.method !== 'GET' || !op.queryParams.some((p) => p.name === 'cursor') || op.pathParams.length) continue;
+      const res = await this.api.get(`${op.path}?limit=1`);
+      const link = res.headers.get('link');
+      const cursor = link ? new URL(/<([^>]+)>/.exec(link)?.[1] ?? '/', this.testApp.url).searchParams.get('cursor') : null;
+      if (cursor) this.cursors.set(op.collection, cursor);
+    }
+  }
+
+  // ---- pools during the fuzz ----
+
+  /** An entry of a pool (n modulo its size), refilled below MIN_POOL. It may have been deleted since (body references). */
+  async entry(pool: string, n: number): Promise<PoolEntry> {
+    if ((this.pools.get(pool)?.length ?? 0) < MIN_POOL) await this.refill(pool);
+    const entries = this.pools.get(pool) ?? [];
+    if (entries.length === 0) throw new Error(`fuzz: pool ${pool} is empty`);
+    return entries[n % entries.length];
+  }
+
+  /** A live entry of a pool (path parameters, seed parents): read again after deletions, dropped when gone. */
+  async liveEntry(pool: string, n: number): Promise<PoolEntry> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const entry = await this.entry(pool, n);
+      if (this.verified.has(entry.id) || (await this.verify(pool, entry))) return entry;
+      this.pools.set(pool, (this.pools.get(pool) ?? []).filter((e) => e.id !== entry.id));
+    }
+    throw new Error(`fuzz: no live record in pool ${pool}`);
+  }
+
+  private async verify(pool: string, entry: PoolEntry): Promise<boolean> {
+    const collection = this.model.collections.get(pool);
+    if (collection?.parent && entry.parent) {
+      const res = await this.api.get(collection.listPath.replace('{id}', entry.parent));
+      if (res.status !== 200) return false;
+      for (const r of res.body.data) this.verified.add(r.id);
+      return this.verified.has(entry.id);
+    }
+    if (!collection?.readable) return true;
+    const res = await this.api.get(`/${pool}/${entry.id}`);
+    if (res.status !== 200) return false;
+    this.verified.add(entry.id);
+    const etag = res.headers.get('etag');
+    if (etag) this.etags.set(entry.id, etag);
+    return true;
+  }
+
+  /** The current ETag of a record (from the last response that carried it, else a GET). */
+  async currentEtag(pool: string, id: string): Promise<string | undefined> {
+    const known = this.etags.get(id);
+    if (known) return known;
+    const res = await this.api.get(`/${pool}/${encodeURIComponent(id)}`);
+    const etag = res.status === 200 ? res.headers.get('etag') : null;
+    if (etag) this.etags.set(id, etag);
+    return etag ?? undefined;
+  }
+
+  /** Resolves every Ref of a body tree to a live id. */
+  async resolveRefs(tree: JTree, into: Map<Ref, string>): Promise<void> {
+    const walk = async (node: JTree): Promise<void> => {
+      if (node instanceof Ref) into.set(node, (await this.entry(node.pool, node.n)).id);
+      else if (node instanceof Repeat) await walk(node.element);
+      else if (Array.isArray(node)) for (const v of node) await walk(v);
+      else if (node && typeof node === 'object' && 'entries' in node) for (const [, v] of node.entries) await walk(v);
+    };
+    await walk(tree);
+  }
+
+  /**
+   * Bookkeeping after a fuzz response: ETags served, records deleted. Any successful write may move other records'
+   * ETags (a site edit touches its customer), so the ETag cache is dropped; a successful delete or action (convert)
+   * may remove records of other pools (a customer's sites go with it), so live records are read again before a path
+   * names them.
+   */
+  observe(method: string, opPath: string, ids: Record<string, string>, status: number, etag: string | null): void {
+    const ok = status >= 200 && status < 300;
+    if (!ok) return;
+    if (method !== 'GET') this.etags.clear();
+    const segments = opPath.split('/');
+    const collection = segments[1];
+    if (etag && segments.length === 3 && segments[2] === '{id}' && ids.id) this.etags.set(ids.id, etag);
+    const isList = [...this.model.collections.values()].some((c) => c.listPath === opPath);
+    if (method === 'DELETE' || (method === 'POST' && !isList)) {
+      if (method === 'DELETE') {
+        const last = segments[segments.length - 1].replace(/[{}]/g, '');
+        const pool = segments.length === 3 ? collection : `${collection}/${segments[3]}`;
+        const id = ids[last];
+        if (id) this.pools.set(pool, (this.pools.get(pool) ?? []).filter((e) => e.id !== id));
+      }
+      this.verified.clear();
+    }
+  }
+
+  // ---- the database fingerprint ----
+
+  /**
+   * One SQL statement over every table of the schema (the tenant tables, the events outbox, counters, keys):
+   * count(*), max(updated_at), sum(lock_version), count(deleted_at) and the like where the columns exist.
+   */
+  private async buildFingerprint(): Promise<void> {
+    const raw = this.testApp.database.raw;
+    const columns = await raw.$queryRawUnsafe<{ table_name: string; column_name: string }[]>(
+      `SELECT c.table_name::text AS table_name, c.column_name::text AS column_name
+         FROM information_schema.columns c
+         JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+        WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE' AND c.table_name <> '_prisma_migrations'
+        ORDER BY c.table_name, c.ordinal_position`,
+    );
+    const aggregates: Record<string, (col: string) => string> = {
+      updated_at: (c) => `max(${c})`,
+      lock_version: (c) => `sum(${c})`,
+      deleted_at: (c) => `count(${c})`,
+      seq: (c) => `max(${c})`,
+      last_value: (c) => `sum(${c})`,
+      revoked_at: (c) => `count(${c})`,
+      retired_at: (c) => `count(${c})`,
+    };
+    const tables = new Map<string, string[]>();
+    for (const { table_name, column_name } of columns) {
+      const parts = tables.get(table_name) ?? ['count(*)'];
+      if (aggregates[column_name]) parts.push(aggregates[column_name](`"${column_name}"`));
+      tables.set(table_name, parts);
+    }
+    if (tables.size === 0) throw new Error('fuzz: no tables found for the database fingerprint');
+    const pairs = [...tables].map(([table, parts]) => `'${table}', (SELECT jsonb_build_array(${parts.join(', ')}) FROM "${table}")`);
+    const chunks: string[] = [];
+    for (let i = 0; i < pairs.length; i += 40) chunks.push(`jsonb_build_object(${pairs.slice(i, i + 40).join(', ')})`);
+    this.fingerprintSql = `SELECT (${chunks.join(' || ')})::text AS fp`;
+    await this.fingerprint();
+  }
+
+  /** The fingerprint now (one statement), remembered as the baseline of the next request. */
+  async fingerprint(): Promise<string> {
+    const rows = await this.testApp.database.raw.$queryRawUnsafe<{ fp: string }[]>(this.fingerprintSql);
+    this.lastFingerprint = rows[0].fp;
+    return this.lastFingerprint;
+  }
+
+  /** The baseline: the fingerprint after the last request, unless the harness wrote since. */
+  async baseline(): Promise<string> {
+    return this.lastFingerprint ?? this.fingerprint();
+  }
+}
+
+/** Which tables differ between two fingerprints, and how. */
+export function fingerprintDiff(before: string, after: string): string {
+  const a = JSON.parse(before) as Record<string, unknown>;
+  const b = JSON.parse(after) as Record<string, unknown>;
+  return Object.keys({ ...a, ...b })
+    .filter((t) => JSON.stringify(a[t]) !== JSON.stringify(b[t]))
+    .map((t) => `${t}: ${JSON.stringify(a[t])} -> ${JSON.stringify(b[t])}`)
+    .join('; ');
+}

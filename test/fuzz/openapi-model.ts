@@ -1,0 +1,205 @@
+// The fuzz's view of the OpenAPI document served by the running app (GET /api/v2/openapi.json): every
+// operation with its parameters, body and documented problem codes, the error catalog, and the collections
+// (list endpoints whose records can be named by an id). Nothing here names a resource: a new endpoint or
+// resource declared in src/ appears in the document and so in the fuzz by itself.
+
+export type Schema = Record<string, any>;
+
+export interface ParamModel {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required: boolean;
+  schema: Schema;
+  description: string;
+  style?: string;
+  explode?: boolean;
+}
+
+export interface BodyModel {
+  required: boolean;
+  contentTypes: string[];
+  /** The body schema, $refs resolved at its top level. */
+  schema: Schema;
+  /** The resource-named key the record travels under ({"customer": {...}}), when the body has one. */
+  wrapperKey?: string;
+}
+
+export interface FuzzOperation {
+  /** "POST /customers/{id}" */
+  label: string;
+  method: string;
+  /** Path under /api/v2 in OpenAPI syntax. */
+  path: string;
+  operationId: string;
+  pathParams: ParamModel[];
+  queryParams: ParamModel[];
+  headerParams: ParamModel[];
+  /** The operation documents a required If-Match header. */
+  ifMatch: boolean;
+  /** The operation has a security requirement (needs the Bearer key). */
+  authenticated: boolean;
+  body?: BodyModel;
+  /** Problem codes the operation documents, by HTTP status (responses[status]['x-error-codes']). */
+  problemCodes: Map<number, Set<string>>;
+  /** First path segment: the collection an {id} of this path names. */
+  collection: string;
+}
+
+/** A list endpoint: GET /<name> (or GET /<parent>/{id}/<name>) answering {data: [<Class>], has_more}. */
+export interface CollectionModel {
+  /** Pool name: "customers", or "contacts/linkages" for a sub-collection. */
+  name: string;
+  /** GET path of the list: "/customers", "/contacts/{id}/linkages". */
+  listPath: string;
+  /** Record component of the list items ("Customer", "ContactLinkage"). */
+  className: string;
+  /** Parent collection of a sub-collection ("contacts"). */
+  parent?: string;
+  /** POST on the list path exists. */
+  creatable: boolean;
+  /** GET /<name>/{id} exists: a member can be read (and its ETag taken) by id. */
+  readable: boolean;
+}
+
+export interface OpenApiModel {
+  doc: Schema;
+  operations: FuzzOperation[];
+  /** code -> HTTP status, from the document's x-error-codes catalog. */
+  catalog: Map<string, number>;
+  /** The problem code pattern the document's Problem schema declares. */
+  codePattern: RegExp;
+  collections: Map<string, CollectionModel>;
+  /** Class name -> collection name ("Customer" -> "customers"). */
+  collectionOfClass: Map<string, string>;
+  /** Resolves a $ref (recursively) to the schema it names. */
+  resolve(schema: Schema | undefined): Schema;
+}
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/** "TaxRate" -> "tax_rate" */
+export function snake(className: string): string {
+  return className.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+}
+
+export function buildModel(doc: Schema): OpenApiModel {
+  const resolveRef = (ref: string): Schema => {
+    if (!ref.startsWith('#/')) throw new Error(`openapi fuzz: external $ref ${ref}`);
+    let node: any = doc;
+    for (const part of ref.slice(2).split('/')) {
+      node = node?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+      if (node === undefined) throw new Error(`openapi fuzz: dangling $ref ${ref}`);
+    }
+    return node as Schema;
+  };
+  const resolve = (schema: Schema | undefined): Schema => {
+    let s: Schema = schema ?? {};
+    for (let i = 0; i < 32 && typeof s.$ref === 'string'; i++) s = resolveRef(s.$ref);
+    return s;
+  };
+  const refName = (schema: Schema | undefined): string | undefined => {
+    const ref = schema?.$ref;
+    return typeof ref === 'string' ? ref.split('/').pop() : undefined;
+  };
+
+  const catalog = new Map<string, number>();
+  for (const entry of (doc['x-error-codes'] ?? []) as { code: string; status: number }[]) catalog.set(entry.code, entry.status);
+  const problem = resolve(doc.components?.schemas?.Problem);
+  const pattern = problem?.properties?.code?.pattern;
+  const codePattern = new RegExp(typeof pattern === 'string' ? pattern : '^[a-z_]+(\\.[a-z_]+)+$');
+
+  const operations: FuzzOperation[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {}) as [string, Schema][]) {
+    for (const method of METHODS) {
+      const op = item[method] as Schema | undefined;
+      if (!op) continue;
+      const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p: Schema) => {
+        const r = resolve(p);
+        return {
+          name: r.name,
+          in: r.in,
+          required: r.required === true,
+          schema: resolve(r.schema),
+          description: String(r.description ?? ''),
+          style: r.style,
+          explode: r.explode,
+        } satisfies ParamModel;
+      });
+      let body: BodyModel | undefined;
+      if (op.requestBody) {
+        const rb = resolve(op.requestBody);
+        const contentTypes = Object.keys(rb.content ?? {});
+        const schema = resolve(rb.content?.[contentTypes[0]]?.schema);
+        const props = Object.entries(schema.properties ?? {}) as [string, Schema][];
+        let wrapperKey: string | undefined;
+        if (props.length === 1) {
+          const inner = resolve(props[0][1]);
+          if (inner.type === 'object' || inner.properties) wrapperKey = props[0][0];
+        }
+        body = { required: rb.required === true, contentTypes, schema, wrapperKey };
+      }
+      const problemCodes = new Map<number, Set<string>>();
+      for (const [status, response] of Object.entries(op.responses ?? {}) as [string, Schema][]) {
+        const codes = resolve(response)['x-error-codes'];
+        if (Array.isArray(codes)) problemCodes.set(Number(status), new Set(codes as string[]));
+      }
+      const security = (op.security ?? doc.security ?? []) as Schema[];
+      operations.push({
+        label: `${method.toUpperCase()} ${path}`,
+        method: method.toUpperCase(),
+        path,
+        operationId: String(op.operationId ?? `${method} ${path}`),
+        pathParams: params.filter((p) => p.in === 'path'),
+        queryParams: params.filter((p) => p.in === 'query'),
+        headerParams: params.filter((p) => p.in === 'header'),
+        ifMatch: params.some((p) => p.in === 'header' && p.name.toLowerCase() === 'if-match' && p.required),
+        authenticated: security.length > 0,
+        body,
+        problemCodes,
+        collection: path.split('/')[1] ?? '',
+      });
+    }
+  }
+
+  // Collections: GET lists whose 200 answer is {data: [<$ref Class>]}.
+  const collections = new Map<string, CollectionModel>();
+  const collectionOfClass = new Map<string, string>();
+  const has = (method: string, path: string) => operations.some((o) => o.method === method && o.path === path);
+  for (const op of operations) {
+    if (op.method !== 'GET') continue;
+    const segments = op.path.split('/').slice(1);
+    const top = segments.length === 1 && !segments[0].includes('{');
+    const sub = segments.length === 3 && segments[1] === '{id}' && !segments[2].includes('{');
+    if (!top && !sub) continue;
+    const ok = resolve(resolve(doc.paths[op.path].get.responses?.['200'])?.content?.['application/json']?.schema);
+    const items = ok?.properties?.data;
+    if (!items || resolve(items).type !== 'array') continue;
+    const className = refName(resolve(items).items);
+    if (!className) continue;
+    const name = top ? segments[0] : `${segments[0]}/${segments[2]}`;
+    collections.set(name, {
+      name,
+      listPath: op.path,
+      className,
+      parent: sub ? segments[0] : undefined,
+      creatable: has('POST', op.path),
+      readable: top && has('GET', `${op.path}/{id}`),
+    });
+    if (top && !collectionOfClass.has(className)) collectionOfClass.set(className, name);
+  }
+  return { doc, operations, catalog, codePattern, collections, collectionOfClass, resolve };
+}
+
+/** The pool (collection name) a field or parameter named `<class>_id` refers to, if the document has it. */
+export function collectionOfField(model: OpenApiModel, name: string): string | undefined {
+  const match = /^(.+)_id$/.exec(name);
+  if (!match) return undefined;
+  for (const [className, collection] of model.collectionOfClass) if (snake(className) === match[1]) return collection;
+  return undefined;
+}
+
+/** `related_name=<Class>` cross-references a description makes to a lookup (statuses, labels, custom fields). */
+export function lookupHint(description: unknown): { lookup: string; className: string } | undefined {
+  const match = /GET \/([a-z_]+)\?related_name=([A-Z][A-Za-z]*)/.exec(String(description ?? ''));
+  return match ? { lookup: match[1], className: match[2] } : undefined;
+}

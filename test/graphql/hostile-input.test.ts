@@ -1,0 +1,226 @@
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { client, type Client } from '../helpers/http.ts';
+import { createContact, createLead, unique } from '../helpers/crm-factory.ts';
+import { createEstimate, createPlace, patch, read, userClient, type Place } from '../helpers/work-factory.ts';
+import { codeOf, graphqlClient, type Gql, type GraphqlResponse } from './client.ts';
+import { ok } from './records.ts';
+
+// Issue 8, hostile input over GraphQL: the resolvers hand the services the REST wire body and list entries, so
+// text PostgreSQL cannot store (NUL, unpaired surrogates) gets the REST answers (validation.failed naming the
+// camelCase field, filter.invalid naming the parameter), never internal.error; JSON scalar values nested too
+// deeply are request.too_deep; /GRAPHQL is not /graphql; and the estimate decision gate holds both ways.
+
+const CANNOT_STORE = 'contains a character that cannot be stored (NUL or unpaired surrogate)';
+const hostile = { nul: 'bad\u0000text', high: 'bad\ud800text', low: '\udc00bad' } as const;
+
+let t: TestApp;
+let tenant: Tenant;
+let gql: Gql;
+let rest: Client;
+let place: Place;
+
+beforeAll(async () => {
+  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
+  tenant = await t.tenant();
+  gql = graphqlClient(t.url, tenant.token);
+  rest = client(`${t.url}/api/v2`, tenant.token);
+  place = await createPlace(rest);
+});
+afterAll(() => t.close());
+
+/** The first error of a response that must fail with `code`: its data field is null. */
+function failed(res: GraphqlResponse, code: string): Record<string, any> {
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(codeOf(res), JSON.stringify(res.body.errors)).toBe(code);
+  return res.body.errors![0];
+}
+
+const CREATE_CUSTOMER = 'mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { customer { id } } }';
+const CUSTOMERS = 'query($q: String, $statusIn: [String!], $sort: String, $cursor: String, $customFields: [CustomFieldFilter!]) { customers(q: $q, statusIn: $statusIn, sort: $sort, cursor: $cursor, customFields: $customFields) { nodes { id } } }';
+
+describe('text PostgreSQL cannot store, in mutation arguments', () => {
+  it('answers validation.failed naming the field for NUL and unpaired surrogates in create and update arguments', async () => {
+    for (const value of Object.values(hostile)) {
+      const error = failed(await gql(CREATE_CUSTOMER, { input: { organization: value, reference: 'fine' } }), 'validation.failed');
+      expect(error.extensions!.errors).toEqual({ organization: [CANNOT_STORE] });
+      expect(error.extensions!.status).toBe(422);
+    }
+    const created = ok(await gql('mutation { createCustomer(input: { organization: "Fine" }) { etag customer { id } } }')).createCustomer;
+    const update = await gql('mutation($id: ID!, $ifMatch: String, $input: UpdateCustomerInput!) { updateCustomer(id: $id, ifMatch: $ifMatch, input: $input) { customer { id } } }', {
+      id: created.customer.id,
+      ifMatch: created.etag,
+      input: { customerNotes: hostile.nul },
+    });
+    expect(failed(update, 'validation.failed').extensions!.errors).toEqual({ customerNotes: [CANNOT_STORE] });
+    // In a literal of the document too.
+    const literal = await gql('mutation { createCustomer(input: { organization: "a\\u0000b" }) { customer { id } } }');
+    expect(failed(literal, 'validation.failed').extensions!.errors).toEqual({ organization: [CANNOT_STORE] });
+  });
+
+  it('names nested fields in camelCase: line items, phone numbers, labels, custom field values and keys', async () => {
+    const text = await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: 'Job', name: unique('Text'), type: 'text' });
+    const job = (input: Record<string, unknown>) => gql('mutation($input: CreateJobInput!) { createJob(input: $input) { job { id } } }', { input: { siteId: place.site.id, ...input } });
+    const line = { description: 'ok', quantity: '1', unitPrice: '2' };
+    expect(failed(await job({ lineitems: [line, { ...line, description: hostile.high }] }), 'validation.failed').extensions!.errors).toEqual({ 'lineitems.1.description': [CANNOT_STORE] });
+    expect(failed(await job({ customFields: { [text.id]: hostile.nul } }), 'validation.failed').extensions!.errors).toEqual({ [`customFields.${text.id}`]: [CANNOT_STORE] });
+    expect(failed(await job({ customFields: { [hostile.low]: 'x' } }), 'validation.failed').extensions!.errors).toEqual({
+      customFields: ['has a key that contains a character that cannot be stored (NUL or unpaired surrogate)'],
+    });
+    expect(failed(await job({ labels: [hostile.nul] }), 'validation.failed').extensions!.errors).toEqual({ 'labels.0': [CANNOT_STORE] });
+    const contact = await gql('mutation($input: CreateContactInput!) { createContact(input: $input) { contact { id } } }', {
+      input: { firstName: 'Pat', phoneNumbers: [{ number: hostile.nul }] },
+    });
+    expect(failed(contact, 'validation.failed').extensions!.errors).toEqual({ 'phoneNumbers.0.number': [CANNOT_STORE] });
+    const estimate = await gql('mutation($input: CreateEstimateInput!) { createEstimate(input: $input) { estimate { id } } }', {
+      input: { siteId: place.site.id, title: hostile.low },
+    });
+    expect(failed(estimate, 'validation.failed').extensions!.errors).toEqual({ title: [CANNOT_STORE] });
+  });
+
+  it('checks linkage and lead conversion arguments the same way', async () => {
+    const contact = await createContact(rest);
+    const link = await gql('mutation($contactId: ID!, $input: LinkContactInput!) { linkContact(contactId: $contactId, input: $input) { linkage { id } } }', {
+      contactId: contact.id,
+      input: { linkableId: place.customer.id, linkableType: `Customer${hostile.nul}` },
+    });
+    expect(failed(link, 'validation.failed').extensions!.errors).toEqual({ linkableType: [CANNOT_STORE] });
+    const lead = await createLead(rest);
+    const convert = await gql('mutation($id: ID!, $customer: ConvertLeadCustomerInput) { convertLead(id: $id, customer: $customer) { customer { id } } }', {
+      id: lead.id,
+      customer: { organization: hostile.high },
+    });
+    expect(failed(convert, 'validation.failed').extensions!.errors).toEqual({ organization: [CANNOT_STORE] });
+    expect((await read(rest, 'leads', lead.id)).record.converted_customer_id).toBeNull();
+  });
+});
+
+describe('text PostgreSQL cannot store, in list and lookup arguments', () => {
+  it('answers filter.invalid naming the parameter for q, filters, sort, cursor and custom field filters', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ q: hostile.nul }, 'q'],
+      [{ q: hostile.high }, 'q'],
+      [{ statusIn: ['Active', hostile.low] }, 'status[in]'],
+      [{ sort: hostile.nul }, 'sort'],
+      [{ cursor: hostile.high }, 'cursor'],
+      [{ customFields: [{ id: '01900000-0000-7000-8000-000000000001', value: hostile.nul }] }, 'custom_fields[01900000-0000-7000-8000-000000000001]'],
+    ];
+    for (const [variables, name] of cases) {
+      const error = failed(await gql(CUSTOMERS, variables), 'filter.invalid');
+      expect(error.message).toBe(`${name}: ${CANNOT_STORE}`);
+      expect(error.extensions!.status).toBe(400);
+    }
+    const jobs = await gql('query($q: String) { jobs(q: $q) { nodes { id } } }', { q: hostile.nul });
+    expect(failed(jobs, 'filter.invalid').message).toBe(`q: ${CANNOT_STORE}`);
+  });
+
+  it('answers filter.invalid on the lookups and the system options catalog', async () => {
+    for (const field of ['statuses', 'labels', 'customFieldDefinitions']) {
+      const res = await gql(`query($r: String) { ${field}(relatedName: $r) { id } }`, { r: hostile.nul });
+      expect(failed(res, 'filter.invalid').message).toBe(`related_name: ${CANNOT_STORE}`);
+    }
+    const options = await gql('query($s: String) { systemOptions(systemType: $s) { id } }', { s: hostile.high });
+    expect(failed(options, 'filter.invalid').message).toBe(`system_type: ${CANNOT_STORE}`);
+  });
+});
+
+describe('JSON scalar values nested too deeply', () => {
+  const nested = (depth: number): unknown => {
+    let value: unknown = 'x';
+    for (let i = 0; i < depth; i += 1) value = [value];
+    return value;
+  };
+
+  it('answers request.too_deep for a custom_fields value nested more than 32 levels, in variables and in a literal', async () => {
+    const variables = await gql(CREATE_CUSTOMER, { input: { organization: unique('Deep '), customFields: { x: nested(40) } } });
+    expect(codeOf(variables), JSON.stringify(variables.body)).toBe('request.too_deep');
+    expect(variables.body.data?.createCustomer ?? null).toBeNull();
+    const literalValue = `${'['.repeat(40)}1${']'.repeat(40)}`;
+    const literal = await gql(`mutation { createCustomer(input: { organization: "Deep", customFields: { x: ${literalValue} } }) { customer { id } } }`);
+    expect(codeOf(literal), JSON.stringify(literal.body)).toBe('request.too_deep');
+    expect(literal.body.data?.createCustomer ?? null).toBeNull();
+  });
+
+  it('lets a value of 32 levels through to the service, which judges it, and refuses 33', async () => {
+    // {x: [[...]]}: the object is one level, the arrays the others.
+    const literal = (arrays: number) =>
+      gql(`mutation { createCustomer(input: { organization: "${unique('Depth ')}", customFields: { x: ${'['.repeat(arrays)}1${']'.repeat(arrays)} } }) { customer { id } } }`);
+    expect(failed(await literal(31), 'validation.failed').extensions!.errors).toHaveProperty(['customFields.x']);
+    expect(codeOf(await literal(32))).toBe('request.too_deep');
+    // In variables, the request body around the value counts too (its JSON may nest 32 levels in all).
+    const variables = await gql(CREATE_CUSTOMER, { input: { organization: unique('Depth '), customFields: { x: nested(20) } } });
+    expect(failed(variables, 'validation.failed').extensions!.errors).toHaveProperty(['customFields.x']);
+  });
+});
+
+describe('case-sensitive routing', () => {
+  it('serves GraphQL at /graphql only: /GRAPHQL and /GraphQL answer 404 without executing', async () => {
+    for (const path of ['/GRAPHQL', '/GraphQL', '/Graphql/']) {
+      const res = await fetch(`${t.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `mutation { createCustomer(input: { organization: "${unique('Shouting ')}" }) { customer { id } } }` }),
+      });
+      expect(res.status, path).toBe(404);
+      expect(await res.text()).not.toContain('"data"');
+    }
+    expect((await rest.get('/customers?q=Shouting')).body.data).toEqual([]);
+  });
+});
+
+describe('a malformed Host header', () => {
+  it('never answers 500 on /graphql', async () => {
+    const { port, hostname } = new URL(t.url);
+    const body = JSON.stringify({ query: '{ me { apiVersion } }' });
+    for (const host of ['a b', 'x:abc', '[::1', '']) {
+      const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: hostname,
+            port: Number(port),
+            path: '/graphql',
+            method: 'POST',
+            setHost: false,
+            headers: { host, authorization: `Bearer ${tenant.token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' },
+          },
+          (response) => {
+            let text = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (text += chunk));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(res.status, `${JSON.stringify(host)}: ${res.text.slice(0, 300)}`).toBe(200);
+      expect(JSON.parse(res.text).data.me.apiVersion).toBeTypeOf('string');
+    }
+  });
+});
+
+describe('estimate decisions are gated in both directions', () => {
+  const UPDATE_ESTIMATE = 'mutation($id: ID!, $ifMatch: String, $input: UpdateEstimateInput!) { updateEstimate(id: $id, ifMatch: $ifMatch, input: $input) { etag estimate { status title } } }';
+
+  it('refuses updateEstimate moving a Sent estimate back to Draft for a technician (auth.permission_denied), allows the same status and other fields', async () => {
+    const tech = await userClient(t, tenant, 'technician');
+    const techGql = graphqlClient(t.url, (await t.app.domain.admin.createKey({ userId: tech.user.id })).token);
+    let est = await createEstimate(rest, { site_id: place.site.id });
+    const sent = await patch(rest, 'estimates', est, { status: 'Sent' });
+    expect(sent.status, sent.text).toBe(200);
+    est = { ...est, etag: sent.headers.get('etag')! };
+    for (const status of ['Draft', 'Accepted']) {
+      const error = failed(await techGql(UPDATE_ESTIMATE, { id: est.id, ifMatch: est.etag, input: { status } }), 'auth.permission_denied');
+      expect(error.message).toContain(`from Sent to ${status}`);
+    }
+    expect((await read(rest, 'estimates', est.id)).etag).toBe(est.etag);
+    const same = ok(await techGql(UPDATE_ESTIMATE, { id: est.id, ifMatch: est.etag, input: { status: 'Sent', title: 'Checked' } })).updateEstimate;
+    expect(same.estimate).toEqual({ status: 'Sent', title: 'Checked' });
+    // An office user may undo the decision.
+    const office = await userClient(t, tenant, 'office');
+    const officeKey = await t.app.domain.admin.createKey({ userId: office.user.id });
+    const back = ok(await graphqlClient(t.url, officeKey.token)(UPDATE_ESTIMATE, { id: est.id, ifMatch: same.etag, input: { status: 'Draft' } })).updateEstimate;
+    expect(back.estimate.status).toBe('Draft');
+  });
+});
