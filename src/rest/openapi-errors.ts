@@ -28,7 +28,7 @@ const authenticated: ErrorCode[] = [
 ];
 /** jsonBody(): every route that reads a JSON body. */
 const bodyCodes: ErrorCode[] = ['request.malformed_json', 'request.unsupported_media_type', 'request.body_too_large', 'request.too_deep'];
-const always: ErrorCode[] = ['rate_limit.exceeded', 'internal.error'];
+const always: ErrorCode[] = ['rate_limit.exceeded', 'internal.error', 'request.headers_too_large', 'request.invalid'];
 
 export function errorCodesOf(op: Operation): ErrorCode[] {
   const codes = new Set<ErrorCode>(always);

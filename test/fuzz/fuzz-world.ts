@@ -35,7 +35,7 @@ const recipes: Record<string, Recipe> = {
     const contact = await w.create('contacts', { first_name: 'Pat', last_name: unique('Contact') });
     // Linked to a customer: the first contact of a customer becomes its primary, later ones are not (deletable links).
     const customer = await w.liveEntry('customers', 0);
-    const linkage = await w.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: customer.id, linkable_type: 'Customer' } });
+    const linkage = await w.createIn('/contacts/{id}/linkages', contact.id, { linkable_id: customer.id, linkable_type: 'Customer' });
     w.add('contacts/linkages', { id: linkage.id, parent: contact.id });
     return { id: contact.id };
   },
@@ -44,7 +44,7 @@ const recipes: Record<string, Recipe> = {
     w.add('contacts', { id: contact.id });
     // The customer already has its primary contact (recipe above), so this link is not primary: it can be deleted.
     const customer = await w.liveEntry('customers', 0);
-    const linkage = await w.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: customer.id, linkable_type: 'Customer', relationship_type: 'billing' } });
+    const linkage = await w.createIn('/contacts/{id}/linkages', contact.id, { linkable_id: customer.id, linkable_type: 'Customer', relationship_type: 'billing' });
     return { id: linkage.id, parent: contact.id };
   },
   items: async (w) => ({ id: (await w.create('items', { name: unique('Fuzz Item'), item_type: 'material', unit_price: '10.50' })).id }),
@@ -138,19 +138,28 @@ export class World implements WorldView {
     return res.body.data;
   }
 
-  /** Creates a record of a collection with its documented wrapper key. */
+  /** A body of the operation: the fields under its documented wrapper key, or the fields themselves without one. */
+  private bodyOf(method: string, path: string, fields: Record<string, unknown>): Record<string, unknown> {
+    const op = this.model.operations.find((o) => o.method === method && o.path === path);
+    if (!op?.body) throw new Error(`fuzz seed: no ${method} ${path} with a body in the document`);
+    return op.body.wrapperKey ? { [op.body.wrapperKey]: fields } : fields;
+  }
+
+  /** Creates a record of a collection. */
   async create(collection: string, fields: Record<string, unknown>): Promise<Record<string, any>> {
-    const op = this.model.operations.find((o) => o.method === 'POST' && o.path === `/${collection}`);
-    const key = op?.body?.wrapperKey;
-    if (!key) throw new Error(`fuzz seed: no POST /${collection} with a wrapper key in the document`);
-    return this.post(`/${collection}`, { [key]: fields });
+    return this.post(`/${collection}`, this.bodyOf('POST', `/${collection}`, fields));
+  }
+
+  /** Creates a record of a sub-collection (POST /contacts/{id}/linkages) of the parent `id`. */
+  async createIn(path: string, id: string, fields: Record<string, unknown>): Promise<Record<string, any>> {
+    return this.post(path.replace('{id}', id), this.bodyOf('POST', path, fields));
   }
 
   async patch(collection: string, id: string, fields: Record<string, unknown>): Promise<void> {
-    const op = this.model.operations.find((o) => o.method === 'PATCH' && o.path === `/${collection}/{id}`);
+    const body = this.bodyOf('PATCH', `/${collection}/{id}`, fields);
     const etag = await this.currentEtag(collection, id);
     this.lastFingerprint = null;
-    const res = await this.api.patch(`/${collection}/${id}`, { [op!.body!.wrapperKey!]: fields }, { headers: { 'if-match': etag ?? '' } });
+    const res = await this.api.patch(`/${collection}/${id}`, body, { headers: { 'if-match': etag ?? '' } });
     if (res.status !== 200) throw new Error(`fuzz seed: PATCH /${collection}/${id} answered ${res.status}: ${res.text.slice(0, 500)}`);
     this.etags.clear();
   }
@@ -257,7 +266,8 @@ export class World implements WorldView {
     const collection = this.model.collections.get(pool);
     if (!collection) return;
     if (!collection.creatable && !collection.parent && !recipes[pool]) return this.listInto(collection);
-    while ((this.pools.get(pool)?.length ?? 0) < MIN_POOL) {
+    for (let made = 0; (this.pools.get(pool)?.length ?? 0) < MIN_POOL; made++) {
+      if (made >= 10) throw new Error(`fuzz: pool ${pool} stays below ${MIN_POOL} records after 10 creates`);
       const entry = recipes[pool] ? await recipes[pool](this) : await this.generic(pool);
       this.add(pool, entry);
     }

@@ -14,7 +14,6 @@ import {
   renameKey,
   Repeat,
   setAt,
-  type JKey,
   type JTree,
   type TreePath,
 } from './json-tree.ts';
@@ -954,4 +953,3 @@ export function planArbitrary(ctx: GenContext, op: FuzzOperation, kind: Kind): f
   }
 }
 
-export type { JKey };

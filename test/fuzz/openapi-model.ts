@@ -130,11 +130,15 @@ export function buildModel(doc: Schema): OpenApiModel {
         const rb = resolve(op.requestBody);
         const contentTypes = Object.keys(rb.content ?? {});
         const schema = resolve(rb.content?.[contentTypes[0]]?.schema);
-        const props = Object.entries(schema.properties ?? {}) as [string, Schema][];
+        // The wrapper: an object (or one alternative of the body) whose only member is the record object.
         let wrapperKey: string | undefined;
-        if (props.length === 1) {
-          const inner = resolve(props[0][1]);
-          if (inner.type === 'object' || inner.properties) wrapperKey = props[0][0];
+        for (const candidate of [schema, ...((schema.anyOf ?? schema.oneOf ?? []) as Schema[]).map(resolve)]) {
+          const props = Object.entries(candidate.properties ?? {}) as [string, Schema][];
+          const inner = props.length === 1 ? resolve(props[0][1]) : undefined;
+          if (inner && (inner.type === 'object' || inner.properties)) {
+            wrapperKey = props[0][0];
+            break;
+          }
         }
         body = { required: rb.required === true, contentTypes, schema, wrapperKey };
       }
