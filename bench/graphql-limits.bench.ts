@@ -3,7 +3,7 @@
 // and with buildApp({ graphqlLimits: false }), measured alternately on the dispatch board, a small GraphQL list and
 // the REST list (which the limits do not touch: its figures show the noise floor). See bench/README.md.
 //
-// This file is also the entry of the two server processes (FL_BENCH_LIMITS_SERVER=1, forked by startChild).
+// The two servers are bench/servers/app-server.ts processes, one with `limits: false`.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -23,47 +23,12 @@ import { startWindow, waitForQuiet } from './lib/machine.ts';
 import { categoryOf, PROFILER, selfTimeByGroup } from './lib/profile.ts';
 import { RawPool } from './lib/raw.ts';
 import { median, ms, quantile, rate, table } from './lib/stats.ts';
-import { answerControlMessages } from './servers/control.ts';
 
-const SERVER_ROLE = 'FL_BENCH_LIMITS_SERVER';
 const unlimited = 1_000_000_000;
 const rateLimits = { read: unlimited, write: unlimited, webhook_ingest: unlimited, graphql: unlimited };
 
 // ---------------------------------------------------------------------------------------------------------------
 // Server process: buildApp() on the bench database, with or without the GraphQL limits.
-
-interface StartMessage {
-  type: 'start';
-  databaseUrl: string;
-  limits: boolean;
-}
-
-function serve(): void {
-  answerControlMessages();
-  process.once('message', (message: StartMessage) => {
-    void (async () => {
-      const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: message.databaseUrl, HOST: '127.0.0.1' });
-      const database = await openDatabase({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, migrate: false });
-      const app = buildApp({ database, config, rateLimits, graphqlLimits: message.limits });
-      const { port } = await app.listen(0, '127.0.0.1');
-      let closing = false;
-      const close = async () => {
-        if (closing) return;
-        closing = true;
-        await app.close().catch(() => {});
-        await database.close().catch(() => {});
-        process.exit(0);
-      };
-      process.on('SIGTERM', () => void close());
-      process.on('SIGINT', () => void close());
-      process.on('disconnect', () => void close());
-      process.send?.({ type: 'ready', port });
-    })().catch((error: unknown) => {
-      process.send?.({ type: 'failed', message: (error as Error)?.message ?? String(error) });
-      process.exit(1);
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Bench process.
@@ -407,7 +372,7 @@ async function main(): Promise<void> {
   // ---- the two apps -----------------------------------------------------------------------------------------
   const headers = { authorization: `Bearer ${token}` };
   const start = async (name: string, limits: boolean): Promise<Server> => {
-    const child = await startChild(name, '../graphql-limits.bench.ts', { databaseUrl: benchDb!.url, limits }, { [SERVER_ROLE]: '1' });
+    const child = await startChild(name, 'app-server.ts', { databaseUrl: benchDb!.url, limits });
     return { child, label: name, target: { name, host: '127.0.0.1', port: child.port, headers } };
   };
   const withLimits = await start('with limits', true);
@@ -747,24 +712,20 @@ ${table([
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-if (env[SERVER_ROLE] === '1' && process.send) {
-  serve();
-} else {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-    process.on(signal, () => {
-      console.error(`\n${signal}: stopping the servers and dropping the bench database`);
-      void cleanup().finally(() => process.exit(code));
-    });
-  }
-  main().then(
-    async () => {
-      await cleanup();
-      process.exit(0);
-    },
-    async (error: unknown) => {
-      console.error(`bench failed: ${(error as Error)?.stack ?? String(error)}`);
-      await cleanup();
-      process.exit(1);
-    },
-  );
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping the servers and dropping the bench database`);
+    void cleanup().finally(() => process.exit(code));
+  });
 }
+main().then(
+  async () => {
+    await cleanup();
+    process.exit(0);
+  },
+  async (error: unknown) => {
+    console.error(`bench failed: ${(error as Error)?.stack ?? String(error)}`);
+    await cleanup();
+    process.exit(1);
+  },
+);
