@@ -1,4 +1,4 @@
-import { createComplexityRule, type FieldComplexityValue } from '@pothos/plugin-complexity';
+import { complexityFromQuery, type FieldComplexityValue } from '@pothos/plugin-complexity';
 import {
   defaultFieldResolver,
   getNamedType,
@@ -11,7 +11,6 @@ import {
   Lexer,
   Source,
   TokenKind,
-  validate,
   type DocumentNode,
   type ExecutionResult,
   type FragmentDefinitionNode,
@@ -257,18 +256,19 @@ export function analyzeOperation(
   if (counts.aliases > limits.maxAliases) {
     throw refusal('graphql.too_many_aliases', `The operation has more than ${limits.maxAliases} aliased fields (fragments counted in full).`);
   }
-  let measured: { complexity: number; depth: number } | null = null;
-  const rule = createComplexityRule({
-    context,
-    variableValues: variableValues ?? {},
-    operationName: operation.name?.value ?? operationName ?? undefined,
-    validate: (state) => {
-      measured = state;
-    },
-  });
-  validate(schema, document, [rule]);
-  if (!measured) return null;
-  const { complexity, depth } = measured as { complexity: number; depth: number };
+  // The document has passed validation; its cost is that of the selected operation alone (with the fragments it may use).
+  let complexity: number;
+  let depth: number;
+  try {
+    ({ complexity, depth } = complexityFromQuery(
+      { kind: Kind.DOCUMENT, definitions: [operation, ...fragments.values()] },
+      { schema, ctx: context, variables: variableValues ?? {} },
+    ));
+  } catch (error) {
+    // Variables that do not coerce: execution answers them as a request error.
+    if (error instanceof GraphQLError) return null;
+    throw error;
+  }
   if (depth > limits.maxDepth) throw refusal('graphql.depth_exceeded', `The selection is ${depth} levels deep; at most ${limits.maxDepth}.`);
   const cost = Math.ceil(complexity) + counts.mutationFields * limits.mutationPoints;
   if (cost > limits.maxCost) {
@@ -286,7 +286,8 @@ export function meterSchema(schema: GraphQLSchema): GraphQLSchema {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       const resolve = field.resolve ?? defaultFieldResolver;
-      const composite = !isLeafType(getNamedType(field.type));
+      // An object the cost estimate calls free (pageInfo, part of its page) is not counted as one either.
+      const composite = !isLeafType(getNamedType(field.type)) && field.extensions?.complexity !== 0;
       const name = field.name;
       field.resolve = (source, args, context: GraphQLContext, info) => {
         const meter = context?.cost;

@@ -95,6 +95,20 @@ describe('GraphQL abuse corpus', () => {
     expect(fifty.cost.requestedQueryCost).toBe(50 * 101);
   });
 
+  it('costs the operation named by operationName, not another operation of the same document', async () => {
+    const heavy = 'query Heavy { customers(limit: 100) { nodes { sites { customer { sites { customer { sites { id } } } } } } } }';
+    const document = `${heavy}\nquery Light { customers(limit: 2) { nodes { id } pageInfo { hasNextPage } } }`;
+    const light = await gql(document, {}, { operationName: 'Light' });
+    expect(light.status).toBe(200);
+    expect(light.cost.requestedQueryCost).toBe(1 + 2); // the page and its records; pageInfo is part of the page
+    expect(light.cost.actualQueryCost).toBeLessThanOrEqual(light.cost.requestedQueryCost!);
+    await expectRefused(() => gql(document, {}, { operationName: 'Heavy' }), 400, ['graphql.cost_exceeded']);
+    // Variables that do not coerce are the request error execution gives them, never an internal error.
+    const bad = await gql('query Page($n: Int) { customers(limit: $n) { nodes { id } } }', { n: 'many' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors?.[0]?.message).toMatch(/\$n/);
+  });
+
   it('refuses 200 aliased createLead mutations whole, creating no lead, and charges each accepted mutation field one REST write', async () => {
     const rest = client(`${t.url}/api/v2`, tenant.token);
     const before = (await rest.get('/leads?limit=100')).body.data.length;
