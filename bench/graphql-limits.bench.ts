@@ -21,7 +21,7 @@ import { BOARD, createDispatchAccount, DISPATCH, seedDispatch, WINDOW } from './
 import type { Target } from './lib/http.ts';
 import { startWindow, waitForQuiet } from './lib/machine.ts';
 import { categoryOf, PROFILER, selfTimeByGroup } from './lib/profile.ts';
-import { RawPool } from './lib/raw.ts';
+import { openLoop, RawPool, type OpenLoopResult } from './lib/raw.ts';
 import { median, ms, quantile, rate, table } from './lib/stats.ts';
 
 const unlimited = 1_000_000_000;
@@ -140,70 +140,6 @@ async function closedLoop(target: Target, request: Buffer, connections: number, 
     pool.close();
   }
   return { rps: ok / ((performance.now() - started) / 1000), requests: ok, failed };
-}
-
-interface OpenResult {
-  ok: number;
-  failed: number;
-  p50: number;
-  p99: number;
-  lagP99: number;
-}
-
-/**
- * Open loop (bench/lib/raw.ts openLoop, for any request bytes): a fixed schedule whatever the server does; latency
- * from the scheduled time to the last byte, so queueing counts against the server (no coordinated omission).
- */
-async function openLoop(target: Target, request: Buffer, ratePerSecond: number, seconds: number, connections: number): Promise<OpenResult> {
-  const pool = await RawPool.open(target, connections);
-  const total = Math.max(1, Math.round(ratePerSecond * seconds));
-  const interval = 1000 / ratePerSecond;
-  const latencies: number[] = [];
-  const lags: number[] = [];
-  let ok = 0;
-  let failed = 0;
-  let done = 0;
-  let sent = 0;
-  const started = performance.now();
-  const finished = new Promise<void>((resolve, reject) => {
-    const deadline = setTimeout(() => reject(new Error(`${target.name}: open loop still waiting for ${total - done} answers`)), (seconds + 30) * 1000);
-    const finish = () => {
-      done += 1;
-      if (done === total) {
-        clearTimeout(deadline);
-        resolve();
-      }
-    };
-    const tick = () => {
-      const now = performance.now();
-      while (sent < total && started + sent * interval <= now) {
-        const scheduled = started + sent * interval;
-        lags.push(now - scheduled);
-        pool.get(request, scheduled).then(
-          (reply) => {
-            if (reply.status === 200) {
-              ok += 1;
-              latencies.push(reply.ms);
-            } else failed += 1;
-            finish();
-          },
-          () => {
-            failed += 1;
-            finish();
-          },
-        );
-        sent += 1;
-      }
-      if (sent < total) setTimeout(tick, Math.max(0, started + sent * interval - performance.now()));
-    };
-    tick();
-  });
-  try {
-    await finished;
-  } finally {
-    pool.close();
-  }
-  return { ok, failed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), lagP99: quantile(lags, 0.99) };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -488,7 +424,7 @@ async function main(): Promise<void> {
     }
   }
   const openRate = new Map(paths.map((p) => [p.key, Math.max(1, Math.round(Math.min(...servers.map((s) => median(closed.get(`${p.key}|${s.label}`)!.rps))) * settings.openShare))]));
-  const open = new Map<string, OpenResult[]>();
+  const open = new Map<string, OpenLoopResult[]>();
   for (const p of paths) for (const s of servers) open.set(`${p.key}|${s.label}`, []);
   for (let round = 1; round <= rounds; round++) {
     for (const p of paths) {

@@ -185,14 +185,14 @@ export interface OpenLoopResult {
 }
 
 /**
- * Open loop: requests are issued on a fixed schedule (ratePerSecond) whatever the server does, over `connections`
+ * Open loop: requests (a GET of `path`, or the given request bytes) are issued on a fixed schedule (ratePerSecond) whatever the server does, over `connections`
  * pre-opened keep-alive connections; when all are busy a request waits in the client's queue. Latency runs from the
  * scheduled time to the last byte, so queueing and a late dispatch by this generator count against the server,
  * never in its favour (no coordinated omission).
  */
-export async function openLoop(target: Target, path: string, ratePerSecond: number, seconds: number, connections: number): Promise<OpenLoopResult> {
+export async function openLoop(target: Target, path: string | Buffer, ratePerSecond: number, seconds: number, connections: number): Promise<OpenLoopResult> {
   const pool = await RawPool.open(target, connections);
-  const request = pool.requestBuffer(path);
+  const request = typeof path === 'string' ? pool.requestBuffer(path) : path;
   const total = Math.max(1, Math.round(ratePerSecond * seconds));
   const interval = 1000 / ratePerSecond;
   const latencies: number[] = [];
