@@ -127,7 +127,7 @@ async function setup(db: BenchDatabase): Promise<Setup> {
   await sqlClient.query('ANALYZE');
   log(`VACUUM ANALYZE in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-  // The exact statements the kernel builds (src/kernel/listing.ts runList), seen through openDatabase's onQuery hook.
+  // The exact statements the kernel builds (src/kernel/list-sql.ts runList), seen through openDatabase's onQuery hook.
   const { port } = await setupApp.listen(0, '127.0.0.1');
   const target: Target = { name: 'app (setup)', host: '127.0.0.1', port, headers: { authorization: `Bearer ${created.key.token}` } };
   const agent = keepAlive(1);

@@ -12,7 +12,7 @@ import { newId } from './kernel/ids.ts';
 import type { Bucket } from './kernel/rate-limit.ts';
 import { createLogger } from './logger.ts';
 import { buildApiRouter } from './rest/api-router.ts';
-import { buildOpenApiDocument } from './rest/openapi.ts';
+import { buildOpenApiDocument } from './rest/openapi/document.ts';
 import { requestId } from './rest/request-id.ts';
 import { mountGraphql } from './graphql/server.ts';
 

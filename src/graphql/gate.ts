@@ -1,6 +1,6 @@
 import { getOperationAST, parse } from 'graphql';
 import type { Domain } from '../domain.ts';
-import { identifyCaller, type Identity } from '../kernel/admission.ts';
+import { admittedContext, identifyCaller, type Identity } from '../kernel/admission.ts';
 import { AppError } from '../kernel/errors.ts';
 import type { RateDecision } from '../kernel/rate-limit.ts';
 import type { GraphQLContext } from './builder.ts';
@@ -94,10 +94,8 @@ export class GraphqlGate {
 
   /** The context of an identified request: raises the authentication failure, then resolves Fieldline-Version. */
   contextOf(identity: Identity, version: string | undefined, requestId: string): GraphQLContext {
-    const { principal } = identity;
-    if (identity.authError || !principal) throw identity.authError ?? new AppError('auth.failed');
-    const apiVersion = this.domain.versions.resolve(version, principal.key.apiVersion);
-    return { domain: this.domain, requestId, principal, apiVersion, cost: new OperationCost(identity.decision) };
+    const context = admittedContext(identity, { version, requestId, versions: this.domain.versions });
+    return { ...context, domain: this.domain, cost: new OperationCost(identity.decision) };
   }
 
   async admit(request: AdmissionRequest): Promise<Admission> {

@@ -3,9 +3,13 @@ import { runAsTenant } from '../kernel/context.ts';
 import type { WireRecord } from '../kernel/resource-service.ts';
 import type { TenantClient } from '../kernel/tenancy.ts';
 import { linkageOrder, serializeLinkage, type LinkageRow, type WireLinkage } from '../resources/contacts/contact-linkage.service.ts';
-import { siteOrder } from '../resources/sites/site.resource.ts';
+import { tenantQuery } from '../kernel/tenant-sql.ts';
 import type { GraphQLContext } from './builder.ts';
-import type { WireSystemOption } from './lookups.ts';
+import type { WireOf } from '../kernel/wire-shape.ts';
+import type { userShape } from '../resources/accounts/user.shape.ts';
+import type { systemOptionShape } from '../resources/lookups/lookup.shapes.ts';
+
+type WireSystemOption = WireOf<typeof systemOptionShape>;
 
 // Batched reads behind the relation fields (relations.ts), one set per GraphQL operation. Every field of one
 // kind asks its loader for one key; DataLoader gathers the keys asked for in the same tick into one batch, and
@@ -14,8 +18,8 @@ import type { WireSystemOption } from './lookups.ts';
 // one statement per relation level, not one per customer.
 //
 // Reads go through the tenant-scoped client (domain.db) inside the caller's tenant, so they see only the
-// caller's account, and they read only live rows (deleted_at IS NULL). Records are serialized by the resource's
-// own service (serialize + loadChildren), so a record reached through a relation has exactly the wire shape
+// caller's account, and they read only live rows (deleted_at IS NULL). Records are read and serialized by the
+// resource's own service (getMany, listBy), so a record reached through a relation has exactly the wire shape
 // of the same record read by id or listed.
 //
 // Loaders cache what they read for the rest of the operation; a mutation clears them (clearLoaders) so
@@ -45,15 +49,9 @@ export interface RelationLoaders {
 export type RecordName = 'customer' | 'lead' | 'site' | 'contact' | 'system' | 'item' | 'tax_rate' | 'job' | 'estimate';
 
 /** A user of the account as relations show it (assignees). */
-export interface WireUser {
-  id: number;
-  name: string;
-  email: string;
-  role: string;
-}
+export type WireUser = WireOf<typeof userShape>;
 
 type Row = Record<string, unknown> & { id: string };
-type FindMany = { findMany(args: object): Promise<Row[]> };
 
 const perOperation = new WeakMap<GraphQLContext, RelationLoaders>();
 
@@ -103,7 +101,6 @@ function idsByType(keys: readonly ParentKey[]): Map<string, string[]> {
 function createLoaders(ctx: GraphQLContext): RelationLoaders {
   const { domain } = ctx;
   const db: TenantClient = domain.db;
-  const delegate = (model: string) => (db as unknown as Record<string, FindMany>)[model];
   // Batches run after the resolvers that asked for them; they run in the caller's tenant explicitly, so the
   // tenant-scoped client never depends on which async context DataLoader schedules them from.
   const asTenant = <K, V>(batch: (keys: readonly K[]) => Promise<V[]>) => (keys: readonly K[]) => runAsTenant(ctx.principal.accountId, () => batch(keys));
@@ -114,13 +111,7 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
     if (!loader) {
       const service = domain.resource(name);
       loader = new DataLoader<string, WireRecord | null>(
-        asTenant(async (ids) => {
-          const live = service.def.conventions.softDelete ? { deleted_at: null } : {};
-          const rows = await delegate(service.def.model).findMany({ where: { id: { in: [...new Set(ids)] }, ...live } });
-          const children = service.def.children ? await service.loadChildren(db, rows.map((row) => row.id)) : undefined;
-          const byId = new Map(rows.map((row) => [row.id, service.serialize(row, children)]));
-          return ids.map((id) => byId.get(id) ?? null);
-        }),
+        asTenant((ids) => service.getMany(db, ids)),
       );
       records.set(name, loader);
     }
@@ -130,16 +121,14 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
   const sitesOf = new DataLoader<ParentKey, WireRecord[]>(
     asTenant(async (keys) => {
       const byType = idsByType(keys);
-      const or: object[] = [];
-      if (byType.has('Customer')) or.push({ customer_id: { in: byType.get('Customer') } });
-      if (byType.has('Lead')) or.push({ lead_id: { in: byType.get('Lead') } });
       const service = domain.resource('site');
-      const rows = or.length === 0
-        ? []
-        : await delegate('site').findMany({
-            where: { OR: or, deleted_at: null },
-            orderBy: [...siteOrder],
-          });
+      // One statement, in the order of the SQL function that also chooses a parent's primary site.
+      const rows = await tenantQuery<Row>(
+        db,
+        `SELECT s.* FROM sites s WHERE s.account_id = $1::uuid AND (s.customer_id = ANY($2::uuid[]) OR s.lead_id = ANY($3::uuid[])) AND s.deleted_at IS NULL ORDER BY fl_site_order_key(s)`,
+        byType.get('Customer') ?? [],
+        byType.get('Lead') ?? [],
+      );
       const groups = groupBy(rows, (row) => `${row.siteable_type as string}:${row.siteable_id as string}`);
       return keys.map((key) => (groups.get(key) ?? []).map((row) => service.serialize(row)));
     }),
@@ -178,16 +167,7 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
     if (!loader) {
       const service = domain.resource(name);
       loader = new DataLoader<string, WireRecord[]>(
-        asTenant(async (keys) => {
-          const live = service.def.conventions.softDelete ? { deleted_at: null } : {};
-          const rows = await delegate(service.def.model).findMany({
-            where: { [column]: { in: [...new Set(keys)] }, ...live },
-            orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
-          });
-          const children = service.def.children ? await service.loadChildren(db, rows.map((row) => row.id)) : undefined;
-          const groups = groupBy(rows, (row) => String(row[column]));
-          return keys.map((key) => (groups.get(key) ?? []).map((row) => service.serialize(row, children)));
-        }),
+        asTenant((keys) => service.listBy(db, column, keys)),
       );
       byColumn.set(cacheKey, loader);
     }
@@ -207,7 +187,7 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
   // that serves GET /system_options (same entries, same shape), one statement per batch.
   const systemOption = new DataLoader<string, WireSystemOption | null>(async (ids) => {
     const { data } = await domain.lookups.systemOptions([]);
-    const byId = new Map((data as unknown as WireSystemOption[]).map((option) => [option.id, option]));
+    const byId = new Map(data.map((option) => [option.id, option]));
     return ids.map((id) => byId.get(id) ?? null);
   });
 

@@ -2,7 +2,8 @@ import type { ObjectRef } from '@pothos/core';
 import { requireScope } from '../kernel/auth.ts';
 import type { WireRecord } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
-import type { WireLinkage } from '../resources/contacts/contact-linkage.service.ts';
+import { linkageShape } from '../resources/contacts/contact-linkage.shape.ts';
+import type { WireOf } from '../kernel/wire-shape.ts';
 import type { Builder, GraphQLContext } from './builder.ts';
 import { loadersOf, type ParentKey, type RecordName } from './loaders.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
@@ -30,7 +31,7 @@ const recordOfType: Record<LinkableType, RecordName> = { Customer: 'customer', L
 const readScopeOfType: Record<LinkableType, Scope> = { Customer: 'customers:read', Lead: 'leads:read', Site: 'sites:read' };
 
 export interface RelationTypes {
-  ContactLinkage: ObjectRef<any, WireLinkage>;
+  ContactLinkage: ObjectRef<any, WireOf<typeof linkageShape>>;
 }
 
 export function registerRelations(builder: Builder, types: Record<'customer' | 'lead' | 'site' | 'contact', ResourceTypes>): RelationTypes {
@@ -45,16 +46,7 @@ export function registerRelations(builder: Builder, types: Record<'customer' | '
     resolveType: (value) => (value as RecordShape & { linkableType: LinkableType }).linkableType,
   });
 
-  const ContactLinkage = wireObject<WireLinkage>(builder, 'ContactLinkage', 'One link between a contact and a Customer, Lead or Site (no ETag: linkage writes take no ifMatch).', [
-    { wire: 'id', type: 'ID' },
-    { wire: 'contact_id', type: 'ID' },
-    { wire: 'linkable_id', type: 'ID' },
-    { wire: 'linkable_type', type: 'String', description: 'Customer, Lead or Site.' },
-    { wire: 'relationship_type', type: 'String', description: 'associated, billing, technical or decision_maker.' },
-    { wire: 'primary', type: 'Boolean', description: "Whether the contact is the record's primary contact (at most one per record)." },
-    { wire: 'created_at', type: 'DateTime' },
-    { wire: 'updated_at', type: 'DateTime' },
-  ]);
+  const ContactLinkage = wireObject(builder, linkageShape);
 
   const contactsOf = async (ctx: GraphQLContext, key: ParentKey) => {
     const loaders = loadersOf(ctx);

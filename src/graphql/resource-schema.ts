@@ -35,7 +35,7 @@ const scalarOfKind: Record<Exclude<FieldKind, 'string[]' | 'children'>, ScalarNa
   json: 'JSON',
 };
 
-function graphqlType(kind: FieldKind): ScalarName | [ScalarName] {
+export function graphqlType(kind: FieldKind): ScalarName | [ScalarName] {
   if (kind === 'children') throw new Error('child collections are typed by their own object type');
   return kind === 'string[]' ? ['String'] : scalarOfKind[kind];
 }

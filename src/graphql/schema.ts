@@ -4,18 +4,18 @@ import type { ResourceDefinition } from '../kernel/resource.ts';
 import { createBuilder } from './builder.ts';
 import { registerIdentity } from './identity.ts';
 import { registerLookups } from './lookups.ts';
-import { registerLeadConversion, registerLinkageOperations } from './linkages.ts';
 import type { RecordName } from './loaders.ts';
 import { registerRelations } from './relations.ts';
 import { registerDispatchBoard } from './dispatch.ts';
 import { registerWorkRelations } from './work.ts';
+import { registerActions } from './actions.ts';
 import { registerResource, type ResourceTypes } from './resource-schema.ts';
 import { registerSharedTypes } from './shared-types.ts';
 
 /**
- * The GraphQL schema: identity, lookups, every declared resource, and — when customers, leads, sites and
- * contacts are all declared — their relations, contact linkages and lead conversion; with systems, items, tax
- * rates, jobs and estimates too, the work relations, convertEstimate and the dispatch board. Needs no database.
+ * The GraphQL schema: identity, lookups, every declared resource with its actions, and — when customers, leads,
+ * sites and contacts are all declared — their relations; with systems, items, tax rates, jobs and estimates too,
+ * the work relations and the dispatch board. Needs no database.
  */
 export function buildSchema(definitions: readonly ResourceDefinition[] = resources): GraphQLSchema {
   const builder = createBuilder();
@@ -29,9 +29,7 @@ export function buildSchema(definitions: readonly ResourceDefinition[] = resourc
   const related: RecordName[] = ['customer', 'lead', 'site', 'contact'];
   if (related.every((name) => types.has(name))) {
     const byName = Object.fromEntries(related.map((name) => [name, types.get(name)!])) as Record<RecordName, ResourceTypes>;
-    const relations = registerRelations(builder, byName);
-    registerLinkageOperations(builder, relations, shared);
-    registerLeadConversion(builder, byName);
+    registerRelations(builder, byName);
   }
   const work: RecordName[] = [...related, 'system', 'item', 'tax_rate', 'job', 'estimate'];
   if (work.every((name) => types.has(name))) {
@@ -39,6 +37,7 @@ export function buildSchema(definitions: readonly ResourceDefinition[] = resourc
     registerWorkRelations(builder, byName);
     registerDispatchBoard(builder, byName.job);
   }
+  for (const def of definitions) registerActions(builder, def, types, shared);
   return builder.toSchema();
 }
 

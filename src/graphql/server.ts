@@ -8,6 +8,8 @@ import type { Domain } from '../domain.ts';
 import { runAsTenant } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
 import { parseJsonRequest } from '../kernel/json-depth.ts';
+import { rateHeaders } from '../kernel/admission.ts';
+import { bodyReadRefusal, bodyTooLarge, mediaTypeRefusal } from '../kernel/request-body.ts';
 import type { RateDecision } from '../kernel/rate-limit.ts';
 import { VERSION_HEADER } from '../kernel/versioning.ts';
 import type { GraphQLContext } from './builder.ts';
@@ -33,10 +35,7 @@ interface ServerContext {
 }
 
 function setRateHeaders(res: Response, decision: RateDecision | undefined): void {
-  if (!decision || res.headersSent) return;
-  res.setHeader('RateLimit-Limit', String(decision.limit));
-  res.setHeader('RateLimit-Remaining', String(decision.remaining));
-  res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+  if (decision && !res.headersSent) res.set(rateHeaders(decision));
 }
 
 /** Executes inside the caller's tenant and masks the errors of the result, with the request id on each. */
@@ -86,7 +85,6 @@ function yogaLogger(logger: Logger): YogaLogger {
 type Reading = { params: { query?: string; operationName?: string } } | { refusal: AppError } | { toYoga: 'graphiql' | 'preflight' };
 
 const ALLOWED_METHODS = 'GET, POST';
-const JSON_TYPE = /^application\/(json|[a-z0-9.+-]+\+json)$/;
 
 function textParser(limitBytes: number) {
   return express.text({ type: () => true, limit: limitBytes, defaultCharset: 'utf-8' });
@@ -122,24 +120,13 @@ async function readOperation(req: Request, res: Response, limitBytes: number, pa
   if (req.method !== 'POST') {
     return { refusal: new AppError('method.not_allowed', `${req.method} is not allowed on /graphql; allowed: ${ALLOWED_METHODS}.`, {}, { Allow: ALLOWED_METHODS }) };
   }
-  const type = (req.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (!JSON_TYPE.test(type)) {
-    return { refusal: new AppError('request.unsupported_media_type', `Send the body as application/json (got ${type || 'no Content-Type'}).`) };
-  }
-  if (Number(req.get('content-length') ?? 0) > limitBytes) {
-    return { refusal: new AppError('request.body_too_large', `The body exceeds ${limitBytes} bytes.`) };
-  }
+  const unsupported = mediaTypeRefusal(req.get('content-type'));
+  if (unsupported) return { refusal: unsupported };
+  if (Number(req.get('content-length') ?? 0) > limitBytes) return { refusal: bodyTooLarge(limitBytes) };
   const failure = await new Promise<unknown>((resolve) => parse(req, res, resolve));
   if (failure) {
-    const e = failure as { type?: string; status?: number };
-    if (e.type === 'entity.too.large') return { refusal: new AppError('request.body_too_large', `The body exceeds ${limitBytes} bytes.`) };
-    if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
-      return { refusal: new AppError('request.unsupported_media_type', 'The body must be UTF-8 JSON.') };
-    }
-    // Other client-side body failures (undecodable Content-Encoding, length mismatch, aborted upload).
-    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-      return { refusal: new AppError('request.malformed_json', 'The body could not be read as JSON.') };
-    }
+    const refusal = bodyReadRefusal(failure, limitBytes);
+    if (refusal) return { refusal };
     throw failure;
   }
   let body: unknown;

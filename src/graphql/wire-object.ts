@@ -1,33 +1,48 @@
 import type { ObjectRef } from '@pothos/core';
+import type { WireField, WireKind, WireOf, WireShape } from '../kernel/wire-shape.ts';
 import type { Builder } from './builder.ts';
 import { camelCase } from './naming.ts';
 
-// Object types over records that services already shaped for the REST wire (me, lookups): each GraphQL field
-// is the camelCase name of a wire field and resolves to that field, so both APIs serve the same content.
+// The GraphQL object type of a wire shape (src/kernel/wire-shape.ts): each field is the camelCase name of a wire
+// field and resolves to that field of the object the service serialized, so both APIs serve the same content.
+// One type per shape and schema, made on first use (shapes nest and several fields return the same one).
 
-export type WireFieldType = 'String' | 'Int' | 'Boolean' | 'ID' | 'SafeInt' | 'DateTime' | 'JSON' | ['String'] | ObjectRef<any, any>;
+const scalarOf: Record<WireKind, string | [string]> = {
+  string: 'String',
+  email: 'String',
+  uuid: 'ID',
+  datetime: 'DateTime',
+  integer: 'Int',
+  number: 'Float',
+  int64: 'SafeInt',
+  boolean: 'Boolean',
+  'string[]': ['String'],
+  json: 'JSON',
+};
 
-export interface WireField {
-  wire: string;
-  type: WireFieldType;
-  nullable?: boolean;
-  description?: string;
-}
+const made = new WeakMap<Builder, Map<string, ObjectRef<any, any>>>();
 
-export function wireObject<Shape extends object>(builder: Builder, name: string, description: string, fields: WireField[]): ObjectRef<any, Shape> {
-  return builder.objectRef<Shape>(name).implement({
-    description,
+export function wireObject<S extends WireShape>(builder: Builder, shape: S): ObjectRef<any, WireOf<S>> {
+  const refs = made.get(builder) ?? made.set(builder, new Map()).get(builder)!;
+  const known = refs.get(shape.name);
+  if (known) return known;
+  const typeOf = (field: WireField) => (typeof field.kind === 'string' ? scalarOf[field.kind] : wireObject(builder, field.kind));
+  const ref = builder.objectRef<WireOf<S>>(shape.name);
+  refs.set(shape.name, ref);
+  ref.implement({
+    description: shape.description,
     fields: (t) =>
       Object.fromEntries(
-        fields.map((field) => [
-          camelCase(field.wire),
+        Object.entries(shape.fields).map(([wire, field]) => [
+          camelCase(wire),
           t.field({
-            type: field.type,
+            type: typeOf(field),
             nullable: field.nullable ?? false,
             description: field.description,
-            resolve: (parent: Shape) => (parent as Record<string, unknown>)[field.wire],
+            resolve: (parent: Record<string, unknown>) => parent[wire],
           } as never),
         ]),
       ) as never,
   });
+  return ref;
 }

@@ -1,20 +1,19 @@
 import type { ObjectRef } from '@pothos/core';
-import { requireScope } from '../kernel/auth.ts';
-import type { Single, WireRecord } from '../kernel/resource-service.ts';
+import type { WireRecord } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
-import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
-import { loadersOf, written, type RecordName, type WireUser } from './loaders.ts';
-import { systemOptionType } from './lookups.ts';
+import type { Builder, GraphQLContext } from './builder.ts';
+import { loadersOf, type RecordName, type WireUser } from './loaders.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 import { wireObject } from './wire-object.ts';
+import { userShape } from '../resources/accounts/user.shape.ts';
+import { systemOptionShape } from '../resources/lookups/lookup.shapes.ts';
 
-// Relations of the work records (issue 4), in the manner of relations.ts:
+// Relations of the work records (jobs, estimates, systems, line items), in the manner of relations.ts:
 //   Job.customer / .site / .contact / .system / .assignees / .estimate
 //   Estimate.customer / .site / .contact / .system / .taxRate / .convertedJob
 //   Lineitem.item / .taxRate (Job.lineitems and Estimate.lineitems share the Lineitem type)
 //   System.site, Site.systems, Customer.jobs, Customer.estimates
 //   System.systemOption, Site.systemOption (the shared catalog entry; no scope beyond the parent's)
-// and convertEstimate (domain.estimateConversion; REST POST /estimates/{id}/convert).
 // Each relation reads through the operation's loaders (batched, tenant-scoped, live records only, serialized by
 // the resource's service) and needs the read scope of what it returns, except Job.assignees: assigned users are
 // part of the job (as assignments[].user_id), so jobs:read suffices.
@@ -47,12 +46,7 @@ export interface WorkTypes {
 }
 
 export function registerWorkRelations(builder: Builder, types: Record<RecordName, ResourceTypes>): WorkTypes {
-  const User = wireObject<WireUser>(builder, 'User', 'A user of the account (an assignee).', [
-    { wire: 'id', type: 'SafeInt' },
-    { wire: 'name', type: 'String' },
-    { wire: 'email', type: 'String' },
-    { wire: 'role', type: 'String', description: 'admin, office or technician.' },
-  ]);
+  const User = wireObject(builder, userShape);
 
   /** `<field>: <Type>` resolved from the parent's `<column>` (a uuid) through the target's record loader. */
   const reference = (parent: ObjectRef<any, RecordShape>, field: string, target: RecordName, column: string, description: string) =>
@@ -92,7 +86,7 @@ export function registerWorkRelations(builder: Builder, types: Record<RecordName
   reference(Estimate, 'convertedJob', 'job', 'converted_job_id', 'The job made by convertEstimate, while it is live');
   reference(System, 'site', 'site', 'site_id', 'The site the system is installed at');
   collection(Site, 'systems', 'system', 'site_id', 'Live systems installed at the site');
-  const SystemOption = systemOptionType(builder);
+  const SystemOption = wireObject(builder, systemOptionShape);
   for (const [parent, noun] of [[System, 'system'], [Site, 'site']] as const) {
     builder.objectField(parent, 'systemOption', (t) =>
       t.field({
@@ -136,29 +130,6 @@ export function registerWorkRelations(builder: Builder, types: Record<RecordName
     );
   lineReference('item', 'item', 'item_id', 'The price book item of the line; null when unset or deleted');
   lineReference('taxRate', 'tax_rate', 'tax_rate_id', 'The tax rate of the line; null when unset or deleted');
-
-  const ConvertEstimatePayload = builder.objectRef<{ estimate: Single; job: Single }>('ConvertEstimatePayload').implement({
-    description: 'The converted estimate (with convertedJobId) and the new job; each carries its new ETag (estimate.etag, job.etag).',
-    fields: (t) => ({
-      estimate: t.field({ type: Estimate, resolve: (parent) => ({ record: parent.estimate.record, etag: parent.estimate.etag }) }),
-      job: t.field({ type: Job, resolve: (parent) => ({ record: parent.job.record, etag: parent.job.etag }) }),
-    }),
-  });
-
-  builder.mutationField('convertEstimate', (t) =>
-    t.field({
-      type: ConvertEstimatePayload,
-      nullable: true,
-      description:
-        'Turns an Accepted estimate into a job with a copy of its lines, in one transaction (needs estimates:write and jobs:write); as POST /api/v2/estimates/{id}/convert. Converts once (estimate.already_converted); another status is estimate.not_accepted.',
-      authScopes: { scope: 'estimates:write' },
-      args: { id: t.arg.id({ required: true }) },
-      resolve: (_root, args, ctx) => {
-        requireScope(ctx.principal, 'jobs:write');
-        return written(ctx, ctx.domain.estimateConversion.convert(requestContext(ctx), String(args.id), undefined));
-      },
-    }),
-  );
 
   return { User };
 }

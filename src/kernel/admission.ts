@@ -1,7 +1,9 @@
-import type { Authenticator } from './auth.ts';
-import type { Principal } from './context.ts';
+import { requireScope, type Authenticator } from './auth.ts';
+import type { Principal, RequestContext } from './context.ts';
 import { AppError } from './errors.ts';
 import type { Bucket, RateDecision, RateLimits } from './rate-limit.ts';
+import type { Scope } from './scopes.ts';
+import type { ApiVersions } from './versioning.ts';
 
 // Admission of every request, REST, GraphQL over HTTP and GraphQL over WebSocket alike: authenticate the bearer
 // key (keeping a failure for the caller to raise in its turn) and take from a rate bucket of the key, or of the
@@ -68,4 +70,21 @@ export async function identifyCaller(deps: AdmissionDeps, request: AdmissionRequ
     if (!refused) throw error;
     return { principal, authError, ...refused };
   }
+}
+
+/**
+ * The request context of an identified request, in the order every adapter raises them: the authentication
+ * failure, then the Fieldline-Version header (version.invalid), then each scope the operation needs.
+ */
+export function admittedContext(identity: Pick<Identity, 'principal' | 'authError'>, request: { version: string | undefined; requestId: string; versions: ApiVersions; scopes?: readonly Scope[] }): RequestContext {
+  const { principal } = identity;
+  if (identity.authError || !principal) throw identity.authError ?? new AppError('auth.failed');
+  const apiVersion = request.versions.resolve(request.version, principal.key.apiVersion);
+  for (const scope of request.scopes ?? []) requireScope(principal, scope);
+  return { requestId: request.requestId, principal, apiVersion };
+}
+
+/** The RateLimit-* headers of a bucket's state (every answer carries them, errors included). */
+export function rateHeaders(decision: RateDecision): Record<string, string> {
+  return { 'RateLimit-Limit': String(decision.limit), 'RateLimit-Remaining': String(decision.remaining), 'RateLimit-Reset': String(decision.resetSeconds) };
 }

@@ -1,5 +1,5 @@
 import type { TenantTx } from './tenancy.ts';
-import { currentTenant } from './context.ts';
+import { tenantQuery } from './tenant-sql.ts';
 
 /**
  * The next sequential number of a resource in the current tenant. The counter row is incremented inside the
@@ -7,13 +7,12 @@ import { currentTenant } from './context.ts';
  * value back: no gaps, no duplicates. Values already taken by client-supplied numbers are skipped.
  */
 export async function nextNumber(tx: TenantTx, resource: string, isTaken: (candidate: string) => Promise<boolean>): Promise<string> {
-  const accountId = currentTenant();
   for (;;) {
-    const rows = await tx.$queryRawUnsafe<{ last_value: bigint }[]>(
+    const rows = await tenantQuery<{ last_value: bigint }>(
+      tx,
       `INSERT INTO number_sequences (account_id, resource, last_value) VALUES ($1::uuid, $2, 1)
        ON CONFLICT (account_id, resource) DO UPDATE SET last_value = number_sequences.last_value + 1
        RETURNING last_value`,
-      accountId,
       resource,
     );
     const candidate = String(rows[0].last_value);
@@ -27,11 +26,11 @@ export async function nextNumber(tx: TenantTx, resource: string, isTaken: (candi
  * then sees the other's committed number instead of both taking the same one.
  */
 export async function lockNumberSequence(tx: TenantTx, resource: string): Promise<void> {
-  await tx.$queryRawUnsafe(
+  await tenantQuery(
+    tx,
     `INSERT INTO number_sequences (account_id, resource, last_value) VALUES ($1::uuid, $2, 0)
      ON CONFLICT (account_id, resource) DO UPDATE SET last_value = number_sequences.last_value
      RETURNING last_value`,
-    currentTenant(),
     resource,
   );
 }

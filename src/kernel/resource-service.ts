@@ -1,20 +1,23 @@
-import { addError, recordFromBody, throwIfErrors, zodIssuesToErrors } from './body.ts';
+import { recordFromBody } from './body.ts';
+import { ChildCollections, type ChildRows } from './child-collections.ts';
 import type { Clock } from './clock.ts';
-import { currentTenant, runAsTenant, type RequestContext } from './context.ts';
-import { customFieldDefinitions, liveLabels, liveStatuses } from './lookups.ts';
-import { mergeCustomFields } from './custom-fields.ts';
-import { checkLabels } from './labels.ts';
+import { runAsTenant, type RequestContext } from './context.ts';
+import type { CursorCodec } from './cursor.ts';
 import { AppError, notFound, validationError, type FieldErrors } from './errors.ts';
 import { etagOf, parseIfMatch, type ExpectedVersion } from './etag.ts';
 import { appendEvent } from './events.ts';
-import { toStorage, toWire, valueSchema } from './fields.ts';
+import { toStorage } from './fields.ts';
 import { isUuid, newId } from './ids.ts';
-import { own } from './own.ts';
-import { runList, type ListResult, type RawQueryable } from './listing.ts';
-import type { CursorCodec } from './cursor.ts';
-import { lockNumberSequence, nextNumber } from './numbering.ts';
-import { childOutputFields, outputFields, selectColumns, type ChildCollection, type ResourceDefinition } from './resource.ts';
+import { runList } from './list-sql.ts';
+import type { ListResult, ListSpec, RawQueryable } from './listing.ts';
+import { customFieldDefinitions, liveStatuses } from './lookups.ts';
+import { modelDelegate, type ModelDelegate, type RecordRow } from './model-delegates.ts';
+import { nextNumber } from './numbering.ts';
+import { RecordSerializer } from './record-serialization.ts';
+import { validateRecord } from './record-validation.ts';
+import { selectColumns, type ResourceDefinition } from './resource.ts';
 import { inTransaction, type TenantClient, type TenantTx } from './tenancy.ts';
+import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 
 export type WireRecord = Record<string, unknown>;
 export interface Single {
@@ -24,7 +27,7 @@ export interface Single {
 
 export interface ResourceServiceDeps {
   db: TenantClient;
-  /** Where list pages are read (the kernel's list SQL is tenant-scoped by runList itself). */
+  /** Where list pages are read (outside any transaction; tenantQuery scopes them to the caller's account). */
   raw: RawQueryable;
   cursors: CursorCodec;
   clock: Clock;
@@ -40,15 +43,14 @@ export interface TrustedValues {
   children?: Record<string, Record<string, unknown>[]>;
 }
 
-type Row = Record<string, unknown> & { id: string; updated_at: Date; lock_version: number };
-type Delegate = {
-  findFirst(args: object): Promise<Row | null>;
-  findMany(args: object): Promise<Row[]>;
-  count(args: object): Promise<number>;
-  create(args: object): Promise<Row>;
-  updateMany(args: object): Promise<{ count: number }>;
-  deleteMany(args: object): Promise<{ count: number }>;
-};
+/** What a read serves beside the record's own columns. */
+export interface ReadOptions {
+  /**
+   * The child collections to read, by name as in def.children: all when omitted; with [] no child table is read.
+   * A collection not read is served empty, so an adapter passes only what its caller left unselected.
+   */
+  children?: readonly string[];
+}
 
 /** Maps a unique-index violation raised by the database to the field it protects, if it is one we know. */
 function uniqueViolation(def: ResourceDefinition, error: unknown): FieldErrors | null {
@@ -62,96 +64,64 @@ function uniqueViolation(def: ResourceDefinition, error: unknown): FieldErrors |
 }
 
 /** Early 412 when the record already differs from If-Match; the compare-and-set statement stays the guarantee. */
-function checkExpected(existing: Row, expected: ExpectedVersion): void {
+function checkExpected(existing: RecordRow, expected: ExpectedVersion): void {
   if (existing.lock_version !== expected.lockVersion || existing.updated_at.getTime() !== expected.updatedAt.getTime()) {
     throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
   }
 }
 
-/** The kernel's implementation of the five standard operations for any declared resource. */
+/**
+ * The kernel's operations for any declared resource: the five standard ones (list, get, create, update,
+ * delete), batched reads for adapters (getMany, listBy), and the writes other services compose inside their
+ * own transaction (createWithin, touchWithin, removeWhere). Validation, child collections and serialization
+ * are their own modules; this class runs them in order, in the caller's tenant.
+ */
 export class ResourceService {
-  private readonly columns: string[];
-  private readonly outputs: ReturnType<typeof outputFields>;
-  /** The served fields of each child collection, by collection name. */
-  private readonly childOutputs: Map<string, ReturnType<typeof childOutputFields>>;
+  private readonly listSpec: ListSpec;
+  private readonly serializer: RecordSerializer;
+  private readonly childCollections: ChildCollections;
   private readonly live: object;
 
   constructor(
     readonly def: ResourceDefinition,
     private readonly deps: ResourceServiceDeps,
   ) {
-    this.columns = selectColumns(def);
-    this.outputs = outputFields(def);
-    this.childOutputs = new Map(Object.entries(def.children ?? {}).map(([name, children]) => [name, childOutputFields(children)]));
+    this.listSpec = {
+      resource: def.plural,
+      table: def.table,
+      columns: selectColumns(def),
+      live: def.conventions.softDelete ? 'deleted_at IS NULL' : undefined,
+      filters: def.list.filters,
+      sorts: def.list.sorts,
+      defaultSort: def.list.defaultSort,
+      searchColumn: def.list.searchable ? 'search_text' : undefined,
+      customFields: def.conventions.customFields,
+    };
+    this.serializer = new RecordSerializer(def);
+    this.childCollections = new ChildCollections(def, deps.clock);
     this.live = def.conventions.softDelete ? { deleted_at: null } : {};
   }
 
-  private delegate(tx: TenantTx | TenantClient): Delegate {
-    return (tx as unknown as Record<string, Delegate>)[this.def.model];
+  private delegate(db: TenantTx | TenantClient): ModelDelegate {
+    return modelDelegate(db, this.def.model);
   }
 
   /** The wire record of a row; child collections come from `children` (see loadChildren), empty when absent. */
-  serialize(row: Record<string, unknown>, children?: Map<string, Record<string, unknown>[]>): WireRecord {
-    const out: WireRecord = {};
-    for (const field of this.outputs) {
-      if (field.kind === 'children') {
-        const fields = this.childOutputs.get(field.name)!;
-        out[field.name] = (children?.get(`${field.name}:${row.id as string}`) ?? []).map((child) =>
-          Object.fromEntries(fields.map((f) => [f.name, toWire(f.kind, child[f.name], f.scale)])),
-        );
-      } else out[field.name] = toWire(field.kind, row[field.name], field.scale);
-    }
-    if (this.def.conventions.labels && out.labels === null) out.labels = [];
-    if (this.def.conventions.customFields && out.custom_fields === null) out.custom_fields = {};
-    return out;
+  serialize(row: Record<string, unknown>, children?: ChildRows): WireRecord {
+    return this.serializer.serialize(row, children);
   }
 
-  /** Child rows of the given records, one query per collection whatever the number of records. */
-  async loadChildren(db: TenantTx | TenantClient, ids: string[]): Promise<Map<string, Record<string, unknown>[]>> {
-    const byKey = new Map<string, Record<string, unknown>[]>();
-    if (ids.length === 0) return byKey;
-    for (const [name, collection] of Object.entries(this.def.children ?? {})) {
-      const rows = await (db as unknown as Record<string, { findMany(args: object): Promise<Record<string, unknown>[]> }>)[collection.model].findMany({
-        where: { [collection.foreignKey]: { in: ids } },
-        orderBy: [{ position: 'asc' }, { created_at: 'asc' }],
-      });
-      for (const child of rows) {
-        const key = `${name}:${child[collection.foreignKey] as string}`;
-        (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(child);
-      }
-    }
-    return byKey;
+  /** Child rows of the given records, one statement per collection read whatever the number of records. */
+  loadChildren(db: RawRunner, ids: readonly string[], options: ReadOptions = {}): Promise<ChildRows> {
+    return this.childCollections.load(db, ids, options.children);
   }
 
-  /**
-   * loadChildren for list pages, read like the pages themselves (deps.raw, outside any transaction): one statement
-   * per collection, the tenant's rows only, the served columns plus what grouping and order need.
-   */
-  private async loadChildrenRaw(ids: string[]): Promise<Map<string, Record<string, unknown>[]>> {
-    const byKey = new Map<string, Record<string, unknown>[]>();
-    if (ids.length === 0) return byKey;
-    for (const [name, collection] of Object.entries(this.def.children ?? {})) {
-      const columns = [...new Set([...this.childOutputs.get(name)!.map((f) => f.name), collection.foreignKey])].join(', ');
-      const rows = await this.deps.raw.$queryRawUnsafe<Record<string, unknown>[]>(
-        `SELECT ${columns} FROM ${collection.table} WHERE account_id = $1::uuid AND ${collection.foreignKey} = ANY($2::uuid[]) ORDER BY position, created_at`,
-        currentTenant(),
-        ids,
-      );
-      for (const child of rows) {
-        const key = `${name}:${child[collection.foreignKey] as string}`;
-        (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(child);
-      }
-    }
-    return byKey;
+  private async single(db: TenantTx | TenantClient, row: RecordRow, options: ReadOptions = {}): Promise<Single> {
+    return { record: this.serialize(row, await this.loadChildren(db, [row.id], options)), etag: etagOf(row) };
   }
 
-  private async single(db: TenantTx | TenantClient, row: Row): Promise<Single> {
-    const children = this.def.children ? await this.loadChildren(db, [row.id]) : undefined;
-    return { record: this.serialize(row, children), etag: etagOf(row) };
-  }
-
-  private async find(tx: TenantTx | TenantClient, id: string): Promise<Row> {
-    const row = isUuid(id) ? await this.delegate(tx).findFirst({ where: { id, ...this.live } }) : null;
+  private async find(db: TenantTx | TenantClient, id: string): Promise<RecordRow> {
+    const row = isUuid(id) ? await this.delegate(db).findFirst({ where: { id, ...this.live } }) : null;
     if (!row) throw notFound(this.def.className);
     return row;
   }
@@ -161,255 +131,52 @@ export class ResourceService {
     return this.single(tx, await this.find(tx, id));
   }
 
-  get(ctx: RequestContext, id: string): Promise<Single> {
-    return runAsTenant(ctx.principal.accountId, async () => this.single(this.deps.db, await this.find(this.deps.db, id)));
-  }
-
-  /** A page of the list (the spec's list parameters as entries); `maxLimit` widens limit for a service's own bounded reads. */
-  list(ctx: RequestContext, entries: [string, string][], options: { maxLimit?: number } = {}): Promise<ListResult<WireRecord>> {
-    const { def } = this;
-    return runAsTenant(ctx.principal.accountId, async () => {
-      const result = await runList<Row>(
-        this.deps.raw,
-        {
-          resource: def.plural,
-          table: def.table,
-          columns: this.columns,
-          live: def.conventions.softDelete ? 'deleted_at IS NULL' : undefined,
-          filters: def.list.filters,
-          sorts: def.list.sorts,
-          defaultSort: def.list.defaultSort,
-          searchColumn: def.list.searchable ? 'search_text' : undefined,
-          customFields: def.conventions.customFields,
-        },
-        { entries, maxLimit: options.maxLimit },
-        { cursors: this.deps.cursors, customFieldDefinitions: () => customFieldDefinitions(this.deps.db, def.className) },
-      );
-      const children = def.children ? await this.loadChildrenRaw(result.data.map((row) => row.id)) : undefined;
-      return { ...result, data: result.data.map((row) => this.serialize(row, children)) };
-    });
-  }
-
-  /** Validates the record under the body key for create or update; returns the values to store. */
-  private async prepare(tx: TenantTx, ctx: RequestContext, mode: 'create' | 'update', input: Record<string, unknown>, existing: Row | null) {
-    const { def } = this;
-    const errors: FieldErrors = {};
-    const values: Record<string, unknown> = {};
-    const conventionKeys = new Set(['number', 'status', 'labels', 'custom_fields']);
-    const children: Record<string, Record<string, unknown>[] | undefined> = {};
-    for (const [key, value] of Object.entries(input)) {
-      const collection = own(def.children, key);
-      if (collection) {
-        children[key] = this.checkChildren(key, collection, value, mode, errors);
-        continue;
-      }
-      const field = own(def.fields, key);
-      if (!field) {
-        if (conventionKeys.has(key) && (def.conventions as Record<string, boolean | undefined>)[key === 'custom_fields' ? 'customFields' : key]) continue;
-        addError(errors, key, 'is not a permitted field');
-        continue;
-      }
-      const rule = mode === 'create' ? field.create : field.update;
-      if (rule === 'not_accepted') {
-        addError(errors, key, `cannot be set on ${mode}`);
-        continue;
-      }
-      if (rule === 'immutable') {
-        if (value !== toWire(field.kind, existing![key])) addError(errors, key, 'cannot be changed');
-        continue;
-      }
-      if (value === null) {
-        if (field.nullable === false || field.create === 'required') addError(errors, key, "can't be blank");
-        else values[key] = null;
-        continue;
-      }
-      const parsed = valueSchema(field).safeParse(value);
-      if (!parsed.success) {
-        Object.assign(errors, zodIssuesToErrors(parsed.error, key));
-        continue;
-      }
-      if (typeof parsed.data === 'string' && parsed.data === '' && field.create === 'required') {
-        addError(errors, key, "can't be blank");
-        continue;
-      }
-      values[key] = parsed.data;
-    }
-    if (mode === 'create') {
-      for (const [key, field] of Object.entries(def.fields)) {
-        if (field.create === 'required' && input[key] === undefined) addError(errors, key, 'is missing');
-      }
-    }
-    // References to other records: same tenant (the tenant client scopes the lookup) and live.
-    for (const [key, field] of Object.entries(def.fields)) {
-      const ref = field.references;
-      if (!ref || values[key] === undefined || values[key] === null || errors[key]) continue;
-      const target = (tx as unknown as Record<string, Delegate>)[ref.model];
-      const id = toStorage(field, values[key]);
-      const found = await target.count({ where: { id, ...(ref.live ? { deleted_at: null } : {}) } });
-      if (found === 0) addError(errors, key, `does not match any ${ref.label}`);
-    }
-    if (def.conventions.number && input.number !== undefined) {
-      const number = input.number;
-      if (mode === 'update') {
-        // Compared as it would be stored (trimmed): sending the record's own number back is not a change.
-        if ((typeof number === 'string' ? number.trim() : number) !== existing!.number) throw new AppError('number.immutable', `number cannot be changed once assigned (it is "${String(existing!.number)}")`);
-      } else if (typeof number !== 'string' || number.trim() === '' || number.length > 64) {
-        addError(errors, 'number', 'must be a non-blank string of at most 64 characters');
-      } else {
-        // Queue with automatic numbering before checking that the value is free (see lockNumberSequence).
-        await lockNumberSequence(tx, def.className);
-        if ((await this.delegate(tx).count({ where: { number: number.trim() } })) > 0) addError(errors, 'number', 'has already been taken');
-        else values.number = number.trim();
-      }
-    }
-    if (def.conventions.status && mode === 'update' && input.status !== undefined) {
-      const statuses = await liveStatuses(tx, def.className);
-      if (typeof input.status !== 'string' || !statuses.includes(input.status)) {
-        throw new AppError(
-          'status.transition_invalid',
-          `"${String(input.status)}" is not a configured ${def.className} status (configured: ${statuses.join(', ')})`,
-        );
-      }
-      values.status = input.status;
-    }
-    if (def.conventions.status && mode === 'create' && input.status !== undefined) addError(errors, 'status', 'cannot be set on create');
-    if (def.conventions.labels && input.labels !== undefined) {
-      const labels = checkLabels(input.labels, await liveLabels(tx, def.className), def.className, errors);
-      if (labels) values.labels = labels;
-    }
-    if (def.conventions.customFields) {
-      // Required definitions hold on every write, custom_fields sent or not: a definition made required after
-      // the record was written makes any later update name it until a value is given.
-      const definitions = await customFieldDefinitions(tx, def.className);
-      const existingValues = (existing?.custom_fields as Record<string, unknown> | undefined) ?? null;
-      const merged = mergeCustomFields(input.custom_fields, definitions, existingValues, errors);
-      if (mode === 'create' || input.custom_fields !== undefined) values.custom_fields = merged;
-    }
-    await def.hooks?.beforeWrite?.({ tx, ctx, mode, input, values, children, existing, errors, resources: this.deps.resources });
-    throwIfErrors(errors);
-    return { values, children };
-  }
-
-  /** Validates a child collection value: an array of entries with the collection's fields (and an id on update). */
-  private checkChildren(name: string, collection: ChildCollection, value: unknown, mode: 'create' | 'update', errors: FieldErrors) {
-    if (!Array.isArray(value)) {
-      addError(errors, name, 'must be an array');
-      return undefined;
-    }
-    if (value.length > 200) addError(errors, name, 'has too many entries (maximum is 200)');
-    return value.map((entry, index) => {
-      const at = `${name}.${index}`;
-      const out: Record<string, unknown> = {};
-      if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-        addError(errors, at, 'must be an object');
-        return out;
-      }
-      for (const [key, raw] of Object.entries(entry as Record<string, unknown>)) {
-        if (key === 'id') {
-          if (mode === 'create') addError(errors, `${at}.id`, 'cannot be set on create');
-          else if (!isUuid(raw)) addError(errors, `${at}.id`, 'is not a valid UUID');
-          else out.id = raw;
-          continue;
-        }
-        const field = own(collection.fields, key);
-        if (!field) {
-          addError(errors, `${at}.${key}`, 'is not a permitted field');
-          continue;
-        }
-        if (raw === null) {
-          if (field.create === 'required' || field.nullable === false) addError(errors, `${at}.${key}`, "can't be blank");
-          else out[key] = null;
-          continue;
-        }
-        const parsed = valueSchema(field).safeParse(raw);
-        if (!parsed.success) Object.assign(errors, zodIssuesToErrors(parsed.error, `${at}.${key}`));
-        else if (parsed.data === '' && field.create === 'required') addError(errors, `${at}.${key}`, "can't be blank");
-        else out[key] = parsed.data;
-      }
-      for (const [key, field] of Object.entries(collection.fields)) {
-        if (field.create === 'required' && out.id === undefined && (entry as Record<string, unknown>)[key] === undefined) addError(errors, `${at}.${key}`, 'is missing');
-      }
-      return out;
-    });
+  get(ctx: RequestContext, id: string, options: ReadOptions = {}): Promise<Single> {
+    return runAsTenant(ctx.principal.accountId, async () => this.single(this.deps.db, await this.find(this.deps.db, id), options));
   }
 
   /**
-   * Writes a child collection as a snapshot: entries with an id update that child, entries without one create a
-   * child, existing children whose id is absent are deleted. Positions follow the order given.
+   * Live records with these ids, serialized, aligned with `ids`: null where a record is absent, deleted or
+   * another tenant's. Runs in the caller's tenant context; one statement, plus one per child collection read.
    */
-  private async writeChildren(
-    tx: TenantTx,
-    ctx: RequestContext,
-    parent: Row,
-    children: Record<string, Record<string, unknown>[] | undefined>,
-    mode: 'create' | 'update',
-  ) {
-    const now = this.deps.clock.now();
-    for (const [name, entries] of Object.entries(children)) {
-      if (entries === undefined) continue;
-      const collection = this.def.children![name];
-      const delegate = (tx as unknown as Record<string, Delegate>)[collection.model];
-      const existing = mode === 'update' ? await delegate.findMany({ where: { [collection.foreignKey]: parent.id } }) : [];
-      const byId = new Map(existing.map((child) => [child.id, child as Record<string, unknown>]));
-      const errors: FieldErrors = {};
-      const seen = new Set<string>();
-      entries.forEach((entry, index) => {
-        if (entry.id === undefined) return;
-        if (!byId.has(entry.id as string)) addError(errors, `${name}.${index}.id`, `does not match any ${collection.label} of this ${this.def.className}`);
-        else if (seen.has(entry.id as string)) addError(errors, `${name}.${index}.id`, 'is given more than once');
-        seen.add(entry.id as string);
-      });
-      throwIfErrors(errors);
-      // Each entry as it will be stored: the existing child's values, then what was sent, then what the
-      // collection computes from them (defaults, resolved prices, totals).
-      const rows = [];
-      const computed = [];
-      for (const [position, entry] of entries.entries()) {
-        const { id, ...fields } = entry;
-        const previous = id !== undefined ? byId.get(id as string)! : null;
-        const merged: Record<string, unknown> = previous ? { ...previous } : {};
-        const sent: Record<string, unknown> = {};
-        for (const [key, value] of Object.entries(fields)) merged[key] = sent[key] = toStorage(collection.fields[key], value);
-        computed.push({ entry: merged, sent, previous, at: `${name}.${position}` });
-        rows.push({ id: id as string | undefined, position, merged });
-      }
-      await collection.compute?.({ tx, ctx, parent, entries: computed, existing, errors });
-      throwIfErrors(errors);
-      const kept = new Set(entries.filter((e) => e.id !== undefined).map((e) => e.id as string));
-      const removed = [...byId.keys()].filter((id) => !kept.has(id));
-      if (removed.length > 0) await delegate.deleteMany({ where: { id: { in: removed } } });
-      const stored = new Set([...Object.keys(collection.fields), ...Object.keys(collection.readOnly ?? {})]);
-      // Kept entries are written before new ones, so a new entry may take a value (e.g. a user) that a kept entry
-      // gives up in the same snapshot without meeting it in a unique index on the way.
-      const ordered = [...rows.filter((row) => row.id !== undefined), ...rows.filter((row) => row.id === undefined)];
-      for (const { id, position, merged } of ordered) {
-        const data: Record<string, unknown> = { position, updated_at: now };
-        for (const key of stored) if (merged[key] !== undefined) data[key] = merged[key];
-        if (id !== undefined) await delegate.updateMany({ where: { id, [collection.foreignKey]: parent.id }, data });
-        else await delegate.create({ data: { ...data, id: newId(), [collection.foreignKey]: parent.id, created_at: now } });
-      }
-    }
+  async getMany(db: TenantTx | TenantClient, ids: readonly string[], options: ReadOptions = {}): Promise<(WireRecord | null)[]> {
+    const rows = await this.delegate(db).findMany({ where: { id: { in: [...new Set(ids)] }, ...this.live } });
+    const children = await this.loadChildren(db, rows.map((row) => row.id), options);
+    const byId = new Map(rows.map((row) => [row.id, this.serialize(row, children)]));
+    return ids.map((id) => byId.get(id) ?? null);
   }
 
-  /** Child rows given as `trusted` to createWithin: stored as given (the collection's columns only), in order. */
-  private async insertTrustedChildren(
-    tx: TenantTx,
-    parent: Row,
-    trusted: Record<string, Record<string, unknown>[]>,
-    children: Record<string, Record<string, unknown>[] | undefined>,
-  ) {
-    const now = this.deps.clock.now();
-    for (const [name, rows] of Object.entries(trusted)) {
-      const collection = this.def.children?.[name];
-      if (!collection || children[name] !== undefined) throw new Error(`trusted ${name}: not a child collection, or also given as input`);
-      const delegate = (tx as unknown as Record<string, Delegate>)[collection.model];
-      const stored = [...Object.keys(collection.fields), ...Object.keys(collection.readOnly ?? {})];
-      for (const [position, row] of rows.entries()) {
-        const data: Record<string, unknown> = { id: newId(), [collection.foreignKey]: parent.id, position, created_at: now, updated_at: now };
-        for (const key of stored) if (row[key] !== undefined) data[key] = row[key];
-        await delegate.create({ data });
-      }
+  /**
+   * Live records whose `column` (a column of this resource, e.g. customer_id) is one of `keys`, serialized and
+   * grouped per key, aligned with `keys`, each group oldest first (created_at, then id). Runs in the caller's
+   * tenant context; one statement, plus one per child collection read.
+   */
+  async listBy(db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions = {}): Promise<WireRecord[][]> {
+    const rows = await this.delegate(db).findMany({
+      where: { [column]: { in: [...new Set(keys)] }, ...this.live },
+      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
+    });
+    const children = await this.loadChildren(db, rows.map((row) => row.id), options);
+    const groups = new Map<string, WireRecord[]>();
+    for (const row of rows) {
+      const key = String(row[column]);
+      (groups.get(key) ?? groups.set(key, []).get(key)!).push(this.serialize(row, children));
     }
+    return keys.map((key) => groups.get(key) ?? []);
+  }
+
+  /** A page of the list (the spec's list parameters as entries); `maxLimit` widens limit for a service's own bounded reads. */
+  list(ctx: RequestContext, entries: [string, string][], options: { maxLimit?: number } & ReadOptions = {}): Promise<ListResult<WireRecord>> {
+    return runAsTenant(ctx.principal.accountId, async () => {
+      const page = await runList<RecordRow>(
+        this.deps.raw,
+        this.listSpec,
+        { entries, maxLimit: options.maxLimit },
+        { cursors: this.deps.cursors, customFieldDefinitions: () => customFieldDefinitions(this.deps.db, this.def.className) },
+      );
+      const children = await this.loadChildren(this.deps.raw, page.data.map((row) => row.id), options);
+      return { ...page, data: page.data.map((row) => this.serialize(row, children)) };
+    });
   }
 
   private storage(values: Record<string, unknown>): Record<string, unknown> {
@@ -446,7 +213,7 @@ export class ResourceService {
    */
   async createWithin(tx: TenantTx, ctx: RequestContext, input: Record<string, unknown>, trusted: TrustedValues = {}): Promise<Single> {
     const { def } = this;
-    const { values, children } = await this.prepare(tx, ctx, 'create', input, null);
+    const { values, children } = await validateRecord(def, { tx, ctx, mode: 'create', input, existing: null, resources: this.deps.resources });
     const now = this.deps.clock.now();
     const data: Record<string, unknown> = { id: newId(), ...this.storage(values), ...trusted.values, created_at: now, updated_at: now };
     if (def.conventions.status) {
@@ -458,8 +225,8 @@ export class ResourceService {
       data.number = await nextNumber(tx, def.className, async (n) => (await this.delegate(tx).count({ where: { number: n } })) > 0);
     }
     let row = await this.delegate(tx).create({ data });
-    await this.writeChildren(tx, ctx, row, children, 'create');
-    await this.insertTrustedChildren(tx, row, trusted.children ?? {}, children);
+    await this.childCollections.writeSnapshots(tx, ctx, row, children, 'create');
+    await this.childCollections.insertTrusted(tx, row, trusted.children ?? {}, children);
     if (def.hooks?.afterWrite) {
       await def.hooks.afterWrite({ tx, ctx, mode: 'create', input, row, values, resources: this.deps.resources });
       row = await this.find(tx, row.id);
@@ -477,7 +244,7 @@ export class ResourceService {
         const existing = await this.find(tx, id);
         checkExpected(existing, expected);
         const input = recordFromBody(body, def.name);
-        const { values, children } = await this.prepare(tx, ctx, 'update', input, existing);
+        const { values, children } = await validateRecord(def, { tx, ctx, mode: 'update', input, existing, resources: this.deps.resources });
         delete values.number;
         // Compare-and-set in one statement: the row changes only if nobody changed it since it was read.
         const changed = await this.delegate(tx).updateMany({
@@ -486,7 +253,7 @@ export class ResourceService {
         });
         if (changed.count === 0) throw new AppError('precondition.failed', 'The record changed since the ETag in If-Match was issued.');
         let row = await this.find(tx, id);
-        await this.writeChildren(tx, ctx, row, children, 'update');
+        await this.childCollections.writeSnapshots(tx, ctx, row, children, 'update');
         if (def.hooks?.afterWrite) {
           await def.hooks.afterWrite({ tx, ctx, mode: 'update', input, row, values, resources: this.deps.resources });
           row = await this.find(tx, id);
@@ -551,7 +318,7 @@ export class ResourceService {
   /** Locks the tenant's row (FOR UPDATE) until the transaction ends; an absent row is left to find() to report. */
   private async lockRow(tx: TenantTx, id: string): Promise<void> {
     if (!isUuid(id)) return;
-    await tx.$queryRawUnsafe(`SELECT 1 FROM "${this.def.table}" WHERE id = $1::uuid AND account_id = $2::uuid FOR UPDATE`, id, currentTenant());
+    await tenantQuery(tx, `SELECT 1 FROM "${this.def.table}" WHERE account_id = $1::uuid AND id = $2::uuid FOR UPDATE`, id);
   }
 
   /**
@@ -572,7 +339,7 @@ export class ResourceService {
   }
 
   /** updated_at moves forward on every write, even within the same millisecond, so ETags never repeat. */
-  private nextUpdatedAt(existing: Row): Date {
+  private nextUpdatedAt(existing: RecordRow): Date {
     const now = this.deps.clock.now().getTime();
     return new Date(Math.max(now, existing.updated_at.getTime() + 1));
   }

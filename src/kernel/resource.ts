@@ -5,6 +5,7 @@ import type { ErrorCode, FieldErrors } from './errors.ts';
 import type { RequestContext } from './context.ts';
 import type { TenantTx } from './tenancy.ts';
 import type { ResourceService } from './resource-service.ts';
+import type { ActionDefinition } from './action.ts';
 
 /** Other resources' services, for hooks that cascade (e.g. a customer's sites). */
 export type ResourceLookup = (name: string) => ResourceService;
@@ -143,6 +144,8 @@ export interface ResourceDefinition {
    * beforeDelete refusal). Documentation only: the OpenAPI document lists them on that operation.
    */
   errors?: Partial<Record<'list' | 'create' | 'get' | 'update' | 'delete', readonly ErrorCode[]>>;
+  /** Operations beyond the five standard ones (REST, OpenAPI and GraphQL are generated from them). */
+  actions?: readonly ActionDefinition[];
   /** Unique indexes whose violation is a validation error on a field. */
   uniqueIndexes?: Record<string, { field: string; message: string }>;
   hooks?: {

@@ -1,12 +1,13 @@
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { currentTenant, currentTenantOrNull } from './context.ts';
+import { currentTenantOrNull } from './context.ts';
+import { tenantQuery } from './tenant-sql.ts';
 
 // The one tenancy mechanism for Prisma access: every operation on a tenant-owned model is scoped to the
 // account of the running request (AsyncLocalStorage, see context.ts). Reads and writes get
 // `account_id = <tenant>` in their where clause, creates get it in their data. Without a tenant in
 // context the operation is refused, so a forgotten scope fails closed instead of leaking.
-// Raw list SQL is scoped by the kernel's list builder, which takes the account from the same context.
+// Raw SQL is scoped by tenantQuery (tenant-sql.ts), which binds the account from the same context.
 
 export const tenantModels = new Set<string>(
   Object.entries(getDatamodel().datamodel.models)
@@ -89,9 +90,5 @@ export async function inTransaction<T>(db: TenantClient, fn: (tx: TenantTx) => P
  */
 export async function readShared<Row>(tx: TenantTx, table: string, columns: string, ids: readonly string[], idType: 'uuid' | 'bigint' = 'uuid'): Promise<Row[]> {
   if (ids.length === 0) return [];
-  return tx.$queryRawUnsafe<Row[]>(
-    `SELECT ${columns} FROM "${table}" WHERE account_id = $1::uuid AND id = ANY($2::${idType}[]) ORDER BY id FOR SHARE`,
-    currentTenant(),
-    [...ids],
-  );
+  return tenantQuery<Row>(tx, `SELECT ${columns} FROM "${table}" WHERE account_id = $1::uuid AND id = ANY($2::${idType}[]) ORDER BY id FOR SHARE`, [...ids]);
 }

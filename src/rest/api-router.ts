@@ -6,8 +6,8 @@ import { AppError } from '../kernel/errors.ts';
 import type { ListResult } from '../kernel/listing.ts';
 import type { Single } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
+import type { ActionDefinition, ActionRecords } from '../kernel/action.ts';
 import { describeCaller } from '../resources/identity/me.service.ts';
-import { convertLeadScopes } from '../resources/leads/lead-conversion.service.ts';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
 import { authorize, ctx, identify, jsonBody } from './gate.ts';
 import { sendProblem } from './problem.ts';
@@ -42,6 +42,32 @@ function sendList(req: Request, res: Response, result: ListResult<unknown>, publ
     res.setHeader('Link', `<${publicUrl ?? ''}${req.baseUrl}${req.path}?${search.toString()}>; rel="next"`);
   }
   res.json({ data: result.data, has_more: result.hasMore });
+}
+
+/** Runs a declared action with the request's path parameters and body. */
+function runAction(domain: Domain, req: Request, res: Response, action: ActionDefinition): Promise<unknown> {
+  const params = Object.fromEntries(Object.keys(action.params ?? {}).map((name) => [name, String(req.params[name])]));
+  return action.run({ domain, ctx: ctx(res), id: String(req.params.id), params, body: req.body });
+}
+
+/** The answer of a declared action, as its response declares it. */
+function sendAction(domain: Domain, req: Request, res: Response, action: ActionDefinition, result: unknown): void {
+  const response = action.response;
+  if (response.status === 204) {
+    res.status(204).end();
+  } else if ('records' in response) {
+    const records = result as ActionRecords;
+    if (response.location) {
+      const located = records[response.location];
+      res.setHeader('Location', `${req.baseUrl}/${domain.resource(response.records[response.location]).def.plural}/${located.record.id as string}`);
+    }
+    res.status(response.status).json({ data: Object.fromEntries(Object.entries(records).map(([key, single]) => [key, single.record])) });
+  } else if ('shape' in response) {
+    if (response.location) res.setHeader('Location', `${req.baseUrl}${response.location(result as Record<string, unknown>)}`);
+    res.status(response.status).json({ data: result });
+  } else {
+    res.json({ data: result, has_more: false });
+  }
 }
 
 /** The /api/v2 router: routes assembled from the resource declarations plus identity, lookups and OpenAPI. */
@@ -103,38 +129,14 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
       await service.remove(ctx(res), String(req.params.id), req.get('if-match'));
       res.status(204).end();
     });
+    for (const action of service.def.actions ?? []) {
+      const path = `/${plural}/:id${action.path.replace(/\{([a-z_]+)\}/g, ':$1')}`;
+      const parsers = action.method === 'post' || action.method === 'patch' ? [body] : [];
+      register(action.method, path, authorize(...action.scopes), ...parsers, async (req, res) => {
+        sendAction(domain, req, res, action, await runAction(domain, req, res, action));
+      });
+    }
   }
-
-  // Contact linkages (no If-Match, per the spec) and lead conversion.
-  const contactsRead = 'contacts:read' as Scope;
-  const contactsWrite = 'contacts:write' as Scope;
-  register('get', '/contacts/:id/linkages', authorize(contactsRead), async (req, res) => {
-    const data = await domain.linkages.list(ctx(res), String(req.params.id));
-    res.json({ data, has_more: false });
-  });
-  register('post', '/contacts/:id/linkages', authorize(contactsWrite), body, async (req, res) => {
-    const linkage = await domain.linkages.create(ctx(res), String(req.params.id), req.body);
-    res.setHeader('Location', `${req.baseUrl}/contacts/${linkage.contact_id}/linkages/${linkage.id}`);
-    res.status(201).json({ data: linkage });
-  });
-  register('patch', '/contacts/:id/linkages/:linkage_id', authorize(contactsWrite), body, async (req, res) => {
-    res.json({ data: await domain.linkages.update(ctx(res), String(req.params.id), String(req.params.linkage_id), req.body) });
-  });
-  register('delete', '/contacts/:id/linkages/:linkage_id', authorize(contactsWrite), async (req, res) => {
-    await domain.linkages.remove(ctx(res), String(req.params.id), String(req.params.linkage_id));
-    res.status(204).end();
-  });
-  register('post', '/leads/:id/convert', authorize(...convertLeadScopes), body, async (req, res) => {
-    const { lead, customer } = await domain.leadConversion.convert(ctx(res), String(req.params.id), req.body);
-    res.setHeader('Location', `${req.baseUrl}/customers/${customer.record.id as string}`);
-    res.status(201).json({ data: { lead: lead.record, customer: customer.record } });
-  });
-
-  register('post', '/estimates/:id/convert', authorize('estimates:write', 'jobs:write'), body, async (req, res) => {
-    const { estimate, job } = await domain.estimateConversion.convert(ctx(res), String(req.params.id), req.body);
-    res.setHeader('Location', `${req.baseUrl}/jobs/${job.record.id as string}`);
-    res.status(201).json({ data: { estimate: estimate.record, job: job.record } });
-  });
 
   register('get', '/openapi.json', (_req, res) => {
     res.json(openapi());

@@ -1,19 +1,13 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { Domain } from '../domain.ts';
-import { identifyCaller } from '../kernel/admission.ts';
-import { requireScope } from '../kernel/auth.ts';
+import { admittedContext, identifyCaller, rateHeaders } from '../kernel/admission.ts';
 import type { RequestContext } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
 import { assertJsonDepth } from '../kernel/json-depth.ts';
-import { bucketOf, type RateDecision } from '../kernel/rate-limit.ts';
+import { bodyReadRefusal, mediaTypeRefusal } from '../kernel/request-body.ts';
+import { bucketOf } from '../kernel/rate-limit.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { defaultApiVersions, VERSION_HEADER } from '../kernel/versioning.ts';
-
-function setRateHeaders(res: Response, decision: RateDecision): void {
-  res.setHeader('RateLimit-Limit', String(decision.limit));
-  res.setHeader('RateLimit-Remaining', String(decision.remaining));
-  res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
-}
 
 /**
  * Runs for every /api/v2 request: authenticates (keeping any failure for the matched route to raise) and takes
@@ -26,7 +20,7 @@ export function identify(domain: Domain): RequestHandler {
     try {
       const identity = await identifyCaller(domain, { authorization: req.get('authorization'), ip: req.ip ?? 'unknown', bucket: bucketOf(req.method) });
       req.auth = identity.principal ? { principal: identity.principal } : { error: identity.authError ?? new AppError('auth.failed') };
-      if (identity.decision) setRateHeaders(res, identity.decision);
+      if (identity.decision) res.set(rateHeaders(identity.decision));
       next(identity.rateError);
     } catch (error) {
       next(error);
@@ -36,12 +30,8 @@ export function identify(domain: Domain): RequestHandler {
 
 /** The request context of an authenticated request holding every scope the route needs (none: any valid key). */
 export function contextOf(req: Request, ...scopes: Scope[]): RequestContext {
-  if (!req.auth) throw new AppError('auth.failed');
-  if ('error' in req.auth) throw req.auth.error;
-  const { principal } = req.auth;
-  const apiVersion = (req.apiVersions ?? defaultApiVersions).resolve(req.get(VERSION_HEADER), principal.key.apiVersion);
-  for (const scope of scopes) requireScope(principal, scope);
-  return { requestId: req.requestId, principal, apiVersion };
+  const identity = !req.auth ? { principal: null, authError: new AppError('auth.failed') } : 'error' in req.auth ? { principal: null, authError: req.auth.error } : { principal: req.auth.principal, authError: null };
+  return admittedContext(identity, { version: req.get(VERSION_HEADER), requestId: req.requestId, versions: req.apiVersions ?? defaultApiVersions, scopes });
 }
 
 /**
@@ -76,33 +66,18 @@ export function jsonBody(limitBytes: number): RequestHandler {
       req.body = undefined;
       return next();
     }
-    const type = (req.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-    if (type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) {
-      return next(new AppError('request.unsupported_media_type', `Send the body as application/json (got ${type || 'no Content-Type'}).`));
-    }
+    const unsupported = mediaTypeRefusal(req.get('content-type'));
+    if (unsupported) return next(unsupported);
     parse(req, res, (error?: unknown) => {
-      if (!error) {
-        // JSON.parse takes any nesting; what walks the value later might not (src/kernel/json-depth.ts).
-        try {
-          assertJsonDepth(req.body);
-        } catch (tooDeep) {
-          req.body = undefined;
-          return next(tooDeep);
-        }
-        return next();
+      if (error) return next(bodyReadRefusal(error, limitBytes) ?? error);
+      // JSON.parse takes any nesting; what walks the value later might not (src/kernel/json-depth.ts).
+      try {
+        assertJsonDepth(req.body);
+      } catch (tooDeep) {
+        req.body = undefined;
+        return next(tooDeep);
       }
-      const e = error as { type?: string; limit?: number };
-      if (e.type === 'entity.too.large') return next(new AppError('request.body_too_large', `The body exceeds ${limitBytes} bytes.`));
-      if (e.type === 'entity.parse.failed') return next(new AppError('request.malformed_json', 'The body is not valid JSON.'));
-      if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
-        return next(new AppError('request.unsupported_media_type', 'The body must be UTF-8 JSON.'));
-      }
-      // Other client-side body failures (undecodable Content-Encoding, length mismatch, aborted upload).
-      const status = (error as { status?: number }).status;
-      if (typeof status === 'number' && status >= 400 && status < 500) {
-        return next(new AppError('request.malformed_json', 'The body could not be read as JSON.'));
-      }
-      return next(error);
+      next();
     });
   };
 }

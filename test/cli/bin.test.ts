@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
 import { acquireDataDirLock, LOCK_FILE } from '../../src/db/data-dir-lock.ts';
 import { allScopes } from '../../src/kernel/scopes.ts';
-import { client } from '../helpers/http.ts';
-import { apiOver, projectRoot, serverDatabaseUrl, spawnCollect } from './helpers.ts';
+import { startTestApp } from '../helpers/app.ts';
+import { projectRoot, spawnCollect } from '../helpers/cli.ts';
+import { serverDatabase } from '../helpers/database.ts';
 
 // The real `fieldline` binary, spawned as a user would run it. Each process opens the database (~3 s on the
 // embedded one), so only the end-to-end cases live here; test/cli/commands.test.ts covers every command in-process.
@@ -32,11 +33,11 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 const fieldline = (args: string[], env: Record<string, string>) => spawnCollect(installedBin, args, { env: baseEnv(env), cwd: work });
 
-let pgDatabase: Awaited<ReturnType<typeof serverDatabaseUrl>>;
+let pgDatabase: Awaited<ReturnType<typeof serverDatabase>>;
 beforeAll(async () => {
   mkdirSync(path.dirname(installedBin), { recursive: true });
   symlinkSync(path.join(projectRoot, 'bin', 'fieldline.mjs'), installedBin);
-  pgDatabase = await serverDatabaseUrl();
+  pgDatabase = await serverDatabase('fl_cli');
 });
 afterAll(async () => {
   await pgDatabase?.drop();
@@ -65,9 +66,9 @@ describe('the fieldline binary', () => {
 
       // The command has exited (and released the embedded database): open it and serve the API over it.
       const database = await openDatabase(pgDatabase ? { url: pgDatabase.url, poolSize: 2 } : { dataDir });
-      const api = await apiOver(database);
+      const api = await startTestApp({ database });
       try {
-        const res = await client(api.url, run.json.key.token).get('/me');
+        const res = await api.client(run.json.key.token).get('/me');
         expect(res.status).toBe(200);
         expect(res.body.data.account).toMatchObject({ id: run.json.account.id, name: 'Spawned Co' });
         expect(res.body.data.key.scopes).toEqual(allScopes);

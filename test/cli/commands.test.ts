@@ -1,32 +1,20 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/kernel/api-keys.ts';
 import { allScopes } from '../../src/kernel/scopes.ts';
 import { CURRENT_VERSION } from '../../src/kernel/versioning.ts';
-import { freshDatabase } from '../helpers/database.ts';
-import { client } from '../helpers/http.ts';
-import { apiOver, cliOn, type CliRun } from './helpers.ts';
+import { useTestApp } from '../helpers/app.ts';
+import { cliOn, type CliRun } from '../helpers/cli.ts';
+import { tokenPattern, uuidV7 } from '../helpers/ids.ts';
 
 // Every `fieldline` command, run in-process (runCli) on the same database as a live app, and its effect
 // checked through the REST API.
 
-let database: Database;
-let api: Awaited<ReturnType<typeof apiOver>>;
+const t = useTestApp();
 let cli: ReturnType<typeof cliOn>;
-
-beforeAll(async () => {
-  database = await freshDatabase();
-  api = await apiOver(database);
-  cli = cliOn(database);
+beforeAll(() => {
+  cli = cliOn(t.database);
 });
-afterAll(async () => {
-  await api.close();
-  await database.close();
-});
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const tokenForm = /^svc_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** Runs a command with --json and expects success: stdout is exactly one JSON object, stderr is empty. */
 async function ok(...argv: string[]): Promise<any> {
@@ -53,18 +41,18 @@ async function newAccount(...extra: string[]) {
   return ok('account', 'create', '--name', `Acme ${Math.random().toString(36).slice(2, 8)}`, ...extra);
 }
 
-const me = (token: string) => client(api.url, token).get('/me');
+const me = (token: string) => t.client(token).get('/me');
 
 describe('fieldline account create', () => {
   it('prints the account, its admin user and a key with every scope whose token works on /me', async () => {
     const out = await ok('account', 'create', '--name', 'Northwind Heating');
     expect(Object.keys(out).sort()).toEqual(['account', 'key', 'user']);
     expect(out.account).toMatchObject({ name: 'Northwind Heating', sandbox: false, active: true, api_access: true, modules: { AddressRequired: 'Yes', System: 'off' } });
-    expect(out.account.id).toMatch(uuid);
+    expect(out.account.id).toMatch(uuidV7);
     expect(out.user).toMatchObject({ role: 'admin', active: true });
     expect(Number.isInteger(out.user.id)).toBe(true);
-    expect(out.key.id).toMatch(uuid);
-    expect(out.key.token).toMatch(tokenForm);
+    expect(out.key.id).toMatch(uuidV7);
+    expect(out.key.token).toMatch(tokenPattern);
     expect(out.key.scopes).toEqual(allScopes);
     expect(out.key.expires_at).toBeNull();
 
@@ -74,7 +62,7 @@ describe('fieldline account create', () => {
     expect(res.body.data.user.id).toBe(out.user.id);
     expect(res.body.data.key).toMatchObject({ id: out.key.id, scopes: allScopes });
     expect(res.body.data.api_version).toBe(CURRENT_VERSION);
-    const customers = client(api.url, out.key.token);
+    const customers = t.client(out.key.token);
     expect((await customers.post('/customers', { customer: { organization: 'First customer' } })).status).toBe(201);
     expect((await customers.get('/customers')).body.data).toHaveLength(1);
   });
@@ -105,7 +93,7 @@ describe('fieldline account create', () => {
 
   it('gives the account the default statuses', async () => {
     const out = await newAccount();
-    const res = await client(api.url, out.key.token).get('/statuses?related_name=Customer');
+    const res = await t.client(out.key.token).get('/statuses?related_name=Customer');
     expect(res.body.data.map((s: any) => s.display_name)).toEqual(['Active', 'Inactive']);
   });
 
@@ -250,9 +238,9 @@ describe('fieldline key', () => {
     const out = await ok('key', 'create', '--user', String(acc.user.id), '--scopes', 'customers:read,jobs:write');
     expect(Object.keys(out)).toEqual(['key']);
     expect(out.key).toMatchObject({ scopes: ['customers:read', 'jobs:write'], expires_at: null, api_version: CURRENT_VERSION });
-    expect(out.key.id).toMatch(uuid);
-    expect(out.key.token).toMatch(tokenForm);
-    const api2 = client(api.url, out.key.token);
+    expect(out.key.id).toMatch(uuidV7);
+    expect(out.key.token).toMatch(tokenPattern);
+    const api2 = t.client(out.key.token);
     expect((await api2.get('/customers')).status).toBe(200);
     const denied = await api2.post('/customers', { customer: { organization: 'Nope' } });
     expect(denied.status).toBe(403);
@@ -315,7 +303,7 @@ describe('fieldline key', () => {
     const out = await ok('key', 'rotate', scoped.key.id);
     expect(Object.keys(out)).toEqual(['key']);
     expect(out.key.id).not.toBe(scoped.key.id);
-    expect(out.key.token).toMatch(tokenForm);
+    expect(out.key.token).toMatch(tokenPattern);
     expect(out.key.token).not.toBe(scoped.key.token);
     expect(out.key).toMatchObject({ scopes: ['customers:write'], expires_at: '2099-06-30T12:00:00.000Z' });
     expect(out.key.api_version).toBe(scoped.key.api_version);
@@ -331,7 +319,7 @@ describe('fieldline key', () => {
   it('key create stores the token only as its SHA-256 hex digest: no column holds the token or its UUID', async () => {
     const acc = await newAccount();
     const out = await ok('key', 'create', '--user', String(acc.user.id));
-    const rows = await database.prisma.$queryRawUnsafe<Record<string, unknown>[]>('SELECT * FROM api_keys WHERE id = $1::uuid', out.key.id);
+    const rows = await t.database.prisma.$queryRawUnsafe<Record<string, unknown>[]>('SELECT * FROM api_keys WHERE id = $1::uuid', out.key.id);
     expect(rows).toHaveLength(1);
     const [row] = rows;
     expect(row.token_hash).toBe(createHash('sha256').update(out.key.token, 'utf8').digest('hex'));
@@ -355,11 +343,11 @@ describe('fieldline key', () => {
         expect(loser.json.error.message).toBe(`key ${target.key.id} is already revoked`);
       }
       const successor = winners[0].json.key;
-      const old = await database.prisma.apiKey.findUniqueOrThrow({ where: { id: target.key.id } });
+      const old = await t.database.prisma.apiKey.findUniqueOrThrow({ where: { id: target.key.id } });
       expect(old.revoked_at).not.toBeNull();
       expect(old.replaced_by_id).toBe(successor.id);
       // The user's keys: the account's own, the rotated one and one successor; a losing rotation left no key behind.
-      const keys = await database.prisma.apiKey.findMany({ where: { user_id: BigInt(acc.user.id) } });
+      const keys = await t.database.prisma.apiKey.findMany({ where: { user_id: BigInt(acc.user.id) } });
       expect(keys.map((k) => k.id).sort()).toEqual([acc.key.id, target.key.id, successor.id].sort());
       expect(keys.filter((k) => k.revoked_at === null).map((k) => k.id).sort()).toEqual([acc.key.id, successor.id].sort());
       expect((await me(successor.token)).status).toBe(200);
@@ -370,10 +358,10 @@ describe('fieldline key', () => {
 describe('fieldline status, label and custom-field', () => {
   it('status add and remove change GET /statuses?related_name=Customer', async () => {
     const acc = await newAccount();
-    const lookups = client(api.url, acc.key.token);
+    const lookups = t.client(acc.key.token);
     const added = await ok('status', 'add', '--account', acc.account.id, '--resource', 'Customer', '--name', 'On Hold');
     expect(added.status).toMatchObject({ related_name: 'Customer', display_name: 'On Hold' });
-    expect(added.status.id).toMatch(uuid);
+    expect(added.status.id).toMatch(uuidV7);
     const names = async () => (await lookups.get('/statuses?related_name=Customer')).body.data.map((s: any) => s.display_name);
     expect(await names()).toEqual(['Active', 'Inactive', 'On Hold']);
     expect((await refused('status', 'add', '--account', acc.account.id, '--resource', 'Customer', '--name', 'On Hold')).json.error.message).toMatch(
@@ -389,7 +377,7 @@ describe('fieldline status, label and custom-field', () => {
 
   it('label add and remove change GET /labels?related_name=Customer, and customers accept the label', async () => {
     const acc = await newAccount();
-    const lookups = client(api.url, acc.key.token);
+    const lookups = t.client(acc.key.token);
     const added = await ok('label', 'add', '--account', acc.account.id, '--resource', 'Customer', '--name', 'VIP');
     expect(added.label).toMatchObject({ related_name: 'Customer', display_name: 'VIP' });
     expect((await lookups.get('/labels?related_name=Customer')).body.data.map((l: any) => l.display_name)).toEqual(['VIP']);
@@ -406,14 +394,14 @@ describe('fieldline status, label and custom-field', () => {
     expect(Object.keys(out)).toEqual(['custom_field_definition']);
     expect(out.custom_field_definition).toMatchObject({ related_name: 'Customer', name: 'Contract tier', field_type: 'select', options: ['Gold', 'Silver'], required: true });
     const text = await ok('custom-field', 'add', '--account', acc.account.id, '--resource', 'Customer', '--name', 'Gate code', '--type', 'text');
-    const listed = (await client(api.url, acc.key.token).get('/custom_field_definitions?related_name=Customer')).body.data;
+    const listed = (await t.client(acc.key.token).get('/custom_field_definitions?related_name=Customer')).body.data;
     expect(listed).toEqual([
       expect.objectContaining({ id: out.custom_field_definition.id, name: 'Contract tier', field_type: 'select', options: ['Gold', 'Silver'], required: true }),
       expect.objectContaining({ id: text.custom_field_definition.id, name: 'Gate code', field_type: 'text', options: [], required: false }),
     ]);
     const removed = await ok('custom-field', 'remove', '--account', acc.account.id, '--resource', 'Customer', '--name', 'Gate code');
     expect(removed.custom_field_definition).toMatchObject({ id: text.custom_field_definition.id, removed: true });
-    const after = (await client(api.url, acc.key.token).get('/custom_field_definitions?related_name=Customer')).body.data;
+    const after = (await t.client(acc.key.token).get('/custom_field_definitions?related_name=Customer')).body.data;
     expect(after.map((d: any) => d.name)).toEqual(['Contract tier']);
   });
 
@@ -439,14 +427,14 @@ describe('fieldline status, label and custom-field', () => {
 
 describe('fieldline cursor-key', () => {
   async function firstPageCursor(token: string): Promise<string> {
-    const res = await client(api.url, token).get('/customers?limit=1');
+    const res = await t.client(token).get('/customers?limit=1');
     expect(res.body.has_more).toBe(true);
     return new URL(/<([^>]+)>/.exec(res.headers.get('link')!)![1], 'http://localhost').searchParams.get('cursor')!;
   }
 
   it('rotate adds a key while older cursors keep working; retire KID makes its cursors answer cursor.invalid', async () => {
     const acc = await newAccount();
-    const customers = client(api.url, acc.key.token);
+    const customers = t.client(acc.key.token);
     for (const organization of ['Cursor A', 'Cursor B', 'Cursor C']) await customers.post('/customers', { customer: { organization } });
     const cursor = await firstPageCursor(acc.key.token);
     const kid = JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString()).k as string;
@@ -454,7 +442,7 @@ describe('fieldline cursor-key', () => {
     const rotated = await ok('cursor-key', 'rotate');
     expect(rotated.cursor_key.id).not.toBe(kid);
     expect(rotated.retired).toEqual([]);
-    api.app.domain.signingKeys.invalidate(); // the server rereads keys every 5 s; skip the wait
+    t.app.domain.signingKeys.invalidate(); // the server rereads keys every 5 s; skip the wait
     expect((await customers.get(`/customers?limit=1&cursor=${cursor}`)).status).toBe(200);
     const listed = await ok('cursor-key', 'list');
     expect(listed.cursor_keys.map((k: any) => k.id)).toEqual(expect.arrayContaining([kid, rotated.cursor_key.id]));
@@ -463,7 +451,7 @@ describe('fieldline cursor-key', () => {
     const retired = await ok('cursor-key', 'retire', kid);
     expect(retired.cursor_key.id).toBe(kid);
     expect(retired.cursor_key.retired_at).toBeTypeOf('string');
-    api.app.domain.signingKeys.invalidate();
+    t.app.domain.signingKeys.invalidate();
     const res = await customers.get(`/customers?limit=1&cursor=${cursor}`);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('cursor.invalid');
@@ -473,13 +461,13 @@ describe('fieldline cursor-key', () => {
 
   it('rotate --retire-previous retires every live key at once', async () => {
     const acc = await newAccount();
-    const customers = client(api.url, acc.key.token);
+    const customers = t.client(acc.key.token);
     for (const organization of ['Retire A', 'Retire B']) await customers.post('/customers', { customer: { organization } });
-    api.app.domain.signingKeys.invalidate();
+    t.app.domain.signingKeys.invalidate();
     const cursor = await firstPageCursor(acc.key.token);
     const out = await ok('cursor-key', 'rotate', '--retire-previous');
     expect(out.retired.length).toBeGreaterThan(0);
-    api.app.domain.signingKeys.invalidate();
+    t.app.domain.signingKeys.invalidate();
     const res = await customers.get(`/customers?limit=1&cursor=${cursor}`);
     expect(res.body.code).toBe('cursor.invalid');
     const next = await firstPageCursor(acc.key.token);

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allScopes } from '../../src/kernel/scopes.ts';
+import { projectRoot } from '../helpers/cli.ts';
+import { serverDatabase } from '../helpers/database.ts';
 import { client } from '../helpers/http.ts';
-import { projectRoot, serverDatabaseUrl } from './helpers.ts';
 
 // `npm start` on an empty database: the server creates the demo account and prints its key once (README,
 // "Quick start"). The real server process, spawned as src/main.ts; its printed port and key are used as a
@@ -14,9 +15,9 @@ import { projectRoot, serverDatabaseUrl } from './helpers.ts';
 const work = mkdtempSync(path.join(tmpdir(), 'fl-first-start-'));
 const node24 = path.join(projectRoot, 'node_modules', '.bin', 'node');
 
-let pgDatabase: Awaited<ReturnType<typeof serverDatabaseUrl>>;
+let pgDatabase: Awaited<ReturnType<typeof serverDatabase>>;
 beforeAll(async () => {
-  pgDatabase = await serverDatabaseUrl();
+  pgDatabase = await serverDatabase('fl_cli');
 });
 afterAll(async () => {
   await pgDatabase?.drop();

@@ -1,41 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client } from '../helpers/http.ts';
-import { codeOf, graphqlClient, withoutCost, type Gql, type GraphqlResponse } from './client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant, useTestApp } from '../helpers/app.ts';
+import { codeOf, type Gql, type GraphqlResponse, withoutCost } from '../helpers/graphql.ts';
+import { StatementLog } from '../helpers/statements.ts';
 
 // The GraphQL abuse corpus of issue 8: each hostile request gets its 4xx answer (or close code) before anything
 // runs, and the server answers the next request. "Before anything runs" is checked from the SQL statements the
 // app issues (startTestApp onQuery): a refused operation issues none beyond its authentication.
 
-const statements: string[] = [];
-let recording = false;
-let t: TestApp;
-let tenant: Tenant;
-let gql: Gql;
+const statements = new StatementLog();
+const t = useTestApp({ onQuery: statements.onQuery, env: { AUTH_CACHE_TTL_MS: '5000' } });
+const { tenant, gql, api: rest } = useTenant(t);
 let customerId: string;
-
 beforeAll(async () => {
-  t = await startTestApp({ onQuery: (sql) => recording && statements.push(sql), env: { AUTH_CACHE_TTL_MS: '5000' } });
-  tenant = await t.tenant();
-  gql = graphqlClient(t.url, tenant.token);
-  const rest = client(`${t.url}/api/v2`, tenant.token);
   const customer = await rest.post('/customers', { customer: { organization: 'Nested Ltd' } });
   customerId = customer.body.data.id;
   for (let i = 0; i < 3; i += 1) {
     await rest.post('/sites', { site: { siteable_id: customerId, siteable_type: 'Customer', site_name: `Site ${i}`, street: `${i} Main St`, city: 'Springfield', state: 'IL' } });
   }
 });
-afterAll(() => t.close());
 
 /** A request's answer and the SQL it issued; the key is cached (AUTH_CACHE_TTL_MS), so a refusal issues none. */
 async function measured(send: () => Promise<GraphqlResponse>, warm: Gql = gql) {
   await warm('{ __typename }'); // warms the key cache
-  statements.length = 0;
-  recording = true;
-  const res = await send();
-  recording = false;
-  return { res, sql: [...statements] };
+  return statements.during(send);
 }
 
 async function expectRefused(send: () => Promise<GraphqlResponse>, status: number, codes: string[], warm: Gql = gql) {
@@ -62,7 +50,7 @@ function nestedSites(levels: number): string {
 describe('GraphQL abuse corpus', () => {
   it('refuses a selection nested 20 levels deep (customer { sites { customer { sites ... } } }) with 400 graphql.depth_exceeded, from a key holding only customers:read and sites:read', async () => {
     const narrow = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read', 'sites:read'] });
-    const narrowGql = graphqlClient(t.url, narrow.token);
+    const narrowGql = t.graphql(narrow.token);
     const query = nestedSites(20).replace('${ID}', customerId);
     await expectRefused(() => narrowGql(query), 400, ['graphql.depth_exceeded'], narrowGql);
     // Five levels pass the limits and are served (its estimate counts the lists it may return).
@@ -110,7 +98,6 @@ describe('GraphQL abuse corpus', () => {
   });
 
   it('refuses 200 aliased createLead mutations whole, creating no lead, and charges each accepted mutation field one REST write', async () => {
-    const rest = client(`${t.url}/api/v2`, tenant.token);
     const before = (await rest.get('/leads?limit=100')).body.data.length;
     const mutation = (n: number) => `mutation { ${Array.from({ length: n }, (_, i) => `m${i}: createLead(input: { firstName: "Flood ${i}" }) { lead { id } }`).join(' ')} }`;
     await expectRefused(() => gql(mutation(200)), 400, ['graphql.too_many_aliases']);
@@ -153,8 +140,7 @@ describe('GraphQL abuse corpus', () => {
 
 describe('a realistic app query', () => {
   it('serves a dispatch board of 1,000 jobs with customer, site, contact, assignees and lines within the limits', async () => {
-    const own = await t.tenant();
-    const ownGql = graphqlClient(t.url, own.token);
+    const { tenant: own, gql: ownGql } = await t.newTenant();
     // 1,000 jobs seeded in SQL for speed (the API's own writes are covered elsewhere): 100 customers, each with a
     // site and a contact, every job with its customer's site and contact, one assignee and two lines.
     const account = own.accountId;

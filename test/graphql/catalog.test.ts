@@ -1,40 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { codeOf, graphqlClient, type Gql } from './client.ts';
-import { camelRecord, ok, records } from './records.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
+import { unique } from '../helpers/factories/records.ts';
+import { camelRecord, codeOf, ok, records } from '../helpers/graphql.ts';
 
 // The catalog over GraphQL: the generated item / taxRate / system queries and create/update/delete mutations run
 // the same services as REST; decimals come back as exact strings with the field's scale; system.duplicate and
 // validation.failed surface in extensions.code.
 
-let t: TestApp;
-let tenant: Tenant;
-let gql: Gql;
-let rest: Client;
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  gql = graphqlClient(t.url, tenant.token);
-  rest = client(`${t.url}/api/v2`, tenant.token);
-});
-afterAll(() => t.close());
+const t = useTestApp({ rateLimits: highRateLimits });
+const { gql, api: rest } = useTenant(t);
 
 const ITEM = 'id number name sku description itemType unitPrice cost taxable labels customFields createdAt updatedAt';
 const TAX_RATE = 'id name rate active createdAt updatedAt';
 const SYSTEM = 'id siteId systemType name manufacturer model serialNumber installDate systemOptionId customFields createdAt updatedAt';
 
-let sequence = 0;
-function uniqueName(prefix: string): string {
-  sequence += 1;
-  return `${prefix} ${process.pid}-${sequence}-${Math.random().toString(36).slice(2, 7)}`;
-}
-
 async function newSite(): Promise<string> {
   const r = records(gql);
-  const customer = await r.customer(uniqueName('Org'));
-  return (await r.site(customer, 'Customer', uniqueName('Site'))).id;
+  const customer = await r.customer(unique('Org '));
+  return (await r.site(customer, 'Customer', unique('Site '))).id;
 }
 
 describe('items', () => {
@@ -102,7 +86,7 @@ describe('items', () => {
 
 describe('tax rates', () => {
   it('creates, reads, lists and updates a tax rate; rate is a 4-place string and 101 is refused', async () => {
-    const own = graphqlClient(t.url, (await t.tenant()).token);
+    const own = (await t.newTenant()).gql;
     const created = ok(await own(`mutation($input: CreateTaxRateInput!) { createTaxRate(input: $input) { etag taxRate { ${TAX_RATE} } } }`, { input: { name: 'State', rate: '8.25' } }))
       .createTaxRate;
     expect(created.taxRate).toMatchObject({ name: 'State', rate: '8.2500', active: true });
@@ -178,9 +162,9 @@ describe('systems', () => {
   });
 
   it("refuses another tenant's site (siteId) and an unknown system option (systemOptionId) with validation.failed", async () => {
-    const other = graphqlClient(t.url, (await t.tenant()).token);
+    const other = (await t.newTenant()).gql;
     const r = records(other);
-    const theirSite = (await r.site(await r.customer(uniqueName('Org')), 'Customer', uniqueName('Site'))).id;
+    const theirSite = (await r.site(await r.customer(unique('Org ')), 'Customer', unique('Site '))).id;
     const foreign = await gql(CREATE, { input: { siteId: theirSite, systemType: 'HVAC', name: 'x' } });
     expect(foreign.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { siteId: [expect.any(String)] } });
     const option = await gql(CREATE, { input: { siteId: await newSite(), systemType: 'HVAC', name: 'x', systemOptionId: randomUUID() } });

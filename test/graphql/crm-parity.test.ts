@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { client } from '../helpers/http.ts';
-import { codeOf, type GraphqlResponse } from './client.ts';
-import { CONTACT_FIELDS, graphqlTenant, ok, records, SITE_FIELDS } from './records.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, useTestApp } from '../helpers/app.ts';
+import { codeOf, CONTACT_FIELDS, expectError, type GraphqlResponse, graphqlTenant, ok, records, SITE_FIELDS } from '../helpers/graphql.ts';
 
 // The issue-3 rules the REST suites check, over GraphQL: leads (update, delete, list filters, q, numbers, the
 // default status), sites (coordinate ranges, system options, custom fields, the lead filter, q over the parent's
 // name), the customer q over the primary site's address, contacts (q, custom fields), ids of another account,
 // the events outbox for GraphQL writes, and one primary per record under concurrent linkContact mutations.
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-});
-afterAll(() => t.close());
+const t = useTestApp({ rateLimits: highRateLimits });
 
-const newTenant = () => graphqlTenant(t);
-
-function expectError(res: GraphqlResponse, code: string, status: number, errors?: Record<string, unknown>) {
-  expect(res.body.errors, JSON.stringify(res.body)).toHaveLength(1);
-  expect(res.body.errors![0].extensions).toMatchObject({ code, status, ...(errors ? { errors } : {}) });
-}
 
 /** The keys of extensions.errors of the only error. */
 function erroredFields(res: GraphqlResponse): string[] {
@@ -61,7 +49,7 @@ const siteInput = (parent: { id: string }, type: 'Customer' | 'Lead', extra: Rec
 
 describe('leads over GraphQL', () => {
   it('createLead starts at status New and numbers leads 1, 2 ... per account, keeping a number given', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const first = ok(await gql(CREATE_LEAD, { input: { organization: 'Alpha Prospects' } })).createLead;
     expect(first.lead).toMatchObject({ number: '1', status: 'New', labels: [], customFields: {}, convertedCustomerId: null, convertedAt: null });
     expect(first.etag).toMatch(/^W\/"\d+-0"$/);
@@ -78,7 +66,7 @@ describe('leads over GraphQL', () => {
   });
 
   it('updateLead changes fields and status with If-Match, keeps the number immutable, and deleteLead soft-deletes', async () => {
-    const { gql } = await newTenant();
+    const { gql } = await graphqlTenant(t);
     const created = ok(await gql(CREATE_LEAD, { input: { organization: 'Update Me', email: 'a@example.com', source: 'web' } })).createLead;
     const id = created.lead.id;
 
@@ -103,7 +91,7 @@ describe('leads over GraphQL', () => {
   });
 
   it('leads filters by status and statusIn, searches q over organization, names, email, phone and number, and sorts', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const a = await make.lead({ organization: 'Orchard Works', email: 'buyer@orchard.test' });
     const b = await make.lead({ firstName: 'Quinn', lastName: 'Marlow', phone: '+1 555 0142' });
     const c = await make.lead({ organization: 'Copper Ltd' });
@@ -127,7 +115,7 @@ describe('leads over GraphQL', () => {
 
 describe('sites over GraphQL', () => {
   it('refuses latitude outside -90..90 and longitude outside -180..180 on create and update, naming the field', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Coordinates Ltd');
     const site = await make.site(customer, 'Customer', 'Here', { latitude: -90, longitude: 180 });
     expect(site.site).toMatchObject({ latitude: -90, longitude: 180 });
@@ -147,7 +135,7 @@ describe('sites over GraphQL', () => {
   });
 
   it('accepts a systemOptionId of the catalog, clears it with null and refuses others naming systemOptionId', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Options Ltd');
     const catalog = '01900000-0000-7000-8000-000000000003';
     const site = await make.site(customer, 'Customer', 'Boiler room', { systemOptionId: catalog });
@@ -160,7 +148,7 @@ describe('sites over GraphQL', () => {
   });
 
   it('merges customFields on updateSite (absent kept, null clears) and refuses a definition of another resource', async () => {
-    const { tenant, gql, make } = await newTenant();
+    const { tenant, gql, make } = await graphqlTenant(t);
     const add = async (relatedName: string, name: string, type: string) => (await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName, name, type })).id;
     const gate = await add('Site', 'Gate code', 'text');
     const floors = await add('Site', 'Floors', 'number');
@@ -180,7 +168,7 @@ describe('sites over GraphQL', () => {
   });
 
   it("sites filters by leadId and customerId, and q covers the site's fields and its parent's name", async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Zephyrine Holdings');
     const lead = await make.lead({ organization: 'Lead Parent Org' });
     const ofCustomer = await make.site(customer, 'Customer', 'Warehouse', { city: 'Quarrytown', zipCode: 'QT-1' });
@@ -198,7 +186,7 @@ describe('sites over GraphQL', () => {
   });
 
   it("customers q matches the address of the customer's primary (first) site only", async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Address Search Ltd');
     const other = await make.customer('Other Address Ltd');
     const search = async (q: string) => ids(ok(await gql(`query($q: String) { customers(q: $q) { nodes { id } } }`, { q })).customers);
@@ -215,7 +203,7 @@ describe('sites over GraphQL', () => {
 
 describe('contacts over GraphQL', () => {
   it('contacts q covers first name, last name, email and title, every term, case-insensitively', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const ada = await make.contact({ firstName: 'Adelheid', lastName: 'Brunnhuber', email: 'adel@kiln.test', title: 'Quartermaster' });
     const bob = await make.contact({ firstName: 'Bob', lastName: 'Kilnworth' });
     const search = async (q: string) => ids(ok(await gql(LIST_CONTACTS, { q })).contacts);
@@ -228,7 +216,7 @@ describe('contacts over GraphQL', () => {
   });
 
   it('merges customFields on updateContact (absent kept, null clears)', async () => {
-    const { tenant, gql, make } = await newTenant();
+    const { tenant, gql, make } = await graphqlTenant(t);
     const add = async (name: string, type: string) => (await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: 'Contact', name, type })).id;
     const birthday = await add('Birthday', 'date');
     const vip = await add('VIP', 'checkbox');
@@ -248,8 +236,8 @@ describe('contacts over GraphQL', () => {
 
 describe("another account's ids", () => {
   it('are resource.not_found in site, contact and lead queries and their update and delete mutations, which change nothing', async () => {
-    const mine = await newTenant();
-    const theirs = await newTenant();
+    const mine = await graphqlTenant(t);
+    const theirs = await graphqlTenant(t);
     const customer = await theirs.make.customer('Their Customer');
     const lead = await theirs.make.lead({ organization: 'Their Lead' });
     const site = await theirs.make.site(customer, 'Customer', 'Their Site');
@@ -279,13 +267,13 @@ describe("another account's ids", () => {
 
 describe('events for GraphQL writes', () => {
   it('appends the same outbox rows as REST: topic, resource, payload as served, actor and request id', async () => {
-    const { tenant, gql } = await newTenant();
+    const { tenant, gql } = await graphqlTenant(t);
     const eventsOf = (recordId: string) => t.database.prisma.event.findMany({ where: { record_id: recordId }, orderBy: { seq: 'asc' } });
     const withId = (id: string) => ({ headers: { 'x-request-id': id } });
 
     const created = ok(await gql(CREATE_LEAD, { input: { organization: 'Evented Lead' } }, withId('gql-lead-1'))).createLead;
     const updated = ok(await gql(UPDATE_LEAD, { id: created.lead.id, m: created.etag, input: { status: 'Contacted' } }, withId('gql-lead-2'))).updateLead;
-    const served = (await client(`${t.url}/api/v2`, tenant.token).get(`/leads/${created.lead.id}`)).body.data;
+    const served = (await t.client(tenant.token).get(`/leads/${created.lead.id}`)).body.data;
     ok(await gql(DELETE_LEAD, { id: created.lead.id, m: updated.etag }, withId('gql-lead-3')));
     const leadEvents = await eventsOf(created.lead.id);
     expect(leadEvents.map((e) => [e.topic, e.resource, e.action, e.request_id])).toEqual([
@@ -319,7 +307,7 @@ describe('events for GraphQL writes', () => {
 
 describe('concurrent linkContact', () => {
   it('20 concurrent linkContact(primary: true) for one record leave exactly one primary and all 20 linkages', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Contended Ltd');
     const contacts = await Promise.all(Array.from({ length: 20 }, (_, i) => make.contact({ firstName: `Racer ${i}` })));
     const results = await Promise.all(contacts.map((c) => make.link(c.id, { linkableId: customer.id, linkableType: 'Customer', primary: true })));

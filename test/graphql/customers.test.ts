@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { codeOf, graphqlClient, type Gql } from './client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Tenant, TestClock, useTenant, useTestApp } from '../helpers/app.ts';
+import { camelRecord, codeOf, type Gql } from '../helpers/graphql.ts';
+import type { Client } from '../helpers/http.ts';
 
-let t: TestApp;
-let tenant: Tenant;
-let gql: Gql;
-let rest: Client;
 const clock = new TestClock();
-beforeAll(async () => {
-  t = await startTestApp({ clock });
-  tenant = await t.tenant();
-  gql = graphqlClient(t.url, tenant.token);
-  rest = client(`${t.url}/api/v2`, tenant.token);
-});
-afterAll(() => t.close());
+const t = useTestApp({ clock });
+const { tenant, gql, api: rest } = useTenant(t);
 
 const FIELDS = 'id number organization mainPhone fax website description reference assigneeId customerNotes priceAdjustment status labels customFields createdAt updatedAt etag';
 const CREATE = `mutation Create($input: CreateCustomerInput!) { createCustomer(input: $input) { etag customer { ${FIELDS} } } }`;
@@ -27,11 +18,6 @@ async function create(input: Record<string, unknown>, using: Gql = gql) {
   const res = await using(CREATE, { input });
   expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
   return res.body.data.createCustomer as { etag: string; customer: Record<string, any> };
-}
-
-/** The REST record with its keys in camelCase, to compare with GraphQL. */
-function camelRecord(record: Record<string, unknown>) {
-  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), v]));
 }
 
 describe('customer mutations and queries', () => {
@@ -69,7 +55,7 @@ describe('customer mutations and queries', () => {
     await admin.addLookup('label', { accountId: own.accountId, relatedName: 'Customer', name: 'VIP' });
     const tier = await admin.addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Tier', type: 'text' });
     const since = await admin.addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Since', type: 'date' });
-    const ownGql = graphqlClient(t.url, own.token);
+    const ownGql = t.graphql(own.token);
     const created = await create({ organization: 'Labelled', labels: ['VIP'], customFields: { [tier.id]: 'Gold' } }, ownGql);
     expect(created.customer).toMatchObject({ labels: ['VIP'], customFields: { [tier.id]: 'Gold' } });
     const updated = await ownGql(UPDATE, { id: created.customer.id, ifMatch: created.etag, input: { labels: [], customFields: { [since.id]: '2020-01-31' } } });
@@ -99,7 +85,7 @@ describe('errors of customer operations carry the REST codes in extensions.code'
   it('validation.failed names an unparseable custom field date', async () => {
     const own = await t.tenant();
     const since = await t.app.domain.admin.addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Since', type: 'date' });
-    const res = await graphqlClient(t.url, own.token)(CREATE, { input: { organization: 'Dated', customFields: { [since.id]: 'someday' } } });
+    const res = await t.graphql(own.token)(CREATE, { input: { organization: 'Dated', customFields: { [since.id]: 'someday' } } });
     expect(codeOf(res)).toBe('validation.failed');
     expect(Object.keys(res.body.errors![0].extensions!.errors).join()).toContain(since.id);
   });
@@ -117,7 +103,7 @@ describe('errors of customer operations carry the REST codes in extensions.code'
 
   it('resource.not_found for an unknown id and for another tenant\'s customer', async () => {
     const other = await t.tenant();
-    const theirs = await create({ organization: 'Not Yours' }, graphqlClient(t.url, other.token));
+    const theirs = await create({ organization: 'Not Yours' }, t.graphql(other.token));
     for (const id of [theirs.customer.id, '01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556', 'not-a-uuid']) {
       const read = await gql(GET, { id });
       expect(read.body.data.customer).toBeNull();
@@ -146,7 +132,7 @@ describe('errors of customer operations carry the REST codes in extensions.code'
   it('auth.scope_missing with requiredScope and grantedScopes, per field', async () => {
     const readOnly = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read'] });
     const noCustomers = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['jobs:write'] });
-    const write = await graphqlClient(t.url, readOnly.token)(CREATE, { input: { organization: 'Scoped' } });
+    const write = await t.graphql(readOnly.token)(CREATE, { input: { organization: 'Scoped' } });
     expect(write.status).toBe(200);
     expect(write.body.errors![0].extensions).toMatchObject({
       code: 'auth.scope_missing',
@@ -154,13 +140,13 @@ describe('errors of customer operations carry the REST codes in extensions.code'
       requiredScope: 'customers:write',
       grantedScopes: ['customers:read'],
     });
-    const read = await graphqlClient(t.url, noCustomers.token)('{ me { apiVersion } customers { nodes { id } } }');
+    const read = await t.graphql(noCustomers.token)('{ me { apiVersion } customers { nodes { id } } }');
     expect(read.body.data).toEqual({ me: { apiVersion: '2026-04-30' }, customers: null });
     expect(read.body.errors![0]).toMatchObject({
       path: ['customers'],
       extensions: { code: 'auth.scope_missing', requiredScope: 'customers:read', grantedScopes: ['jobs:write'] },
     });
-    const listed = await graphqlClient(t.url, readOnly.token)('{ customers(limit: 1) { nodes { id } } }');
+    const listed = await t.graphql(readOnly.token)('{ customers(limit: 1) { nodes { id } } }');
     expect(listed.body.errors).toBeUndefined();
   });
 });
@@ -187,8 +173,8 @@ describe('customers list', () => {
 
   beforeAll(async () => {
     owner = await t.tenant();
-    ownGql = graphqlClient(t.url, owner.token);
-    ownRest = client(`${t.url}/api/v2`, owner.token);
+    ownGql = t.graphql(owner.token);
+    ownRest = t.client(owner.token);
     tierId = (await t.app.domain.admin.addCustomField({ accountId: owner.accountId, relatedName: 'Customer', name: 'Tier', type: 'text' })).id;
     for (const [i, organization] of ['Delta Air', 'Alpha Heating', 'Charlie Plumbing', 'Bravo Electric', 'Echo Cooling'].entries()) {
       const made = await create({ organization, reference: `REF-${i}`, customFields: i % 2 === 0 ? { [tierId]: 'Gold' } : {} }, ownGql);

@@ -1,58 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { codeOf, graphqlClient, type Gql } from './client.ts';
-import { ok } from './records.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, type Tenant, useTestApp } from '../helpers/app.ts';
+import { codeOf, createMany, type Gql, ok } from '../helpers/graphql.ts';
+import { graphqlStatements, StatementLog } from '../helpers/statements.ts';
 
 // The dispatch board resolves without N+1: the SQL statements of a dispatchBoard request (startTestApp onQuery,
 // less those of authenticating it, measured on `{ __typename }`) are a small constant, the same for 10 jobs
 // and 100 jobs, with customer, site, contact (and its phone numbers), assignees and line items (with their
 // item and tax rate) on every job.
 
-const statements: string[] = [];
-let recording = false;
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ onQuery: (sql) => recording && statements.push(sql), rateLimits: { read: 100_000, write: 100_000, graphql: 10_000_000 } });
-});
-afterAll(() => t.close());
-
-async function statementsOf(gql: Gql, query: string) {
-  const run = async (document: string) => {
-    statements.length = 0;
-    recording = true;
-    const res = await gql(document);
-    recording = false;
-    expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
-    return { res, sql: [...statements] };
-  };
-  const baseline = await run('{ __typename }');
-  const measured = await run(query);
-  return { data: measured.res.body.data, count: measured.sql.length - baseline.sql.length, sql: measured.sql };
-}
+const statements = new StatementLog();
+const t = useTestApp({ onQuery: statements.onQuery, rateLimits: { ...highRateLimits, graphql: 10_000_000 } });
 
 const WEEK_START = Date.parse('2031-03-03T00:00:00.000Z');
 
 /** A tenant with `n` jobs in the week of WEEK_START (and one just outside it), each with its own customer, site and contact, two assignees and two lines. */
 async function seed(n: number): Promise<{ tenant: Tenant; gql: Gql; jobIds: string[] }> {
-  const tenant = await t.tenant();
-  const gql = graphqlClient(t.url, tenant.token);
+  const { tenant, gql } = await t.newTenant();
   const tech = await t.app.domain.admin.createUser({ accountId: tenant.accountId, name: 'Tess Tech', email: `tess.${tenant.accountId.slice(-8)}@example.test`, role: 'technician' });
   const item = ok(await gql(`mutation { createItem(input: { name: "Filter", itemType: "material", unitPrice: "12.5" }) { item { id } } }`)).createItem.item.id;
   const taxRate = ok(await gql(`mutation { createTaxRate(input: { name: "State", rate: "8.25" }) { taxRate { id } } }`)).createTaxRate.taxRate.id;
-  // Aliased creates, 50 to a mutation (an operation holds at most 100 aliases).
-  const many = async (type: 'Customer' | 'Site' | 'Contact' | 'Job', all: object[]) => {
-    const field = type.toLowerCase();
-    const ids: string[] = [];
-    for (let start = 0; start < all.length; start += 50) {
-      const inputs = all.slice(start, start + 50);
-      const document = `mutation Seed(${inputs.map((_, i) => `$i${i}: Create${type}Input!`).join(', ')}) {
-        ${inputs.map((_, i) => `m${i}: create${type}(input: $i${i}) { ${field} { id } }`).join('\n')} }`;
-      const res = await gql(document, Object.fromEntries(inputs.map((input, i) => [`i${i}`, input])));
-      expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
-      ids.push(...inputs.map((_, i) => res.body.data[`m${i}`][field].id as string));
-    }
-    return ids;
-  };
+  const many = (type: string, inputs: object[]) => createMany(gql, type, inputs);
   const customers = await many('Customer', Array.from({ length: n + 1 }, (_, i) => ({ organization: `Dispatch ${i}` })));
   const sites = await many('Site', customers.map((id, i) => ({ siteableId: id, siteableType: 'Customer', siteName: `Site ${i}`, street: `${i} Main St`, city: 'Springfield', state: 'IL' })));
   const contacts = await many('Contact', customers.map((id, i) => ({ linkableId: id, linkableType: 'Customer', firstName: `Person ${i}`, mobile: `+1 555 ${i}` })));
@@ -91,8 +58,8 @@ describe('dispatch board without N+1', () => {
   }, 180_000);
 
   it('serves 100 jobs with customer, site, contact, assignees and line items in a small constant number of SQL statements, the same as for 10 jobs', async () => {
-    const ten = await statementsOf(small.gql, BOARD);
-    const hundred = await statementsOf(large.gql, BOARD);
+    const ten = await graphqlStatements(statements, small.gql, BOARD);
+    const hundred = await graphqlStatements(statements, large.gql, BOARD);
     expect(ten.data.dispatchBoard.jobs).toHaveLength(10);
     expect(hundred.data.dispatchBoard.jobs).toHaveLength(100);
     expect(hundred.data.dispatchBoard.hasMore).toBe(false);

@@ -1,11 +1,13 @@
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { createContact, createLead, unique } from '../helpers/crm-factory.ts';
-import { createEstimate, createPlace, patch, read, userClient, type Place } from '../helpers/work-factory.ts';
-import { codeOf, graphqlClient, type Gql, type GraphqlResponse } from './client.ts';
-import { ok } from './records.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
+import { userClient } from '../helpers/factories/accounts.ts';
+import { createContact } from '../helpers/factories/contacts.ts';
+import { createEstimate } from '../helpers/factories/estimates.ts';
+import { createLead } from '../helpers/factories/leads.ts';
+import { patch, readRecord, unique } from '../helpers/factories/records.ts';
+import { createPlace, type Place } from '../helpers/factories/sites.ts';
+import { codeOf, failed, ok } from '../helpers/graphql.ts';
 
 // Issue 8, hostile input over GraphQL: the resolvers hand the services the REST wire body and list entries, so
 // text PostgreSQL cannot store (NUL, unpaired surrogates) gets the REST answers (validation.failed naming the
@@ -15,27 +17,12 @@ import { ok } from './records.ts';
 const CANNOT_STORE = 'contains a character that cannot be stored (NUL or unpaired surrogate)';
 const hostile = { nul: 'bad\u0000text', high: 'bad\ud800text', low: '\udc00bad' } as const;
 
-let t: TestApp;
-let tenant: Tenant;
-let gql: Gql;
-let rest: Client;
+const t = useTestApp({ rateLimits: highRateLimits });
+const { tenant, gql, api: rest } = useTenant(t);
 let place: Place;
-
 beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  gql = graphqlClient(t.url, tenant.token);
-  rest = client(`${t.url}/api/v2`, tenant.token);
   place = await createPlace(rest);
 });
-afterAll(() => t.close());
-
-/** The first error of a response that must fail with `code`: its data field is null. */
-function failed(res: GraphqlResponse, code: string): Record<string, any> {
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  expect(codeOf(res), JSON.stringify(res.body.errors)).toBe(code);
-  return res.body.errors![0];
-}
 
 const CREATE_CUSTOMER = 'mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { customer { id } } }';
 const CUSTOMERS = 'query($q: String, $statusIn: [String!], $sort: String, $cursor: String, $customFields: [CustomFieldFilter!]) { customers(q: $q, statusIn: $statusIn, sort: $sort, cursor: $cursor, customFields: $customFields) { nodes { id } } }';
@@ -92,7 +79,7 @@ describe('text PostgreSQL cannot store, in mutation arguments', () => {
       customer: { organization: hostile.high },
     });
     expect(failed(convert, 'validation.failed').extensions!.errors).toEqual({ organization: [CANNOT_STORE] });
-    expect((await read(rest, 'leads', lead.id)).record.converted_customer_id).toBeNull();
+    expect((await readRecord(rest, 'leads', lead.id)).record.converted_customer_id).toBeNull();
   });
 });
 
@@ -205,7 +192,7 @@ describe('estimate decisions are gated in both directions', () => {
 
   it('refuses updateEstimate moving a Sent estimate back to Draft for a technician (auth.permission_denied), allows the same status and other fields', async () => {
     const tech = await userClient(t, tenant, 'technician');
-    const techGql = graphqlClient(t.url, (await t.app.domain.admin.createKey({ userId: tech.user.id })).token);
+    const techGql = t.graphql((await t.app.domain.admin.createKey({ userId: tech.user.id })).token);
     let est = await createEstimate(rest, { site_id: place.site.id });
     const sent = await patch(rest, 'estimates', est, { status: 'Sent' });
     expect(sent.status, sent.text).toBe(200);
@@ -214,13 +201,13 @@ describe('estimate decisions are gated in both directions', () => {
       const error = failed(await techGql(UPDATE_ESTIMATE, { id: est.id, ifMatch: est.etag, input: { status } }), 'auth.permission_denied');
       expect(error.message).toContain(`from Sent to ${status}`);
     }
-    expect((await read(rest, 'estimates', est.id)).etag).toBe(est.etag);
+    expect((await readRecord(rest, 'estimates', est.id)).etag).toBe(est.etag);
     const same = ok(await techGql(UPDATE_ESTIMATE, { id: est.id, ifMatch: est.etag, input: { status: 'Sent', title: 'Checked' } })).updateEstimate;
     expect(same.estimate).toEqual({ status: 'Sent', title: 'Checked' });
     // An office user may undo the decision.
     const office = await userClient(t, tenant, 'office');
     const officeKey = await t.app.domain.admin.createKey({ userId: office.user.id });
-    const back = ok(await graphqlClient(t.url, officeKey.token)(UPDATE_ESTIMATE, { id: est.id, ifMatch: same.etag, input: { status: 'Draft' } })).updateEstimate;
+    const back = ok(await t.graphql(officeKey.token)(UPDATE_ESTIMATE, { id: est.id, ifMatch: same.etag, input: { status: 'Draft' } })).updateEstimate;
     expect(back.estimate.status).toBe('Draft');
   });
 });

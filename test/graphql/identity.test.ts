@@ -1,25 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client } from '../helpers/http.ts';
-import { codeOf, graphqlClient } from './client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTenant, useTestApp } from '../helpers/app.ts';
+import { codeOf } from '../helpers/graphql.ts';
 
-let t: TestApp;
-let tenant: Tenant;
-beforeAll(async () => {
-  t = await startTestApp();
-  tenant = await t.tenant({ name: 'Graph Co' });
-});
-afterAll(() => t.close());
+const t = useTestApp();
+const { tenant } = useTenant(t, { name: 'Graph Co' });
 
 const ME = `{ me { account { id name sandbox modules } user { id name email role } key { id scopes expiresAt createdAt } apiVersion } }`;
 
 describe('me', () => {
   it('answers the content of GET /api/v2/me in camelCase', async () => {
-    const gql = graphqlClient(t.url, tenant.token);
+    const gql = t.graphql(tenant.token);
     const res = await gql(ME);
     expect(res.status).toBe(200);
     expect(res.body.errors).toBeUndefined();
-    const rest = (await client(`${t.url}/api/v2`, tenant.token).get('/me')).body.data;
+    const rest = (await t.client(tenant.token).get('/me')).body.data;
     expect(res.body.data.me).toEqual({
       account: rest.account,
       user: rest.user,
@@ -32,13 +26,13 @@ describe('me', () => {
 
   it('is answered for a key without any scope', async () => {
     const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: [] });
-    const res = await graphqlClient(t.url, key.token)('{ me { key { id scopes } } }');
+    const res = await t.graphql(key.token)('{ me { key { id scopes } } }');
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.me.key).toEqual({ id: key.id, scopes: [] });
   });
 
   it('resolves apiVersion from the Fieldline-Version header and refuses an unknown one with 400 version.invalid', async () => {
-    const gql = graphqlClient(t.url, tenant.token);
+    const gql = t.graphql(tenant.token);
     const ok = await gql('{ me { apiVersion } }', undefined, { headers: { 'fieldline-version': '2026-04-30' } });
     expect(ok.body.data.me.apiVersion).toBe('2026-04-30');
     const bad = await gql('{ me { apiVersion } }', undefined, { headers: { 'fieldline-version': '1999-01-01' } });
@@ -50,7 +44,7 @@ describe('me', () => {
 
 describe('authentication of the whole request', () => {
   it('answers HTTP 401 auth.missing_token without an Authorization header', async () => {
-    const res = await graphqlClient(t.url)('{ me { apiVersion } }');
+    const res = await t.graphql()('{ me { apiVersion } }');
     expect(res.status).toBe(401);
     expect(res.body.data).toBeUndefined();
     expect(res.body.errors).toHaveLength(1);
@@ -58,7 +52,7 @@ describe('authentication of the whole request', () => {
   });
 
   it('answers HTTP 401 auth.invalid_token for an unknown key, before looking at the fields', async () => {
-    const res = await graphqlClient(t.url, 'svc_01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556')('{ me { apiVersion } customers { nodes { id } } }');
+    const res = await t.graphql('svc_01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556')('{ me { apiVersion } customers { nodes { id } } }');
     expect(res.status).toBe(401);
     expect(codeOf(res)).toBe('auth.invalid_token');
   });
@@ -66,13 +60,13 @@ describe('authentication of the whole request', () => {
   it('answers auth.token_revoked for a revoked key and account.deactivated with its reason', async () => {
     const other = await t.tenant();
     await t.app.domain.admin.revokeKey(other.keyId);
-    const revoked = await graphqlClient(t.url, other.token)('{ me { apiVersion } }');
+    const revoked = await t.graphql(other.token)('{ me { apiVersion } }');
     expect(revoked.status).toBe(401);
     expect(codeOf(revoked)).toBe('auth.token_revoked');
 
     const closed = await t.tenant();
     await t.app.domain.admin.updateAccount(closed.accountId, { active: false, reason: 'unpaid invoices' });
-    const deactivated = await graphqlClient(t.url, closed.token)('{ me { apiVersion } }');
+    const deactivated = await t.graphql(closed.token)('{ me { apiVersion } }');
     expect(deactivated.status).toBe(403);
     expect(deactivated.body.errors![0].extensions).toMatchObject({ code: 'account.deactivated', reason: 'unpaid invoices' });
   });
@@ -81,7 +75,7 @@ describe('authentication of the whole request', () => {
     const own = await t.tenant();
     const user = await t.app.domain.admin.createUser({ accountId: own.accountId, name: 'Tech', email: 'tech@example.com', role: 'technician' });
     const key = await t.app.domain.admin.createKey({ userId: user.id });
-    const gql = graphqlClient(t.url, key.token);
+    const gql = t.graphql(key.token);
     expect((await gql('{ me { apiVersion } }')).status).toBe(200);
     await t.app.domain.admin.updateUser(user.id, { active: false });
     for (const res of [await gql('{ me { apiVersion } }'), await gql('mutation { createCustomer(input: { organization: "Inactive" }) { etag } }')]) {
@@ -90,7 +84,7 @@ describe('authentication of the whole request', () => {
       expect(res.body.errors![0].extensions).toMatchObject({ code: 'account.inactive', status: 403 });
     }
     // The account's other keys are unaffected.
-    expect((await graphqlClient(t.url, own.token)('{ me { apiVersion } }')).status).toBe(200);
+    expect((await t.graphql(own.token)('{ me { apiVersion } }')).status).toBe(200);
     await t.app.domain.admin.updateUser(user.id, { active: true });
     expect((await gql('{ me { apiVersion } }')).body.errors).toBeUndefined();
   });
@@ -98,7 +92,7 @@ describe('authentication of the whole request', () => {
   it('answers 403 auth.plan_required when the plan has no API access, queries and mutations alike', async () => {
     const own = await t.tenant();
     await t.app.domain.admin.updateAccount(own.accountId, { apiAccess: false });
-    const gql = graphqlClient(t.url, own.token);
+    const gql = t.graphql(own.token);
     for (const res of [await gql('{ me { apiVersion } }'), await gql('mutation { createCustomer(input: { organization: "No plan" }) { etag } }')]) {
       expect(res.status).toBe(403);
       expect(res.body.data).toBeUndefined();
@@ -109,7 +103,7 @@ describe('authentication of the whole request', () => {
   it('exempts sandbox accounts from auth.plan_required', async () => {
     const sandbox = await t.tenant({ sandbox: true });
     await t.app.domain.admin.updateAccount(sandbox.accountId, { apiAccess: false });
-    const gql = graphqlClient(t.url, sandbox.token);
+    const gql = t.graphql(sandbox.token);
     const me = await gql('{ me { account { sandbox } } customers { nodes { id } } }');
     expect(me.status).toBe(200);
     expect(me.body.errors).toBeUndefined();
@@ -119,14 +113,14 @@ describe('authentication of the whole request', () => {
   });
 
   it('puts the request id in extensions and echoes X-Request-Id', async () => {
-    const res = await graphqlClient(t.url)('{ me { apiVersion } }', undefined, { headers: { 'x-request-id': 'gql-req-42' } });
+    const res = await t.graphql()('{ me { apiVersion } }', undefined, { headers: { 'x-request-id': 'gql-req-42' } });
     expect(res.headers.get('x-request-id')).toBe('gql-req-42');
     expect(res.body.errors![0].extensions!.requestId).toBe('gql-req-42');
   });
 
   it('carries the RateLimit headers of the graphql points bucket (100,000 a minute by default) on answers and on refusals', async () => {
-    const answered = await graphqlClient(t.url, tenant.token)('{ me { apiVersion } }');
-    const refused = await graphqlClient(t.url)('{ me { apiVersion } }');
+    const answered = await t.graphql(tenant.token)('{ me { apiVersion } }');
+    const refused = await t.graphql()('{ me { apiVersion } }');
     expect(refused.status).toBe(401);
     for (const res of [answered, refused]) {
       expect(Number(res.headers.get('ratelimit-limit'))).toBe(100_000);
@@ -151,7 +145,7 @@ describe('authentication of the whole request', () => {
   });
 
   it('refuses a body over the size limit with 413 request.body_too_large', async () => {
-    const res = await graphqlClient(t.url, tenant.token)('{ me { apiVersion } }', { pad: 'x'.repeat(t.config.BODY_LIMIT_BYTES) });
+    const res = await t.graphql(tenant.token)('{ me { apiVersion } }', { pad: 'x'.repeat(t.config.BODY_LIMIT_BYTES) });
     expect(res.status).toBe(413);
     expect(codeOf(res)).toBe('request.body_too_large');
   });
@@ -163,7 +157,7 @@ describe('lookups', () => {
     await t.app.domain.admin.addLookup('label', { accountId: own.accountId, relatedName: 'Customer', name: 'VIP' });
     await t.app.domain.admin.addLookup('label', { accountId: own.accountId, relatedName: 'Job', name: 'Urgent' });
     await t.app.domain.admin.addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Tier', type: 'select', options: ['Gold', 'Silver'], required: true });
-    const gql = graphqlClient(t.url, own.token);
+    const gql = t.graphql(own.token);
     const res = await gql(`{
       statuses(relatedName: "Customer") { id relatedName displayName position createdAt updatedAt }
       labels { relatedName displayName }
@@ -171,7 +165,7 @@ describe('lookups', () => {
       customFieldDefinitions(relatedName: "Customer") { id relatedName name fieldType options required position }
     }`);
     expect(res.body.errors).toBeUndefined();
-    const rest = client(`${t.url}/api/v2`, own.token);
+    const rest = t.client(own.token);
     const statuses = (await rest.get('/statuses?related_name=Customer')).body.data;
     expect(res.body.data.statuses).toEqual(
       statuses.map((s: any) => ({ id: s.id, relatedName: s.related_name, displayName: s.display_name, position: s.position, createdAt: s.created_at, updatedAt: s.updated_at })),
@@ -188,7 +182,7 @@ describe('lookups', () => {
   });
 
   it('answers filter.invalid for an unknown relatedName and keeps the other fields', async () => {
-    const res = await graphqlClient(t.url, tenant.token)('{ statuses(relatedName: "Spaceship") { id } labels { id } }');
+    const res = await t.graphql(tenant.token)('{ statuses(relatedName: "Spaceship") { id } labels { id } }');
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ statuses: null, labels: [] });
     expect(res.body.errors![0]).toMatchObject({ path: ['statuses'], extensions: { code: 'filter.invalid', status: 400 } });
@@ -197,16 +191,10 @@ describe('lookups', () => {
 });
 
 describe('when the database fails under the running app (verified-key cache on)', () => {
-  let broken: TestApp;
+  const broken = useTestApp({ env: { AUTH_CACHE_TTL_MS: '5000' } });
   let token: string;
-  let databaseClosed = false;
   beforeAll(async () => {
-    broken = await startTestApp({ env: { AUTH_CACHE_TTL_MS: '5000' } });
     token = (await broken.tenant()).token;
-  });
-  afterAll(async () => {
-    if (databaseClosed) await broken.app.close();
-    else await broken.close();
   });
 
   const LEAKS = /prisma|pglite|postgres|select |from |where |sql|stack|\bat \S+ \(|node_modules|\.ts\b|ECONN|database|api_keys|token_hash|originalError/i;
@@ -214,9 +202,8 @@ describe('when the database fails under the running app (verified-key cache on)'
   // Closes the database: the cached key passes authentication, so the service fails (internal.error), and a
   // key that is not cached cannot be verified (auth.failed).
   it('answers internal.error for the failing field and 401 auth.failed for a key it cannot verify, leaking nothing', async () => {
-    const gql = graphqlClient(broken.url, token);
+    const gql = broken.graphql(token);
     expect((await gql('{ me { apiVersion } }')).status).toBe(200); // now verified and cached
-    databaseClosed = true;
     await broken.database.close();
 
     const failed = await gql('{ customers(organization: "Acme") { nodes { id } } }', undefined, { headers: { 'x-request-id': 'gql-boom-1' } });
@@ -230,7 +217,7 @@ describe('when the database fails under the running app (verified-key cache on)'
     expect(JSON.stringify(write.body)).not.toMatch(LEAKS);
     expect(JSON.stringify(write.body)).not.toContain('During outage');
 
-    const unverified = await graphqlClient(broken.url, 'svc_01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556')('{ me { apiVersion } }');
+    const unverified = await broken.graphql('svc_01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556')('{ me { apiVersion } }');
     expect(unverified.status).toBe(401);
     expect(unverified.body.data).toBeUndefined();
     expect(unverified.body.errors![0].extensions).toMatchObject({ code: 'auth.failed', status: 401 });

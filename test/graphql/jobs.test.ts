@@ -1,24 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { codeOf, graphqlClient, type Gql } from './client.ts';
-import { camelRecord, ok, records } from './records.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
+import { camelRecord, codeOf, ok, records } from '../helpers/graphql.ts';
 
 // Jobs and estimates over GraphQL: the generated CRUD with line items (decimals as exact strings), the work
 // relations (customer, site, contact, system, assignees, items, tax rates, estimate <-> job), convertEstimate
 // over the same service as REST, and the REST error codes in extensions.code.
 
-let t: TestApp;
-let tenant: Tenant;
-let gql: Gql;
-let rest: Client;
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  gql = graphqlClient(t.url, tenant.token);
-  rest = client(`${t.url}/api/v2`, tenant.token);
-});
-afterAll(() => t.close());
+const t = useTestApp({ rateLimits: highRateLimits });
+const { tenant, gql, api: rest } = useTenant(t);
 
 const LINE = 'id itemId description quantity unitPrice discount taxRateId taxable laborVisible discountAmount taxAmount lineTotal taxApplied';
 const JOB = `id number status title customerId siteId contactId systemId scheduledStart scheduledEnd amount estimateId labels customFields
@@ -222,7 +211,7 @@ describe('estimates', () => {
     const w = await world();
     const created = ok(await gql(CREATE_ESTIMATE, { input: { customerId: w.customerId, siteId: w.siteId } })).createEstimate;
     const key = await t.app.domain.admin.createKey({ userId: w.techId });
-    const tech = graphqlClient(t.url, key.token);
+    const tech = t.graphql(key.token);
     const res = await tech(UPDATE_ESTIMATE, { id: created.estimate.id, ifMatch: created.etag, input: { status: 'Sent' } });
     expect(res.body.data).toEqual({ updateEstimate: null });
     expect(codeOf(res)).toBe('auth.permission_denied');

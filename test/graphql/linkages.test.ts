@@ -1,25 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { client } from '../helpers/http.ts';
-import { codeOf, graphqlClient, type Gql, type GraphqlResponse } from './client.ts';
-import { camelRecord, graphqlTenant, LINKAGE_FIELDS, ok, records } from './records.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, useTestApp } from '../helpers/app.ts';
+import { camelRecord, codeOf, expectError, type Gql, graphqlTenant, LINKAGE_FIELDS, ok, records } from '../helpers/graphql.ts';
 
 // Contact linkages and lead conversion over GraphQL: the spec's linkage rules 1–4 (and our answer to rule 5),
 // through the same services and with the same error codes as REST.
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-});
-afterAll(() => t.close());
+const t = useTestApp({ rateLimits: highRateLimits });
 
-const newTenant = () => graphqlTenant(t);
-
-function expectError(res: GraphqlResponse, code: string, status: number) {
-  expect(res.body.errors, JSON.stringify(res.body)).toHaveLength(1);
-  expect(res.body.errors![0].extensions).toMatchObject({ code, status });
-}
 
 /** The record's linkages as { contactId: primary }. */
 async function primaries(gql: Gql, type: 'customer' | 'lead' | 'site', id: string): Promise<Record<string, boolean>> {
@@ -29,7 +17,7 @@ async function primaries(gql: Gql, type: 'customer' | 'lead' | 'site', id: strin
 
 describe('linkContact, updateContactLinkage, unlinkContact, contactLinkages', () => {
   it('rule 1: the first contact linked to a record becomes its primary, whatever primary says', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('First Ltd');
     const contact = await make.contact({ firstName: 'Fay' });
     const linkage = await make.linked(contact.id, { linkableId: customer.id, linkableType: 'Customer', primary: false });
@@ -39,7 +27,7 @@ describe('linkContact, updateContactLinkage, unlinkContact, contactLinkages', ()
   });
 
   it('rule 2: later links are not primary unless primary is true, which demotes the previous primary', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Second Ltd');
     const [a, b, c] = await Promise.all(['A', 'B', 'C'].map((firstName) => make.contact({ firstName })));
     await make.linked(a.id, { linkableId: customer.id, linkableType: 'Customer' });
@@ -51,7 +39,7 @@ describe('linkContact, updateContactLinkage, unlinkContact, contactLinkages', ()
   });
 
   it('rule 3: primary true moves the primary; primary false on the primary is 409 contact.primary_linkage', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Third Ltd');
     const a = await make.contact({ firstName: 'A', linkableId: customer.id, linkableType: 'Customer' });
     const b = await make.contact({ firstName: 'B' });
@@ -73,7 +61,7 @@ describe('linkContact, updateContactLinkage, unlinkContact, contactLinkages', ()
   });
 
   it("rule 4: unlinking the primary's linkage is 409 contact.primary_linkage; another linkage is removed and the contact stays", async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Fourth Ltd');
     const a = await make.contact({ firstName: 'A', linkableId: customer.id, linkableType: 'Customer' });
     const b = await make.contact({ firstName: 'B' });
@@ -91,7 +79,7 @@ describe('linkContact, updateContactLinkage, unlinkContact, contactLinkages', ()
   });
 
   it('deleteContact is 409 contact.has_linkages while a linkage exists', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Holding Ltd');
     const contact = await make.contact({ firstName: 'Held', linkableId: customer.id, linkableType: 'Customer' });
     const res = await gql(`mutation($id: ID!, $m: String) { deleteContact(id: $id, ifMatch: $m) { id } }`, { id: contact.id, m: contact.etag });
@@ -99,8 +87,8 @@ describe('linkContact, updateContactLinkage, unlinkContact, contactLinkages', ()
   });
 
   it('refuses bad bodies with validation.failed naming the camelCase field, and ids of other accounts', async () => {
-    const { gql, make } = await newTenant();
-    const other = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
+    const other = await graphqlTenant(t);
     const customer = await make.customer('Valid Ltd');
     const foreign = await other.make.customer('Foreign Ltd');
     const foreignContact = await other.make.contact({ firstName: 'Foreign' });
@@ -130,30 +118,30 @@ describe('linkContact, updateContactLinkage, unlinkContact, contactLinkages', ()
   });
 
   it('needs contacts:write to change linkages and contacts:read to list them', async () => {
-    const { tenant, make } = await newTenant();
+    const { tenant, make } = await graphqlTenant(t);
     const customer = await make.customer('Scope Ltd');
     const contact = await make.contact({ firstName: 'Sc' });
-    const readOnly = graphqlClient(t.url, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['contacts:read'] })).token);
+    const readOnly = t.graphql((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['contacts:read'] })).token);
     const res = await records(readOnly).link(contact.id, { linkableId: customer.id, linkableType: 'Customer' });
     expect(res.body.errors![0].extensions).toMatchObject({ code: 'auth.scope_missing', requiredScope: 'contacts:write' });
     expect(ok(await readOnly(`query($id: ID!) { contactLinkages(contactId: $id) { id } }`, { id: contact.id })).contactLinkages).toEqual([]);
-    const none = graphqlClient(t.url, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read'] })).token);
+    const none = t.graphql((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read'] })).token);
     const listed = await none(`query($id: ID!) { contactLinkages(contactId: $id) { id } }`, { id: contact.id });
     expect(listed.body.errors![0].extensions).toMatchObject({ code: 'auth.scope_missing', requiredScope: 'contacts:read' });
   });
 
   it('a linkage written over GraphQL reads the same over REST', async () => {
-    const { tenant, make } = await newTenant();
+    const { tenant, make } = await graphqlTenant(t);
     const customer = await make.customer('Same Ltd');
     const contact = await make.contact({ firstName: 'Same' });
     const linkage = await make.linked(contact.id, { linkableId: customer.id, linkableType: 'Customer', relationshipType: 'technical' });
-    const rest = await client(`${t.url}/api/v2`, tenant.token).get(`/contacts/${contact.id}/linkages`);
+    const rest = await t.client(tenant.token).get(`/contacts/${contact.id}/linkages`);
     expect(rest.body).toEqual({ data: [expect.objectContaining({ id: linkage.id })], has_more: false });
     expect(camelRecord(rest.body.data[0])).toEqual(linkage);
   });
 
   it('selections after a mutation read the written state, also within one document', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const one = await make.customer('One Ltd');
     const two = await make.customer('Two Ltd');
     const contact = await make.contact({ firstName: 'Multi' });
@@ -176,7 +164,7 @@ const CONVERT = `mutation($id: ID!, $customer: ConvertLeadCustomerInput) { conve
 
 describe('convertLead', () => {
   it("creates a customer from the lead and moves the lead's sites and linkages to it, primaries kept", async () => {
-    const { tenant, gql, make } = await newTenant();
+    const { tenant, gql, make } = await graphqlTenant(t);
     const lead = await make.lead({ organization: 'Prospect Inc', phone: '+1 555 0199' });
     const siteA = await make.site(lead, 'Lead', 'Prospect HQ');
     const siteB = await make.site(lead, 'Lead', 'Prospect Yard');
@@ -202,13 +190,13 @@ describe('convertLead', () => {
     expect(converted.lead).toMatchObject({ id: lead.id, convertedCustomerId: customer.id, convertedAt: expect.any(String), sites: [], contacts: [] });
 
     // The ETags given are the records' current ones.
-    const rest = client(`${t.url}/api/v2`, tenant.token);
+    const rest = t.client(tenant.token);
     expect((await rest.get(`/leads/${lead.id}`)).headers.get('etag')).toBe(converted.lead.etag);
     expect((await rest.get(`/customers/${customer.id}`)).headers.get('etag')).toBe(customer.etag);
   });
 
   it('converts with no overrides, and a second conversion is 409 lead.already_converted', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const lead = await make.lead({ firstName: 'Ida', lastName: 'Solo' });
     const first = ok(await gql(CONVERT, { id: lead.id })).convertLead;
     expect(first.customer.organization).toBe('Ida Solo');
@@ -218,7 +206,7 @@ describe('convertLead', () => {
   });
 
   it('refuses invalid overrides with validation.failed and converts nothing', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     await make.customer('Taken Ltd');
     const lead = await make.lead({ organization: 'Free Ltd' });
     const site = await make.site(lead, 'Lead', 'Stays');
@@ -229,13 +217,13 @@ describe('convertLead', () => {
   });
 
   it('needs leads:write and customers:write; an unknown or foreign lead is resource.not_found', async () => {
-    const { tenant, gql, make } = await newTenant();
-    const other = await newTenant();
+    const { tenant, gql, make } = await graphqlTenant(t);
+    const other = await graphqlTenant(t);
     const lead = await make.lead({ organization: 'Guarded Ltd' });
-    const leadsOnly = graphqlClient(t.url, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['leads:write', 'leads:read'] })).token);
+    const leadsOnly = t.graphql((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['leads:write', 'leads:read'] })).token);
     const res = await leadsOnly(CONVERT, { id: lead.id });
     expect(res.body.errors![0].extensions).toMatchObject({ code: 'auth.scope_missing', requiredScope: 'customers:write' });
-    const customersOnly = graphqlClient(t.url, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:write'] })).token);
+    const customersOnly = t.graphql((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:write'] })).token);
     expect((await customersOnly(CONVERT, { id: lead.id })).body.errors![0].extensions).toMatchObject({ code: 'auth.scope_missing', requiredScope: 'leads:write' });
     expect(ok(await gql(`query($id: ID!) { lead(id: $id) { convertedCustomerId } }`, { id: lead.id })).lead.convertedCustomerId).toBeNull();
 

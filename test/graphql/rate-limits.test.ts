@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { limits } from '../../src/graphql/limits.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client } from '../helpers/http.ts';
-import { codeOf, graphqlClient, type GraphqlResponse } from './client.ts';
+import { type Tenant, useTestApp } from '../helpers/app.ts';
+import { codeOf, type GraphqlResponse } from '../helpers/graphql.ts';
+import { rateLimitHeaders } from '../helpers/http.ts';
 
 // GraphQL is rate limited by cost, not by request count (docs/graphql-limits.md): each key (each source IP
 // without a valid key) has a `graphql` bucket of points. Every HTTP request to /graphql takes
@@ -19,11 +19,7 @@ const M = limits.mutationPoints;
 
 /** The RateLimit-* headers, which must agree with extensions.cost.throttleStatus when the body reports one. */
 function bucketOf(res: GraphqlResponse) {
-  const [limit, remaining, reset] = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => {
-    const value = res.headers.get(name);
-    expect(value, `${name}: ${JSON.stringify(res.body).slice(0, 200)}`).toMatch(/^\d+$/);
-    return Number(value);
-  });
+  const { limit, remaining, reset } = rateLimitHeaders(res);
   if (res.cost.throttleStatus) {
     expect(res.cost.throttleStatus).toEqual({ maximumAvailable: limit, currentlyAvailable: remaining, restoreRate: Math.round(limit / 60), resetSeconds: reset });
   }
@@ -47,14 +43,10 @@ describe('the graphql points bucket of a key', () => {
   // REST requests of a key that is not cached also take one from the address's REST bucket: room for them all.
   const READ_LIMIT = 20;
   const WRITE_LIMIT = 20;
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ rateLimits: { graphql: GRAPHQL_LIMIT, read: READ_LIMIT, write: WRITE_LIMIT } });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ rateLimits: { graphql: GRAPHQL_LIMIT, read: READ_LIMIT, write: WRITE_LIMIT } });
 
   function clients(tenant: Tenant) {
-    return { gql: graphqlClient(t.url, tenant.token), rest: client(`${t.url}/api/v2`, tenant.token) };
+    return { gql: t.graphql(tenant.token), rest: t.client(tenant.token) };
   }
 
   it('takes requestPoints plus the requestedQueryCost of each query, as RateLimit-Remaining and extensions.cost report, and leaves REST\'s read bucket alone', async () => {
@@ -182,15 +174,11 @@ describe('a graphql bucket with less left than an operation costs', () => {
   const WRITE_LIMIT = 50;
   const statements: string[] = [];
   let recording = false;
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({
+  const t = useTestApp({
       rateLimits: { graphql: GRAPHQL_LIMIT, write: WRITE_LIMIT },
       env: { AUTH_CACHE_TTL_MS: '5000' },
       onQuery: (sql) => recording && statements.push(sql),
     });
-  });
-  afterAll(() => t.close());
 
   /** The answer of a request and the SQL statements it issued. */
   async function recorded(send: () => Promise<GraphqlResponse>) {
@@ -203,13 +191,12 @@ describe('a graphql bucket with less left than an operation costs', () => {
 
   /** A key whose first request (cost 1) was answered: it is cached, and its bucket holds 2P + 100. */
   async function warmKey() {
-    const tenant = await t.tenant();
-    const gql = graphqlClient(t.url, tenant.token);
+    const { tenant, gql, api: rest } = await t.newTenant();
     const warm = await gql('{ me { apiVersion } }');
     expect(warm.body.errors).toBeUndefined();
     expect(warm.cost.requestedQueryCost).toBe(1);
     expect(bucketOf(warm)).toEqual({ limit: GRAPHQL_LIMIT, remaining: 2 * P + 100 });
-    return { tenant, gql, rest: client(`${t.url}/api/v2`, tenant.token) };
+    return { tenant, gql, rest };
   }
 
   it('answers 429 rate_limit.exceeded with Retry-After and runs nothing when the query costs more than is left; what fits still runs', async () => {
@@ -256,14 +243,10 @@ describe('a graphql bucket with less left than an operation costs', () => {
 });
 
 describe('unauthenticated GraphQL requests', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ rateLimits: { graphql: 4 * P } });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ rateLimits: { graphql: 4 * P } });
 
   it('are limited by source address in the graphql bucket, requestPoints each, random tokens included', async () => {
-    const anonymous = graphqlClient(t.url);
+    const anonymous = t.graphql();
     const answers: GraphqlResponse[] = [];
     for (let i = 0; i < 4; i += 1) answers.push(await anonymous('{ me { apiVersion } }'));
     expect(answers.map((res) => res.status)).toEqual([401, 401, 401, 401]);
@@ -274,7 +257,7 @@ describe('unauthenticated GraphQL requests', () => {
     expectRateLimited(refused);
     expect(bucketOf(refused)).toEqual({ limit: 4 * P, remaining: 0 });
     // A token that must be looked up is the address's too: refused without a lookup.
-    const guessed = await graphqlClient(t.url, 'svc_01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556')('{ me { apiVersion } }');
+    const guessed = await t.graphql('svc_01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556')('{ me { apiVersion } }');
     expectRateLimited(guessed);
   });
 });

@@ -1,45 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { graphqlClient, type Gql } from './client.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Tenant, useTestApp } from '../helpers/app.ts';
+import { createMany, type Gql } from '../helpers/graphql.ts';
+import { graphqlStatements, StatementLog } from '../helpers/statements.ts';
 
 // Relations resolve without N+1: the SQL statements a request issues are recorded (startTestApp onQuery) and
 // their number must not grow with the number of customers on the page.
 
-const statements: string[] = [];
-let recording = false;
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ onQuery: (sql) => recording && statements.push(sql) });
-});
-afterAll(() => t.close());
-
-/** The statements one GraphQL request issues, less those of authenticating it (measured on `{ __typename }`). */
-async function statementsOf(gql: Gql, query: string) {
-  const run = async (document: string) => {
-    statements.length = 0;
-    recording = true;
-    const res = await gql(document);
-    recording = false;
-    expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
-    return { res, sql: [...statements] };
-  };
-  const baseline = await run('{ __typename }');
-  const measured = await run(query);
-  return { data: measured.res.body.data, count: measured.sql.length - baseline.sql.length, sql: measured.sql };
-}
+const statements = new StatementLog();
+const t = useTestApp({ onQuery: statements.onQuery });
 
 /** A tenant with `n` customers, each with 2 sites and 2 contacts (with a phone number) linked to it. */
 async function seed(n: number): Promise<{ tenant: Tenant; gql: Gql }> {
-  const tenant = await t.tenant();
-  const gql = graphqlClient(t.url, tenant.token);
-  // One request per kind of record: a document of aliased create mutations.
-  const many = async (type: 'Customer' | 'Site' | 'Contact', inputs: object[]) => {
-    const document = `mutation Seed(${inputs.map((_, i) => `$i${i}: Create${type}Input!`).join(', ')}) {
-      ${inputs.map((_, i) => `m${i}: create${type}(input: $i${i}) { ${type.toLowerCase()} { id } }`).join('\n')} }`;
-    const res = await gql(document, Object.fromEntries(inputs.map((input, i) => [`i${i}`, input])));
-    expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
-    return inputs.map((_, i) => res.body.data[`m${i}`][type.toLowerCase()].id as string);
-  };
+  const { tenant, gql } = await t.newTenant();
+  const many = (type: string, inputs: object[]) => createMany(gql, type, inputs);
   const customers = await many('Customer', Array.from({ length: n }, (_, i) => ({ organization: `Customer ${i}` })));
   await many(
     'Site',
@@ -70,8 +43,8 @@ describe('relations without N+1', () => {
   }, 120_000);
 
   it('a page of 50 customers with their sites and contacts costs a small constant number of SQL statements', async () => {
-    const five = await statementsOf(small, PAGE);
-    const fifty = await statementsOf(large, PAGE);
+    const five = await graphqlStatements(statements, small, PAGE);
+    const fifty = await graphqlStatements(statements, large, PAGE);
     expect(five.data.customers.nodes).toHaveLength(5);
     expect(fifty.data.customers.nodes).toHaveLength(50);
     for (const customer of fifty.data.customers.nodes) {
@@ -87,8 +60,8 @@ describe('relations without N+1', () => {
   });
 
   it('deeper relation trees cost one statement per level, whatever the page size', async () => {
-    const five = await statementsOf(small, DEEP);
-    const fifty = await statementsOf(large, DEEP);
+    const five = await graphqlStatements(statements, small, DEEP);
+    const fifty = await graphqlStatements(statements, large, DEEP);
     expect(fifty.data.customers.nodes).toHaveLength(50);
     const first = fifty.data.customers.nodes[0];
     expect(first.sites.every((site: { customer: { id: string } }) => site.customer.id === first.id)).toBe(true);

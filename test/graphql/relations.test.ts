@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { client } from '../helpers/http.ts';
-import { codeOf, graphqlClient } from './client.ts';
-import { camelRecord, CONTACT_FIELDS, graphqlTenant, LINKAGE_FIELDS, ok, SITE_FIELDS } from './records.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, useTestApp } from '../helpers/app.ts';
+import { camelRecord, codeOf, CONTACT_FIELDS, graphqlTenant, LINKAGE_FIELDS, ok, SITE_FIELDS } from '../helpers/graphql.ts';
 
 // Relations between customers, leads, sites and contacts over GraphQL, in both directions: only live records of
 // the caller's account, serialized exactly as the services serialize them, and each needing the read scope of
 // the records it returns.
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-});
-afterAll(() => t.close());
+const t = useTestApp({ rateLimits: highRateLimits });
 
-const newTenant = () => graphqlTenant(t);
 
 const CUSTOMER_TREE = `query($id: ID!) { customer(id: $id) { id organization
   sites { id siteName position siteableId customer { id } lead { id } }
@@ -24,7 +17,7 @@ const CUSTOMER_TREE = `query($id: ID!) { customer(id: $id) { id organization
 
 describe('customer and site relations', () => {
   it("Customer.sites lists the customer's live sites by position, and Site.customer leads back", async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Sited Ltd');
     const other = await make.customer('Other Ltd');
     const first = await make.site(customer, 'Customer', 'First', { position: 5 });
@@ -44,7 +37,7 @@ describe('customer and site relations', () => {
   });
 
   it('Customer.contacts, primaryContact and contactLinkages list the linked live contacts, oldest link first', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Staffed Ltd');
     const ann = await make.contact({ firstName: 'Ann', linkableId: customer.id, linkableType: 'Customer' });
     const bob = await make.contact({ firstName: 'Bob' });
@@ -67,7 +60,7 @@ describe('customer and site relations', () => {
   });
 
   it('Contact.linkages reach customers, leads and sites through ContactLinkage.linkable', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Linked Ltd');
     const lead = await make.lead({ organization: 'Prospect Ltd' });
     const site = await make.site(customer, 'Customer', 'Depot');
@@ -93,7 +86,7 @@ describe('customer and site relations', () => {
   });
 
   it('a soft-deleted customer leaves its contacts without its linkage and its sites unreachable', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Doomed Ltd');
     const keep = await make.customer('Kept Ltd');
     const site = await make.site(customer, 'Customer', 'Doomed site');
@@ -111,7 +104,7 @@ describe('customer and site relations', () => {
 
 describe('lead relations', () => {
   it('Lead.sites, Lead.contacts and Site.lead; Lead.convertedCustomer after conversion', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const lead = await make.lead({ organization: 'Lead Co', firstName: 'Lou' });
     const site = await make.site(lead, 'Lead', 'Lead HQ');
     const contact = await make.contact({ firstName: 'Lia', linkableId: lead.id, linkableType: 'Lead' });
@@ -133,8 +126,8 @@ describe('lead relations', () => {
 
 describe('tenancy', () => {
   it("never shows another account's rows, even rows that point at the caller's records", async () => {
-    const a = await newTenant();
-    const b = await newTenant();
+    const a = await graphqlTenant(t);
+    const b = await graphqlTenant(t);
     const customer = await a.make.customer('Tenant A Ltd');
     const aSite = await a.make.site(customer, 'Customer', 'A site');
     const bCustomer = await b.make.customer('Tenant B Ltd');
@@ -161,8 +154,8 @@ describe('tenancy', () => {
 
 describe('wire shapes', () => {
   it('a record created over REST reads the same over GraphQL, by id and through relations', async () => {
-    const { tenant, gql } = await newTenant();
-    const rest = client(`${t.url}/api/v2`, tenant.token);
+    const { tenant, gql } = await graphqlTenant(t);
+    const rest = t.client(tenant.token);
     const customer = await rest.post('/customers', { customer: { organization: 'Rest Made Ltd' } });
     expect(customer.status, customer.text).toBe(201);
     const customerId = customer.body.data.id;
@@ -197,12 +190,12 @@ describe('wire shapes', () => {
 
 describe('scopes', () => {
   it('a relation needs the read scope of the records it returns; the rest of the result stands', async () => {
-    const { tenant, make } = await newTenant();
+    const { tenant, make } = await graphqlTenant(t);
     const customer = await make.customer('Scoped Ltd');
     await make.site(customer, 'Customer', 'Scoped site');
     await make.contact({ firstName: 'Sam', linkableId: customer.id, linkableType: 'Customer' });
     const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read', 'contacts:read'] });
-    const limited = graphqlClient(t.url, key.token);
+    const limited = t.graphql(key.token);
 
     const res = await limited(`query($id: ID!) { customer(id: $id) { organization sites { id } contacts { firstName linkages { linkable { __typename } } } } }`, { id: customer.id });
     expect(res.status).toBe(200);
@@ -214,7 +207,7 @@ describe('scopes', () => {
     });
 
     const contactsOnly = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['contacts:read'] });
-    const fromContacts = await graphqlClient(t.url, contactsOnly.token)(`{ contacts { nodes { firstName linkages { linkableType linkable { __typename } } } } }`);
+    const fromContacts = await t.graphql(contactsOnly.token)(`{ contacts { nodes { firstName linkages { linkableType linkable { __typename } } } } }`);
     expect(fromContacts.body.data.contacts.nodes).toEqual([{ firstName: 'Sam', linkages: [{ linkableType: 'Customer', linkable: null }] }]);
     expect(fromContacts.body.errors![0]).toMatchObject({
       path: ['contacts', 'nodes', 0, 'linkages', 0, 'linkable'],
@@ -222,7 +215,7 @@ describe('scopes', () => {
     });
 
     const sitesOnly = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['sites:read'] });
-    const fromSite = await graphqlClient(t.url, sitesOnly.token)(`{ sites { nodes { siteName customer { id } } } }`);
+    const fromSite = await t.graphql(sitesOnly.token)(`{ sites { nodes { siteName customer { id } } } }`);
     expect(fromSite.body.data.sites.nodes).toEqual([{ siteName: 'Scoped site', customer: null }]);
     expect(codeOf(fromSite)).toBe('auth.scope_missing');
     expect(fromSite.body.errors![0].extensions).toMatchObject({ requiredScope: 'customers:read' });

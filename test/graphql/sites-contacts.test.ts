@@ -1,26 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { client } from '../helpers/http.ts';
-import { codeOf, graphqlClient } from './client.ts';
-import { CONTACT_FIELDS, graphqlTenant, ok, SITE_FIELDS } from './records.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, useTestApp } from '../helpers/app.ts';
+import { codeOf, CONTACT_FIELDS, graphqlTenant, ok, SITE_FIELDS } from '../helpers/graphql.ts';
 
 // Sites and contacts written over GraphQL: the generated create/update mutations carry the issue-3 rules
 // (siteable pair immutable, position at the end, phone numbers as a snapshot, linking on create).
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-});
-afterAll(() => t.close());
+const t = useTestApp({ rateLimits: highRateLimits });
 
-const newTenant = () => graphqlTenant(t);
 
 const UPDATE_SITE = `mutation($id: ID!, $m: String, $input: UpdateSiteInput!) { updateSite(id: $id, ifMatch: $m, input: $input) { etag site { ${SITE_FIELDS} } } }`;
 const UPDATE_CONTACT = `mutation($id: ID!, $m: String, $input: UpdateContactInput!) { updateContact(id: $id, ifMatch: $m, input: $input) { etag contact { ${CONTACT_FIELDS} } } }`;
 
 describe('sites', () => {
   it('createSite puts the site at the end of its parent and updateSite keeps siteableId immutable', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Parent Ltd');
     const other = await make.customer('Other Parent Ltd');
     const first = await make.site(customer, 'Customer', 'One', { latitude: 51.5, longitude: -0.12, zipCode: 'EC1' });
@@ -44,8 +37,8 @@ describe('sites', () => {
   });
 
   it("createSite refuses a parent of another account or of the wrong type, naming siteableId", async () => {
-    const { gql, make } = await newTenant();
-    const other = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
+    const other = await graphqlTenant(t);
     const foreign = await other.make.customer('Foreign Parent Ltd');
     const mine = await make.customer('Mine Ltd');
     const input = { siteName: 'X', street: '1 St', city: 'C', state: 'S' };
@@ -64,7 +57,7 @@ describe('sites', () => {
 
 describe('contacts', () => {
   it('createContact with phoneNumbers suppresses the automatic entry from mobile; without them mobile makes one', async () => {
-    const { make } = await newTenant();
+    const { make } = await graphqlTenant(t);
     const explicit = await make.contact({ firstName: 'Pat', mobile: '+1 555 0001', phoneNumbers: [{ number: '+1 555 0002', kind: 'office', extension: '7' }, { number: '+1 555 0003' }] });
     expect(explicit.contact.phoneNumbers).toEqual([
       { id: expect.any(String), number: '+1 555 0002', kind: 'office', extension: '7' },
@@ -77,7 +70,7 @@ describe('contacts', () => {
   });
 
   it('updateContact replaces phoneNumbers as a snapshot by id, keeps them when omitted, and changes the ETag', async () => {
-    const { gql, make } = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
     const created = await make.contact({ firstName: 'Snap', phoneNumbers: [{ number: '111' }, { number: '222', kind: 'home' }] });
     const [one, two] = created.contact.phoneNumbers;
 
@@ -99,8 +92,8 @@ describe('contacts', () => {
   });
 
   it('createContact with linkableId links it (first link: primary) and shows the main linkage', async () => {
-    const { gql, make } = await newTenant();
-    const other = await newTenant();
+    const { gql, make } = await graphqlTenant(t);
+    const other = await graphqlTenant(t);
     const customer = await make.customer('Linking Ltd');
     const created = await make.contact({ firstName: 'Lin', linkableId: customer.id, linkableType: 'Customer' });
     expect(created.contact).toMatchObject({ linkableId: customer.id, linkableType: 'Customer' });
@@ -117,19 +110,19 @@ describe('contacts', () => {
   });
 
   it('a contact created over GraphQL reads the same over REST', async () => {
-    const { tenant, make } = await newTenant();
+    const { tenant, make } = await graphqlTenant(t);
     const customer = await make.customer('Mirror Ltd');
     const created = await make.contact({ firstName: 'Mir', email: 'mir@example.com', linkableId: customer.id, linkableType: 'Customer', phoneNumbers: [{ number: '5', kind: 'other' }] });
-    const rest = await client(`${t.url}/api/v2`, tenant.token).get(`/contacts/${created.id}`);
+    const rest = await t.client(tenant.token).get(`/contacts/${created.id}`);
     expect(rest.headers.get('etag')).toBe(created.etag);
     expect(rest.body.data).toMatchObject({ first_name: 'Mir', linkable_id: customer.id, linkable_type: 'Customer', phone_numbers: [{ id: created.contact.phoneNumbers[0].id, number: '5', kind: 'other', extension: null }] });
   });
 
   it('reads need contacts:read', async () => {
-    const { tenant, make } = await newTenant();
+    const { tenant, make } = await graphqlTenant(t);
     const created = await make.contact({ firstName: 'Hid' });
     const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read'] });
-    const res = await graphqlClient(t.url, key.token)(`query($id: ID!) { contact(id: $id) { id } }`, { id: created.id });
+    const res = await t.graphql(key.token)(`query($id: ID!) { contact(id: $id) { id } }`, { id: created.id });
     expect(codeOf(res)).toBe('auth.scope_missing');
   });
 });

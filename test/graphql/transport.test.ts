@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { limits } from '../../src/graphql/limits.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client } from '../helpers/http.ts';
-import { codeOf, graphqlClient, withoutCost, type Cost } from './client.ts';
+import { type Tenant, useTestApp } from '../helpers/app.ts';
+import { codeOf, type Cost, withoutCost } from '../helpers/graphql.ts';
+import { type ApiResponse, client, rateLimitHeaders } from '../helpers/http.ts';
 
 // HTTP-level refusals of /graphql (body, media type, method, size, path, documents over the token and nesting
 // limits) go through the same admission as every operation: limits.requestPoints taken from the `graphql` points
@@ -18,44 +18,19 @@ const WRITE_LIMIT = 20;
 const BODY_LIMIT = 16 * 1024;
 const QUERY = '{ me { apiVersion } }';
 
-interface RawResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-  body: any;
-}
-
-async function send(url: string, method: string, options: { token?: string; headers?: Record<string, string>; body?: BodyInit; path?: string } = {}): Promise<RawResponse> {
-  const headers: Record<string, string> = { accept: 'application/json', ...(options.headers ?? {}) };
-  if (options.token) headers.authorization = `Bearer ${options.token}`;
-  const init: RequestInit & { duplex?: 'half' } = { method, headers, body: options.body };
-  if (options.body instanceof ReadableStream) init.duplex = 'half';
-  const res = await fetch(`${url}${options.path ?? '/graphql'}`, init);
-  const text = await res.text();
-  let body: any = null;
-  try {
-    body = text ? JSON.parse(text) : null;
-  } catch {
-    body = null;
-  }
-  return { status: res.status, headers: res.headers, text, body };
+/** A request to the server at `url` (path /graphql unless given), JSON expected back. */
+function send(url: string, method: string, options: { token?: string; headers?: Record<string, string>; body?: BodyInit; path?: string } = {}): Promise<ApiResponse> {
+  const headers = { accept: 'application/json', ...options.headers };
+  return client(url, options.token).request(method, options.path ?? '/graphql', { headers, raw: options.body });
 }
 
 const jsonPost = (body: string) => ({ headers: { 'content-type': 'application/json' }, body });
 
-/** The RateLimit-* headers, which every response of /graphql must carry. */
-function rateOf(res: { status: number; headers: Headers; text?: string }) {
-  const raw = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => res.headers.get(name));
-  for (const value of raw) expect(value, `${res.status} ${res.text?.slice(0, 200)}`).toMatch(/^\d+$/);
-  const [limit, remaining, reset] = raw.map(Number);
-  return { limit, remaining, reset };
-}
-
 /** extensions.cost of a JSON answer; when it reports the bucket, it is the one the RateLimit-* headers describe. */
-function costOf(res: RawResponse): Cost {
+function costOf(res: ApiResponse): Cost {
   const { cost } = withoutCost(res.body);
   if (cost.throttleStatus) {
-    const { limit, remaining } = rateOf(res);
+    const { limit, remaining } = rateLimitHeaders(res);
     expect(cost.throttleStatus).toMatchObject({ maximumAvailable: limit, currentlyAvailable: remaining });
   }
   return cost;
@@ -65,7 +40,7 @@ function costOf(res: RawResponse): Cost {
  * One GraphQL error with exactly the catalog extensions, and nothing of the parser, the stack or yoga's codes;
  * extensions.cost beside it, with no operation cost (nothing ran).
  */
-function expectCatalogError(res: RawResponse, status: number, code: string) {
+function expectCatalogError(res: ApiResponse, status: number, code: string) {
   expect(res.status, res.text).toBe(status);
   expect(res.headers.get('content-type')).toContain('application/json');
   expect(res.body?.data).toBeUndefined();
@@ -81,12 +56,8 @@ function expectCatalogError(res: RawResponse, status: number, code: string) {
 }
 
 describe('HTTP-level errors of /graphql', () => {
-  let t: TestApp;
+  const t = useTestApp({ rateLimits: { graphql: GRAPHQL_LIMIT, read: READ_LIMIT, write: WRITE_LIMIT }, env: { BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
   let probes = 0;
-  beforeAll(async () => {
-    t = await startTestApp({ rateLimits: { graphql: GRAPHQL_LIMIT, read: READ_LIMIT, write: WRITE_LIMIT }, env: { BODY_LIMIT_BYTES: String(BODY_LIMIT) } });
-  });
-  afterAll(() => t.close());
 
   /** A key of its own, so that its buckets start full. */
   async function freshKey(): Promise<Tenant> {
@@ -95,13 +66,13 @@ describe('HTTP-level errors of /graphql', () => {
 
   /** The key's REST buckets, seen by one REST read and one REST write (each takes one): `taken` writes were already taken. */
   async function expectRestBuckets(token: string, taken: { writes: number } = { writes: 0 }) {
-    const rest = client(`${t.url}/api/v2`, token);
+    const rest = t.client(token);
     const read = await rest.get('/me');
-    expect(rateOf(read)).toMatchObject({ limit: READ_LIMIT, remaining: READ_LIMIT - 1 });
+    expect(rateLimitHeaders(read)).toMatchObject({ limit: READ_LIMIT, remaining: READ_LIMIT - 1 });
     probes += 1;
     const write = await rest.post('/customers', { customer: { organization: `REST probe ${probes}` } });
     expect(write.status, write.text).toBe(201);
-    expect(rateOf(write)).toMatchObject({ limit: WRITE_LIMIT, remaining: WRITE_LIMIT - 1 - taken.writes });
+    expect(rateLimitHeaders(write)).toMatchObject({ limit: WRITE_LIMIT, remaining: WRITE_LIMIT - 1 - taken.writes });
   }
 
   it('answers malformed JSON with 400 request.malformed_json, taking requestPoints from the graphql bucket of the key and leaking no parser message', async () => {
@@ -109,10 +80,10 @@ describe('HTTP-level errors of /graphql', () => {
     for (const [n, body] of [`{"query": "${QUERY}"`, '{bad', ''].entries()) {
       const res = await send(t.url, 'POST', { token, ...jsonPost(body) });
       expectCatalogError(res, 400, 'request.malformed_json');
-      expect(rateOf(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P * (n + 1) });
+      expect(rateLimitHeaders(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P * (n + 1) });
     }
     // An operation then takes its requestPoints and its cost from the same bucket.
-    const ok = await graphqlClient(t.url, token)(QUERY);
+    const ok = await t.graphql(token)(QUERY);
     expect(ok.body.errors).toBeUndefined();
     expect(ok.headers.get('ratelimit-remaining')).toBe(String(GRAPHQL_LIMIT - 4 * P - ok.cost.requestedQueryCost!));
     // REST's read and write buckets were not touched.
@@ -124,7 +95,7 @@ describe('HTTP-level errors of /graphql', () => {
     for (const [n, body] of [`[{"query": "${QUERY}"}]`, '"{ me { apiVersion } }"', 'null'].entries()) {
       const res = await send(t.url, 'POST', { token, ...jsonPost(body) });
       expectCatalogError(res, 400, 'request.malformed_json');
-      expect(rateOf(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P * (n + 1) });
+      expect(rateLimitHeaders(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P * (n + 1) });
     }
   });
 
@@ -150,7 +121,7 @@ describe('HTTP-level errors of /graphql', () => {
     const { token } = await freshKey();
     const res = await send(t.url, 'GET', { token, path: `/graphql?query=${encodeURIComponent(QUERY)}&variables=${encodeURIComponent('{oops')}` });
     expectCatalogError(res, 400, 'request.malformed_json');
-    expect(rateOf(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P });
+    expect(rateLimitHeaders(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P });
   });
 
   it('answers a POST body that is not JSON with 415 request.unsupported_media_type', async () => {
@@ -164,7 +135,7 @@ describe('HTTP-level errors of /graphql', () => {
     for (const [n, headers] of cases.entries()) {
       const res = await send(t.url, 'POST', { token, headers, body: JSON.stringify({ query: QUERY }) });
       expectCatalogError(res, 415, 'request.unsupported_media_type');
-      expect(rateOf(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P * (n + 1) });
+      expect(rateLimitHeaders(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P * (n + 1) });
     }
   });
 
@@ -175,13 +146,13 @@ describe('HTTP-level errors of /graphql', () => {
       const res = await send(t.url, method, { token, ...jsonPost(JSON.stringify({ query: QUERY })) });
       expectCatalogError(res, 405, 'method.not_allowed');
       expect(res.headers.get('allow')).toBe('GET, POST');
-      expect(rateOf(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P * (n + 1) });
+      expect(rateLimitHeaders(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P * (n + 1) });
     }
     for (const [n, method] of ['OPTIONS', 'HEAD'].entries()) {
       const res = await send(t.url, method, { token });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, POST');
-      expect(rateOf(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P * (methods.length + n + 1) });
+      expect(rateLimitHeaders(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P * (methods.length + n + 1) });
     }
   });
 
@@ -194,9 +165,9 @@ describe('HTTP-level errors of /graphql', () => {
     expect(res.status).toBeLessThan(300);
     expect(res.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect((res.headers.get('access-control-allow-headers') ?? '').toLowerCase()).toContain('authorization');
-    expect(rateOf(res).limit).toBe(GRAPHQL_LIMIT);
+    expect(rateLimitHeaders(res).limit).toBe(GRAPHQL_LIMIT);
     const again = await preflight();
-    expect(rateOf(again)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: rateOf(res).remaining - P });
+    expect(rateLimitHeaders(again)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: rateLimitHeaders(res).remaining - P });
   });
 
   it('answers a mutation sent with GET with 405 method.not_allowed and Allow: POST, running nothing and taking no write', async () => {
@@ -205,8 +176,8 @@ describe('HTTP-level errors of /graphql', () => {
     const res = await send(t.url, 'GET', { token: tenant.token, path: `/graphql?query=${encodeURIComponent(mutation)}` });
     expectCatalogError(res, 405, 'method.not_allowed');
     expect(res.headers.get('allow')).toBe('POST');
-    expect(rateOf(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P });
-    const listed = await graphqlClient(t.url, tenant.token)('{ customers(organization: "Via GET") { nodes { id } } }');
+    expect(rateLimitHeaders(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P });
+    const listed = await t.graphql(tenant.token)('{ customers(organization: "Via GET") { nodes { id } } }');
     expect(listed.body.data.customers.nodes).toEqual([]);
     await expectRestBuckets(tenant.token);
   });
@@ -216,7 +187,7 @@ describe('HTTP-level errors of /graphql', () => {
     const big = JSON.stringify({ query: QUERY, variables: { pad: 'x'.repeat(BODY_LIMIT) } });
     const announced = await send(t.url, 'POST', { token, ...jsonPost(big) });
     expectCatalogError(announced, 413, 'request.body_too_large');
-    expect(rateOf(announced)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P });
+    expect(rateLimitHeaders(announced)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P });
 
     const chunks = [big.slice(0, 1000), big.slice(1000, 2000), big.slice(2000)];
     const stream = new ReadableStream<Uint8Array>({
@@ -228,14 +199,14 @@ describe('HTTP-level errors of /graphql', () => {
     });
     const streamed = await send(t.url, 'POST', { token, headers: { 'content-type': 'application/json' }, body: stream });
     expectCatalogError(streamed, 413, 'request.body_too_large');
-    expect(rateOf(streamed)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - 2 * P });
+    expect(rateLimitHeaders(streamed)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - 2 * P });
   });
 
   it('answers another path under /graphql with 404 route.not_found, from the graphql bucket', async () => {
     const { token } = await freshKey();
     const res = await send(t.url, 'GET', { token, path: `/graphql/extra?query=${encodeURIComponent(QUERY)}` });
     expectCatalogError(res, 404, 'route.not_found');
-    expect(rateOf(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P });
+    expect(rateLimitHeaders(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P });
   });
 
   it('refuses a missing or invalid key before the problems of the body, as REST does; a wrong method comes first', async () => {
@@ -248,11 +219,11 @@ describe('HTTP-level errors of /graphql', () => {
       ]) {
         expectCatalogError(res, 401, code);
         // The source address's graphql bucket.
-        expect(rateOf(res).limit).toBe(GRAPHQL_LIMIT);
+        expect(rateLimitHeaders(res).limit).toBe(GRAPHQL_LIMIT);
       }
       const put = await send(t.url, 'PUT', { token });
       expectCatalogError(put, 405, 'method.not_allowed');
-      expect(rateOf(put).limit).toBe(GRAPHQL_LIMIT);
+      expect(rateLimitHeaders(put).limit).toBe(GRAPHQL_LIMIT);
     }
   });
 
@@ -266,13 +237,13 @@ describe('HTTP-level errors of /graphql', () => {
     const tooLong = await post(manyTokens, { token });
     expectCatalogError(tooLong, 400, 'graphql.too_many_tokens');
     // Only the request's points were taken: no operation was analysed, let alone run.
-    expect(rateOf(tooLong)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P });
+    expect(rateLimitHeaders(tooLong)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P });
     const tooDeep = await post(deep, { token });
     expectCatalogError(tooDeep, 400, 'graphql.depth_exceeded');
-    expect(rateOf(tooDeep)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - 2 * P });
+    expect(rateLimitHeaders(tooDeep)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - 2 * P });
     const tooDeepByGet = await send(t.url, 'GET', { token, path: `/graphql?query=${encodeURIComponent(deep)}` });
     expectCatalogError(tooDeepByGet, 400, 'graphql.depth_exceeded');
-    expect(rateOf(tooDeepByGet)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - 3 * P });
+    expect(rateLimitHeaders(tooDeepByGet)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - 3 * P });
 
     // The key and the version are checked first.
     expectCatalogError(await post(manyTokens), 401, 'auth.missing_token');
@@ -291,18 +262,18 @@ describe('HTTP-level errors of /graphql', () => {
       const cost = costOf(res);
       expect(cost.requestedQueryCost).toBeGreaterThan(0);
       expected -= P + cost.requestedQueryCost!;
-      expect(rateOf(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: expected });
+      expect(rateLimitHeaders(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: expected });
     }
     const viaGet = await send(t.url, 'GET', { token, path: `/graphql?query=${encodeURIComponent(QUERY)}` });
     expect(viaGet.status).toBe(200);
     expect(viaGet.body.data.me.apiVersion).toEqual(expect.any(String));
     expected -= P + costOf(viaGet).requestedQueryCost!;
-    expect(rateOf(viaGet)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: expected });
-    const mutation = await graphqlClient(t.url, token)('mutation { createCustomer(input: { organization: "Transport Co" }) { etag } }');
+    expect(rateLimitHeaders(viaGet)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: expected });
+    const mutation = await t.graphql(token)('mutation { createCustomer(input: { organization: "Transport Co" }) { etag } }');
     expect(mutation.body.errors).toBeUndefined();
     // The headers still describe the graphql bucket; the mutation field also took one REST write.
     expected -= P + mutation.cost.requestedQueryCost!;
-    expect(rateOf(mutation)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: expected });
+    expect(rateLimitHeaders(mutation)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: expected });
     await expectRestBuckets(token, { writes: 1 });
   });
 
@@ -311,18 +282,14 @@ describe('HTTP-level errors of /graphql', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/html');
     expect(res.text).toContain('Fieldline GraphQL');
-    expect(rateOf(res).limit).toBe(GRAPHQL_LIMIT);
+    expect(rateLimitHeaders(res).limit).toBe(GRAPHQL_LIMIT);
     const again = await send(t.url, 'GET', { headers: { accept: 'text/html' } });
-    expect(rateOf(again).remaining).toBe(rateOf(res).remaining - P);
+    expect(rateLimitHeaders(again).remaining).toBe(rateLimitHeaders(res).remaining - P);
   });
 });
 
 describe('an unauthenticated flood of bad requests', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp({ rateLimits: { graphql: 3 * P } });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ rateLimits: { graphql: 3 * P } });
 
   it("is limited by source address in the graphql bucket, whatever the method or body, and answers 429 rate_limit.exceeded; REST's buckets are not touched", async () => {
     const statuses: number[] = [];
@@ -331,17 +298,17 @@ describe('an unauthenticated flood of bad requests', () => {
     statuses.push(refused.status);
     expect(statuses).toEqual([401, 401, 401, 429]);
     expectCatalogError(refused, 429, 'rate_limit.exceeded');
-    expect(rateOf(refused)).toMatchObject({ limit: 3 * P, remaining: 0 });
+    expect(rateLimitHeaders(refused)).toMatchObject({ limit: 3 * P, remaining: 0 });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     // Every other request to /graphql from the address comes out of the same bucket: unreadable bodies, other
     // methods, queries.
     expect((await send(t.url, 'POST', { headers: { 'content-type': 'text/plain' }, body: 'x' })).status).toBe(429);
     expect((await send(t.url, 'PUT')).status).toBe(429);
-    const query = await graphqlClient(t.url)(QUERY);
+    const query = await t.graphql()(QUERY);
     expect(query.status).toBe(429);
     expect(codeOf(query)).toBe('rate_limit.exceeded');
     // REST's read and write buckets of the address are its own: still answered (401, no key).
-    const rest = client(`${t.url}/api/v2`);
+    const rest = t.client();
     expect((await rest.get('/me')).status).toBe(401);
     expect((await rest.post('/customers', { customer: { organization: 'Anonymous' } })).status).toBe(401);
   });

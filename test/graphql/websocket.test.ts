@@ -1,9 +1,9 @@
 import { createClient } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { describe, expect, it } from 'vitest';
 import { limits } from '../../src/graphql/limits.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { withoutCost } from './client.ts';
+import { type TestApp, useTenant, useTestApp } from '../helpers/app.ts';
+import { withoutCost } from '../helpers/graphql.ts';
 
 // GraphQL over WebSocket (graphql-ws) is admitted like HTTP: connection_init takes limits.requestPoints from the
 // graphql points bucket of the key (of the source IP when the key is refused), and so does every operation,
@@ -15,16 +15,8 @@ const P = limits.requestPoints;
 /** The graphql bucket's default size. */
 const GRAPHQL_DEFAULT = 100_000;
 
-let t: TestApp;
-let tenant: Tenant;
-let closed = false;
-beforeAll(async () => {
-  t = await startTestApp();
-  tenant = await t.tenant();
-});
-afterAll(async () => {
-  if (!closed) await t.close();
-});
+const t = useTestApp();
+const { tenant } = useTenant(t);
 
 const wsUrl = (app: TestApp = t) => `${app.url.replace(/^http/, 'ws')}/graphql`;
 
@@ -104,7 +96,6 @@ describe('GraphQL over WebSocket (graphql-ws)', () => {
   it('closes open sockets cleanly when the app closes', async () => {
     const open = connect({ authorization: `Bearer ${tenant.token}` });
     await open.acked;
-    closed = true;
     await t.close();
     expect(await open.closing).toEqual({ code: 1001, reason: 'Server shutting down' });
   });
@@ -113,11 +104,7 @@ describe('GraphQL over WebSocket (graphql-ws)', () => {
 describe('connection_init and the graphql bucket', () => {
   // Three requests' points a minute; the key cache is on, so a known key is looked up (and its address charged)
   // only on its first connection.
-  let small: TestApp;
-  beforeAll(async () => {
-    small = await startTestApp({ rateLimits: { graphql: 3 * P }, env: { AUTH_CACHE_TTL_MS: '5000' } });
-  });
-  afterAll(() => small.close());
+  const small = useTestApp({ rateLimits: { graphql: 3 * P }, env: { AUTH_CACHE_TTL_MS: '5000' } });
 
   it("closes connection_init with 4429 rate_limit.exceeded once the key's bucket is spent", async () => {
     const { token } = await small.tenant();

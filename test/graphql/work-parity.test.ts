@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { setModules } from '../helpers/work-factory.ts';
-import { codeOf, graphqlClient, type Gql, type GraphqlResponse } from './client.ts';
-import { camelRecord, ok, records } from './records.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
+import { tenantWith } from '../helpers/factories/accounts.ts';
+import { camelRecord, failed, type Gql, type GraphqlResponse, ok, records } from '../helpers/graphql.ts';
+import { StatementLog } from '../helpers/statements.ts';
 
 // Jobs and estimates over GraphQL follow the same rules as over REST (they run the same services): module
 // settings and the ownership of site and system, the status, number, labels and custom field conventions, line
@@ -12,19 +11,9 @@ import { camelRecord, ok, records } from './records.ts';
 // the System.systemOption / Site.systemOption relations (batched). Errors carry the REST codes in
 // extensions.code and validation.failed names GraphQL fields in extensions.errors.
 
-const statements: string[] = [];
-let recording = false;
-let t: TestApp;
-let tenant: Tenant;
-let gql: Gql;
-let rest: Client;
-beforeAll(async () => {
-  t = await startTestApp({ onQuery: (sql) => recording && statements.push(sql), rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  gql = graphqlClient(t.url, tenant.token);
-  rest = client(`${t.url}/api/v2`, tenant.token);
-});
-afterAll(() => t.close());
+const statements = new StatementLog();
+const t = useTestApp({ onQuery: statements.onQuery, rateLimits: highRateLimits });
+const { tenant, gql, api: rest } = useTenant(t);
 
 const LINE = 'id itemId description quantity unitPrice discount taxRateId taxable laborVisible discountAmount taxAmount lineTotal taxApplied';
 const JOB = `id number status title customerId siteId systemId scheduledStart amount labels customFields lineitems { ${LINE} } assignments { userId } updatedAt`;
@@ -55,16 +44,9 @@ async function update(g: Gql, kind: Kind, current: { id: string; etag: string },
   return { id: data[kind].id, etag: data.etag, record: data[kind] };
 }
 
-/** The response of a write that must fail: its data is null, and its first error is returned. */
-function failed(res: GraphqlResponse, code: string): Record<string, any> {
-  expect(codeOf(res), JSON.stringify(res.body.errors)).toBe(code);
-  expect(Object.values(res.body.data ?? {}).every((value) => value === null)).toBe(true);
-  return res.body.errors![0].extensions!;
-}
-
 /** The field names of a validation.failed error. */
 function invalidFields(res: GraphqlResponse): string[] {
-  return Object.keys(failed(res, 'validation.failed').errors).sort();
+  return Object.keys(failed(res, 'validation.failed').extensions!.errors).sort();
 }
 
 let counter = 0;
@@ -89,12 +71,6 @@ async function system(g: Gql, siteId: string, input: Record<string, unknown> = {
   ).createSystem.system.id;
 }
 
-async function tenantWith(modules: { AddressRequired?: 'Yes' | 'No'; System?: 'on' | 'off' } = {}): Promise<{ tenant: Tenant; gql: Gql }> {
-  const own = await t.tenant();
-  if (Object.keys(modules).length > 0) await setModules(t, own, modules);
-  return { tenant: own, gql: graphqlClient(t.url, own.token) };
-}
-
 describe('module settings over GraphQL', () => {
   for (const kind of kinds) {
     it(`AddressRequired Yes (the default): create${capital(kind)} without siteId is validation.failed naming siteId only; No: created without a site`, async () => {
@@ -104,14 +80,14 @@ describe('module settings over GraphQL', () => {
       expect(rec.record.customerId).toBe(customerId);
       expect(invalidFields(await gql(documents[kind].update, { id: rec.id, ifMatch: rec.etag, input: { siteId: null } }))).toEqual(['siteId']);
 
-      const relaxed = await tenantWith({ AddressRequired: 'No' });
+      const relaxed = await tenantWith(t, { AddressRequired: 'No' });
       const theirs = await place(relaxed.gql);
       expect((await create(relaxed.gql, kind, { customerId: theirs.customerId })).record).toMatchObject({ customerId: theirs.customerId, siteId: null });
     });
   }
 
   it('System module on: createJob without systemId is validation.failed naming systemId; siteId and customerId come from the system', async () => {
-    const own = await tenantWith({ System: 'on' });
+    const own = await tenantWith(t, { System: 'on' });
     const p = await place(own.gql);
     expect(invalidFields(await own.gql(CREATE_JOB, { input: { siteId: p.siteId } }))).toEqual(['systemId']);
     const systemId = await system(own.gql, p.siteId);
@@ -135,7 +111,7 @@ describe('module settings over GraphQL', () => {
   }
 
   it("refuses another tenant's siteId and systemId on jobs with validation.failed naming the field, on create and on update", async () => {
-    const other = await tenantWith();
+    const other = await t.newTenant();
     const theirs = await place(other.gql);
     const theirSystem = await system(other.gql, theirs.siteId);
     const mine = await place();
@@ -159,7 +135,7 @@ describe('conventions over GraphQL', () => {
         expect(rec.record.status).toBe(status);
       }
       const bad = await gql(documents[kind].update, { id: rec.id, ifMatch: rec.etag, input: { status: 'Nonexistent' } });
-      expect(failed(bad, 'status.transition_invalid').status).toBe(422);
+      expect(failed(bad, 'status.transition_invalid').extensions!.status).toBe(422);
       expect(bad.body.errors![0].message).toContain('Nonexistent');
       expect((await rest.get(`/${kind}s/${rec.id}`)).body.data.status).toBe(statuses.at(-1));
     });
@@ -187,7 +163,7 @@ describe('conventions over GraphQL', () => {
   });
 
   it('required custom fields: missing on create, or cleared on update, is validation.failed naming customFields.<id>', async () => {
-    const own = await tenantWith();
+    const own = await t.newTenant();
     const def = await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName: 'Job', name: 'Permit', type: 'text', required: true });
     const { siteId } = await place(own.gql);
     expect(invalidFields(await own.gql(CREATE_JOB, { input: { siteId } }))).toEqual([`customFields.${def.id}`]);
@@ -253,8 +229,8 @@ describe('line items over GraphQL', () => {
 
 describe('lists over GraphQL', () => {
   it('jobs: status, statusIn, customerId, siteId and scheduledStart filters and q select the same jobs as REST', async () => {
-    const own = await tenantWith();
-    const ownRest = client(`${t.url}/api/v2`, own.tenant.token);
+    const own = await t.newTenant();
+    const ownRest = t.client(own.tenant.token);
     const a = await place(own.gql);
     const b = await place(own.gql);
     const tag = `parity${randomUUID().slice(0, 8)}`;
@@ -280,8 +256,8 @@ describe('lists over GraphQL', () => {
   });
 
   it('estimates: status, statusIn, customerId filters and q (number, amount, status, customer organization) select the same estimates as REST', async () => {
-    const own = await tenantWith();
-    const ownRest = client(`${t.url}/api/v2`, own.tenant.token);
+    const own = await t.newTenant();
+    const ownRest = t.client(own.tenant.token);
     const a = await place(own.gql);
     const b = await place(own.gql);
     const organization = ok(await own.gql(`query($id: ID!) { customer(id: $id) { organization } }`, { id: a.customerId })).customer.organization as string;
@@ -315,26 +291,23 @@ describe('system options over GraphQL', () => {
     expect(hvac.map((o: { id: string }) => o.id)).toEqual((await rest.get('/system_options?system_type=HVAC')).body.data.map((o: { id: string }) => o.id));
     // Any valid key reads it, without a scope.
     const bare = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: [] });
-    expect(ok(await graphqlClient(t.url, bare.token)(`{ systemOptions { id } }`)).systemOptions).toHaveLength(all.length);
+    expect(ok(await t.graphql(bare.token)(`{ systemOptions { id } }`)).systemOptions).toHaveLength(all.length);
   });
 
   it('System.systemOption and Site.systemOption resolve the catalog entry (null when unset), in a number of statements that does not grow with the systems', async () => {
     const [furnace, heater, boiler] = ok(await gql(`{ systemOptions { id name } }`)).systemOptions as { id: string; name: string }[];
     const count = async (systems: number) => {
-      const own = await tenantWith();
+      const own = await t.newTenant();
       const p = await place(own.gql, {}, { systemOptionId: boiler.id });
       for (let i = 0; i < systems; i += 1) await system(own.gql, p.siteId, i === 0 ? {} : { systemOptionId: i % 2 ? furnace.id : heater.id });
       const query = `{ systems(sort: "created_at") { nodes { systemOptionId systemOption { id name } site { systemOption { id } } } } }`;
-      statements.length = 0;
-      recording = true;
-      const res = await own.gql(query);
-      recording = false;
+      const { res, sql } = await statements.during(() => own.gql(query));
       const nodes = ok(res).systems.nodes as { systemOptionId: string | null; systemOption: { id: string; name: string } | null; site: { systemOption: { id: string } } }[];
       expect(nodes).toHaveLength(systems);
       expect(nodes[0].systemOption).toBeNull();
       for (const node of nodes.slice(1)) expect(node.systemOption).toEqual({ id: node.systemOptionId, name: node.systemOptionId === furnace.id ? furnace.name : heater.name });
       for (const node of nodes) expect(node.site.systemOption).toEqual({ id: boiler.id });
-      return statements.length;
+      return sql.length;
     };
     expect(await count(6)).toBe(await count(2));
   });

@@ -1,3 +1,5 @@
+import { expect } from 'vitest';
+
 /** A thin fetch wrapper for black-box tests: JSON in, parsed JSON (or null) out, headers kept. */
 export interface ApiResponse<T = any> {
   status: number;
@@ -11,8 +13,8 @@ export interface ApiResponse<T = any> {
 export interface RequestOptions {
   token?: string | null;
   body?: unknown;
-  /** Raw body string (sent as is, Content-Type from headers). */
-  raw?: string;
+  /** Raw body (sent as is, Content-Type from headers); a stream is sent half-duplex. */
+  raw?: BodyInit;
   headers?: Record<string, string>;
 }
 
@@ -21,14 +23,16 @@ export function client(baseUrl: string, defaultToken?: string) {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     const token = options.token === undefined ? defaultToken : options.token;
     if (token) headers.authorization = `Bearer ${token}`;
-    let body: string | undefined;
+    let body: BodyInit | undefined;
     if (options.raw !== undefined) body = options.raw;
     else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
     const url = `${baseUrl}${path}`;
-    const res = await fetch(url, { method, headers, body });
+    const init: RequestInit & { duplex?: 'half' } = { method, headers, body };
+    if (body instanceof ReadableStream) init.duplex = 'half';
+    const res = await fetch(url, init);
     const text = await res.text();
     let parsed: any = null;
     try {
@@ -48,3 +52,19 @@ export function client(baseUrl: string, defaultToken?: string) {
 }
 
 export type Client = ReturnType<typeof client>;
+
+/**
+ * The RateLimit-* headers of a response, as numbers: each present and a whole number, remaining at most the
+ * limit, reset within the minute.
+ */
+export function rateLimitHeaders(res: { status: number; headers: Headers; text?: string; body?: unknown }): { limit: number; remaining: number; reset: number } {
+  const context = `${res.status} ${(res.text ?? JSON.stringify(res.body)).slice(0, 200)}`;
+  const [limit, remaining, reset] = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => {
+    const value = res.headers.get(name);
+    expect(value, `${name}: ${context}`).toMatch(/^\d+$/);
+    return Number(value);
+  });
+  expect(remaining, context).toBeLessThanOrEqual(limit);
+  expect(reset, context).toBeLessThanOrEqual(60);
+  return { limit, remaining, reset };
+}

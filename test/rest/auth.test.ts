@@ -1,31 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client } from '../helpers/http.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { type Tenant, type TestApp, TestClock, useTestApp } from '../helpers/app.ts';
+import { tokenPattern, unknownToken, uuidV7 } from '../helpers/ids.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 // The spec's Authentication table, row by row, and the key format. (/me itself: identity-and-lookups.test.ts.)
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
-
-const api = (token?: string | null) => client(`${t.url}/api/v2`, token ?? undefined);
+const t = useTestApp();
 const admin = () => t.app.domain.admin;
-
-/** A well-formed token (svc_<UUIDv7>) that no key was ever issued for. */
-function unknownToken(): string {
-  const hex = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
-  const ms = Date.now().toString(16).padStart(12, '0');
-  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
-  return `svc_${ms.slice(0, 8)}-${ms.slice(8, 12)}-7${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
 
 describe('authentication table', () => {
   it('answers 401 auth.missing_token when no Authorization header is sent', async () => {
-    const res = await api(null).get('/me');
-    expectProblem(res, 401, 'auth.missing_token', { instance: '/api/v2/me' });
+    const res = await t.client(null).get('/me');
+    expectProblem(res, { status: 401, code: 'auth.missing_token', instance: '/api/v2/me' });
   });
 
   it.each([
@@ -33,47 +19,47 @@ describe('authentication table', () => {
     ['"Bearer" without a token', 'Bearer'],
     ['a bare token without the Bearer scheme', 'svc_0190c0de-0000-7000-8000-000000000000'],
   ])('answers 401 auth.missing_token for %s', async (_name, header) => {
-    const res = await api(null).get('/customers', { headers: { authorization: header } });
-    expectProblem(res, 401, 'auth.missing_token', { instance: '/api/v2/customers' });
+    const res = await t.client(null).get('/customers', { headers: { authorization: header } });
+    expectProblem(res, { status: 401, code: 'auth.missing_token', instance: '/api/v2/customers' });
   });
 
   it('accepts the Bearer scheme case-insensitively (RFC 9110 auth-scheme)', async () => {
     const tenant = await t.tenant();
     for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
-      const res = await api(null).get('/me', { headers: { authorization: `${scheme} ${tenant.token}` } });
+      const res = await t.client(null).get('/me', { headers: { authorization: `${scheme} ${tenant.token}` } });
       expect(res.status, scheme).toBe(200);
     }
   });
 
   it('answers 401 auth.invalid_token for a well-formed token that matches no key', async () => {
     const token = unknownToken();
-    expect(token).toMatch(/^svc_[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-    expectProblem(await api(token).get('/me'), 401, 'auth.invalid_token');
+    expect(token).toMatch(tokenPattern);
+    expectProblem(await t.client(token).get('/me'), { status: 401, code: 'auth.invalid_token' });
   });
 
   it.each([['garbage', 'not-a-key'], ['a svc_ token that is not a UUID', 'svc_1234'], ['a token with the wrong prefix', `sk_${crypto.randomUUID()}`]])(
     'answers 401 auth.invalid_token for %s',
     async (_name, token) => {
-      expectProblem(await api(token).get('/me'), 401, 'auth.invalid_token', { instance: '/api/v2/me' });
+      expectProblem(await t.client(token).get('/me'), { status: 401, code: 'auth.invalid_token', instance: '/api/v2/me' });
     },
   );
 
   it('answers 401 auth.invalid_token for an expired key, while an unexpired one works', async () => {
     const tenant = await t.tenant();
     const expired = await admin().createKey({ userId: tenant.userId, expiresAt: new Date(Date.now() - 60_000) });
-    expectProblem(await api(expired.token).get('/me'), 401, 'auth.invalid_token');
+    expectProblem(await t.client(expired.token).get('/me'), { status: 401, code: 'auth.invalid_token' });
     const valid = await admin().createKey({ userId: tenant.userId, expiresAt: new Date(Date.now() + 3_600_000) });
-    const me = await api(valid.token).get('/me');
+    const me = await t.client(valid.token).get('/me');
     expect(me.status).toBe(200);
     expect(me.body.data.key.id).toBe(valid.id);
   });
 
   it('answers 401 auth.token_revoked for a revoked key', async () => {
     const tenant = await t.tenant();
-    expect((await api(tenant.token).get('/me')).status).toBe(200);
+    expect((await t.client(tenant.token).get('/me')).status).toBe(200);
     await admin().revokeKey(tenant.keyId);
-    expectProblem(await api(tenant.token).get('/me'), 401, 'auth.token_revoked');
-    expectProblem(await api(tenant.token).get('/customers'), 401, 'auth.token_revoked');
+    expectProblem(await t.client(tenant.token).get('/me'), { status: 401, code: 'auth.token_revoked' });
+    expectProblem(await t.client(tenant.token).get('/customers'), { status: 401, code: 'auth.token_revoked' });
   });
 
   it('answers 401 auth.token_revoked for a rotated key and accepts the new key with the same scopes', async () => {
@@ -82,17 +68,17 @@ describe('authentication table', () => {
     const rotated = await admin().rotateKey(old.id);
     expect(rotated.id).not.toBe(old.id);
     expect(rotated.token).not.toBe(old.token);
-    expectProblem(await api(old.token).get('/me'), 401, 'auth.token_revoked');
-    const me = await api(rotated.token).get('/me');
+    expectProblem(await t.client(old.token).get('/me'), { status: 401, code: 'auth.token_revoked' });
+    const me = await t.client(rotated.token).get('/me');
     expect(me.status).toBe(200);
     expect(me.body.data.key).toMatchObject({ id: rotated.id, scopes: ['customers:read'] });
-    expect((await api(rotated.token).get('/customers')).status).toBe(200);
+    expect((await t.client(rotated.token).get('/customers')).status).toBe(200);
   });
 
   it('answers 403 auth.scope_missing with required_scope and granted_scopes when the key lacks the scope', async () => {
     const tenant = await t.tenant();
     const key = await admin().createKey({ userId: tenant.userId, scopes: ['jobs:read', 'sites:write'] });
-    const body = expectProblem(await api(key.token).get('/customers'), 403, 'auth.scope_missing', { instance: '/api/v2/customers' });
+    const body = expectProblem(await t.client(key.token).get('/customers'), { status: 403, code: 'auth.scope_missing', instance: '/api/v2/customers' });
     expect(body.required_scope).toBe('customers:read');
     expect([...body.granted_scopes].sort()).toEqual(['jobs:read', 'sites:write']);
   });
@@ -100,36 +86,36 @@ describe('authentication table', () => {
   it('lets customers:write read customers (write implies read of the same resource)', async () => {
     const tenant = await t.tenant();
     const key = await admin().createKey({ userId: tenant.userId, scopes: ['customers:write'] });
-    const created = await api(key.token).post('/customers', { customer: { organization: 'Write Only Co' } });
+    const created = await t.client(key.token).post('/customers', { customer: { organization: 'Write Only Co' } });
     expect(created.status).toBe(201);
-    expect((await api(key.token).get('/customers')).status).toBe(200);
-    expect((await api(key.token).get(`/customers/${created.body.data.id}`)).status).toBe(200);
+    expect((await t.client(key.token).get('/customers')).status).toBe(200);
+    expect((await t.client(key.token).get(`/customers/${created.body.data.id}`)).status).toBe(200);
   });
 
   it('never lets a scope of another resource read or write customers (write implies read of its own resource only)', async () => {
     const tenant = await t.tenant();
     const key = await admin().createKey({ userId: tenant.userId, scopes: ['sites:write', 'jobs:write', 'contacts:read'] });
-    const read = expectProblem(await api(key.token).get('/customers'), 403, 'auth.scope_missing');
+    const read = expectProblem(await t.client(key.token).get('/customers'), { status: 403, code: 'auth.scope_missing' });
     expect(read.required_scope).toBe('customers:read');
-    const write = expectProblem(await api(key.token).post('/customers', { customer: { organization: 'X' } }), 403, 'auth.scope_missing');
+    const write = expectProblem(await t.client(key.token).post('/customers', { customer: { organization: 'X' } }), { status: 403, code: 'auth.scope_missing' });
     expect(write.required_scope).toBe('customers:write');
   });
 
   it('refuses POST, PATCH and DELETE to a customers:read key with 403 auth.scope_missing (read never implies write)', async () => {
     const tenant = await t.tenant();
-    const created = await api(tenant.token).post('/customers', { customer: { organization: 'Read Only Target' } });
+    const created = await t.client(tenant.token).post('/customers', { customer: { organization: 'Read Only Target' } });
     expect(created.status).toBe(201);
     const id = created.body.data.id;
     const etag = created.headers.get('etag')!;
     const key = await admin().createKey({ userId: tenant.userId, scopes: ['customers:read'] });
-    const reader = api(key.token);
+    const reader = t.client(key.token);
     expect((await reader.get(`/customers/${id}`)).status).toBe(200);
     for (const res of [
       await reader.post('/customers', { customer: { organization: 'Nope' } }),
       await reader.patch(`/customers/${id}`, { customer: { reference: 'x' } }, { headers: { 'if-match': etag } }),
       await reader.delete(`/customers/${id}`, { headers: { 'if-match': etag } }),
     ]) {
-      const body = expectProblem(res, 403, 'auth.scope_missing');
+      const body = expectProblem(res, { status: 403, code: 'auth.scope_missing' });
       expect(body.required_scope).toBe('customers:write');
       expect(body.granted_scopes).toEqual(['customers:read']);
     }
@@ -140,13 +126,13 @@ describe('authentication table', () => {
   it('lets a key without any scope call /me and the lookups, but no resource endpoint', async () => {
     const tenant = await t.tenant();
     const key = await admin().createKey({ userId: tenant.userId, scopes: [] });
-    const me = await api(key.token).get('/me');
+    const me = await t.client(key.token).get('/me');
     expect(me.status).toBe(200);
     expect(me.body.data.key.scopes).toEqual([]);
     for (const path of ['/statuses?related_name=Customer', '/labels?related_name=Customer', '/custom_field_definitions?related_name=Customer']) {
-      expect((await api(key.token).get(path)).status, path).toBe(200);
+      expect((await t.client(key.token).get(path)).status, path).toBe(200);
     }
-    const body = expectProblem(await api(key.token).get('/customers'), 403, 'auth.scope_missing');
+    const body = expectProblem(await t.client(key.token).get('/customers'), { status: 403, code: 'auth.scope_missing' });
     expect(body.granted_scopes).toEqual([]);
   });
 
@@ -154,57 +140,54 @@ describe('authentication table', () => {
     const tenant = await t.tenant();
     const user = await admin().createUser({ accountId: tenant.accountId, name: 'Tech', email: 'tech@example.com', role: 'technician' });
     const key = await admin().createKey({ userId: user.id });
-    expect((await api(key.token).get('/me')).status).toBe(200);
+    expect((await t.client(key.token).get('/me')).status).toBe(200);
     await admin().updateUser(user.id, { active: false });
-    expectProblem(await api(key.token).get('/me'), 403, 'account.inactive');
-    expectProblem(await api(key.token).get('/customers'), 403, 'account.inactive');
+    expectProblem(await t.client(key.token).get('/me'), { status: 403, code: 'account.inactive' });
+    expectProblem(await t.client(key.token).get('/customers'), { status: 403, code: 'account.inactive' });
     // The account's other users are unaffected.
-    expect((await api(tenant.token).get('/me')).status).toBe(200);
+    expect((await t.client(tenant.token).get('/me')).status).toBe(200);
     await admin().updateUser(user.id, { active: true });
-    expect((await api(key.token).get('/me')).status).toBe(200);
+    expect((await t.client(key.token).get('/me')).status).toBe(200);
   });
 
   it('answers 403 account.deactivated with the reason when the account was deactivated with one', async () => {
     const tenant = await t.tenant();
     await admin().updateAccount(tenant.accountId, { active: false, reason: 'Subscription cancelled' });
-    const body = expectProblem(await api(tenant.token).get('/customers'), 403, 'account.deactivated');
+    const body = expectProblem(await t.client(tenant.token).get('/customers'), { status: 403, code: 'account.deactivated' });
     expect(body.reason).toBe('Subscription cancelled');
-    expectProblem(await api(tenant.token).get('/me'), 403, 'account.deactivated');
+    expectProblem(await t.client(tenant.token).get('/me'), { status: 403, code: 'account.deactivated' });
   });
 
   it('answers 403 account.deactivated without a reason field when none was given', async () => {
     const tenant = await t.tenant();
     await admin().updateAccount(tenant.accountId, { active: false });
-    const body = expectProblem(await api(tenant.token).get('/me'), 403, 'account.deactivated');
+    const body = expectProblem(await t.client(tenant.token).get('/me'), { status: 403, code: 'account.deactivated' });
     expect(Object.keys(body)).not.toContain('reason');
     await admin().updateAccount(tenant.accountId, { active: true });
-    expect((await api(tenant.token).get('/me')).status).toBe(200);
+    expect((await t.client(tenant.token).get('/me')).status).toBe(200);
   });
 
   it('answers 403 auth.plan_required when the plan has no API access', async () => {
     const tenant = await t.tenant();
     await admin().updateAccount(tenant.accountId, { apiAccess: false });
-    expectProblem(await api(tenant.token).get('/me'), 403, 'auth.plan_required');
-    expectProblem(await api(tenant.token).post('/customers', { customer: { organization: 'Y' } }), 403, 'auth.plan_required');
+    expectProblem(await t.client(tenant.token).get('/me'), { status: 403, code: 'auth.plan_required' });
+    expectProblem(await t.client(tenant.token).post('/customers', { customer: { organization: 'Y' } }), { status: 403, code: 'auth.plan_required' });
   });
 
   it('exempts sandbox accounts from auth.plan_required', async () => {
     const tenant = await t.tenant({ sandbox: true });
     await admin().updateAccount(tenant.accountId, { apiAccess: false });
-    const me = await api(tenant.token).get('/me');
+    const me = await t.client(tenant.token).get('/me');
     expect(me.status).toBe(200);
     expect(me.body.data.account.sandbox).toBe(true);
-    expect((await api(tenant.token).get('/customers')).status).toBe(200);
+    expect((await t.client(tenant.token).get('/customers')).status).toBe(200);
   });
 });
 
 describe('key format', () => {
-  const TOKEN = /^svc_([0-9a-f]{8})-([0-9a-f]{4})-7([0-9a-f]{3})-([89ab][0-9a-f]{3})-([0-9a-f]{12})$/;
-  const UUID_V7 = /^([0-9a-f]{8})-([0-9a-f]{4})-7([0-9a-f]{3})-([89ab][0-9a-f]{3})-([0-9a-f]{12})$/;
-
   /** 48-bit unix-ms timestamp and the 74 random bits (rand_a 12 bits, rand_b 62 bits) of a UUIDv7. */
   function parts(uuid: string): { ms: number; random: bigint } {
-    const m = UUID_V7.exec(uuid.replace(/^svc_/, ''))!;
+    const m = uuidV7.exec(uuid.replace(/^svc_/, ''))!;
     expect(m, uuid).not.toBeNull();
     const randA = BigInt(`0x${m[3]}`);
     const randB = (BigInt(`0x${m[4]}`) & 0x3fffn) << 48n | BigInt(`0x${m[5]}`);
@@ -226,7 +209,7 @@ describe('key format', () => {
     const before = Date.now();
     const key = await admin().createKey({ userId: tenant.userId });
     const after = Date.now();
-    for (const token of [tenant.token, key.token]) expect(token).toMatch(TOKEN);
+    for (const token of [tenant.token, key.token]) expect(token).toMatch(tokenPattern);
     const { ms } = parts(key.token);
     expect(ms).toBeGreaterThanOrEqual(before);
     expect(ms).toBeLessThanOrEqual(after);
@@ -270,27 +253,18 @@ describe('key format', () => {
     for (const other of [b.token, a.id, b.id]) expect(other).not.toContain(tail(a.token));
     for (const other of [a.token, a.id, b.id]) expect(other).not.toContain(tail(b.token));
     // Both keys work.
-    expect((await api(a.token).get('/me')).body.data.key.id).toBe(a.id);
-    expect((await api(b.token).get('/me')).body.data.key.id).toBe(b.id);
+    expect((await t.client(a.token).get('/me')).body.data.key.id).toBe(a.id);
+    expect((await t.client(b.token).get('/me')).body.data.key.id).toBe(b.id);
   });
 });
 
 describe('with the verified-key cache on (AUTH_CACHE_TTL_MS=2000)', () => {
-  let cached: TestApp;
-  let databaseClosed = false;
   const clock = new TestClock();
-  beforeAll(async () => {
-    cached = await startTestApp({ clock, env: { AUTH_CACHE_TTL_MS: '2000' } });
-  });
-  afterAll(async () => {
-    if (databaseClosed) await cached.app.close();
-    else await cached.close();
-  });
-  const cachedApi = (token: string) => client(`${cached.url}/api/v2`, token);
+  const cached = useTestApp({ clock, env: { AUTH_CACHE_TTL_MS: '2000' } });
 
   /** Polls GET /me until it stops answering 200; returns the final response and the ms since the change committed. */
   async function untilRefused(token: string, change: () => Promise<unknown>) {
-    const me = () => cachedApi(token).get('/me');
+    const me = () => cached.client(token).get('/me');
     expect((await me()).status).toBe(200); // now verified and cached
     await change();
     const committed = Date.now();
@@ -312,7 +286,7 @@ describe('with the verified-key cache on (AUTH_CACHE_TTL_MS=2000)', () => {
   ] as const)('applies %s within 5 seconds', async (_name, status, code, change) => {
     const tenant = await cached.tenant();
     const { res, elapsed } = await untilRefused(tenant.token, () => change(cached.app.domain.admin, tenant));
-    expectProblem(res, status, code);
+    expectProblem(res, { status, code });
     // An upper bound (the cache lifetime plus polling), not a speed measurement.
     expect(elapsed).toBeLessThan(5_000);
   });
@@ -320,9 +294,9 @@ describe('with the verified-key cache on (AUTH_CACHE_TTL_MS=2000)', () => {
   it('refuses a cached key as soon as it expires', async () => {
     const tenant = await cached.tenant();
     const key = await cached.app.domain.admin.createKey({ userId: tenant.userId, expiresAt: new Date(clock.now().getTime() + 3_600_000) });
-    expect((await cachedApi(key.token).get('/me')).status).toBe(200);
+    expect((await cached.client(key.token).get('/me')).status).toBe(200);
     clock.advance(3_600_001);
-    expectProblem(await cachedApi(key.token).get('/me'), 401, 'auth.invalid_token');
+    expectProblem(await cached.client(key.token).get('/me'), { status: 401, code: 'auth.invalid_token' });
   });
 
   // Last in this block: it closes the database under the running app.
@@ -330,12 +304,11 @@ describe('with the verified-key cache on (AUTH_CACHE_TTL_MS=2000)', () => {
     const tenant = await cached.tenant();
     const unverified = await cached.app.domain.admin.createKey({ userId: tenant.userId });
     // The database goes away (on PostgreSQL it is dropped); reading any key not in the cache now fails.
-    databaseClosed = true;
     await cached.database.close();
-    const res = await cachedApi(unknownToken()).get('/me');
-    const body = expectProblem(res, 401, 'auth.failed', { instance: '/api/v2/me' });
+    const res = await cached.client(unknownToken()).get('/me');
+    const body = expectProblem(res, { status: 401, code: 'auth.failed', instance: '/api/v2/me' });
     expect(res.text).not.toMatch(/prisma|select |postgres|pglite|stack|\bat \S+ \(|node_modules|api_keys|token_hash/i);
     expect(body.detail === null || body.detail.length < 200).toBe(true);
-    expectProblem(await cachedApi(unverified.token).get('/customers'), 401, 'auth.failed', { instance: '/api/v2/customers' });
+    expectProblem(await cached.client(unverified.token).get('/customers'), { status: 401, code: 'auth.failed', instance: '/api/v2/customers' });
   });
 });

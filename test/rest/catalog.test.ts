@@ -1,43 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer, updateCustomer } from '../helpers/customer-factory.ts';
-import { createRecord, deleteRecord, idsOf, ifMatch, unique, updateRecord, type Created } from '../helpers/crm-factory.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, TestClock, useTenant, useTestApp } from '../helpers/app.ts';
+import { createItem, createTaxRate } from '../helpers/factories/catalog.ts';
+import { createCustomer, updateCustomer } from '../helpers/factories/customers.ts';
+import { createRecord, deleteRecord, idsOf, ifMatch, unique, updateRecord, weakEtag } from '../helpers/factories/records.ts';
+import { uuidV7 } from '../helpers/ids.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // The catalog over REST: items (price book, number/labels/custom_fields conventions, soft delete, filters, sorts, q),
 // customer item prices (one per customer and item, immutable references, tenancy), customers.price_adjustment,
 // and tax rates (percent 0..100, active filter, default sort by name). Decimals: strings with the field's scale
 // on output, strings or JSON numbers on input, stored exactly.
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
 const clock = new TestClock();
-
-const uuidV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const weakEtag = /^W\/"\d+-\d+"$/;
-
-beforeAll(async () => {
-  t = await startTestApp({ clock, rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
-});
-afterAll(() => t.close());
-
-async function newTenant(): Promise<{ tenant: Tenant; api: Client }> {
-  const other = await t.tenant();
-  return { tenant: other, api: client(`${t.url}/api/v2`, other.token) };
-}
-
-function createItem(a: Client, fields: Record<string, unknown> = {}): Promise<Created> {
-  return createRecord(a, 'items', 'item', { name: unique('Item '), item_type: 'material', unit_price: '10', ...fields });
-}
-
-function createTaxRate(a: Client, fields: Record<string, unknown> = {}): Promise<Created> {
-  return createRecord(a, 'tax_rates', 'tax_rate', { name: unique('Tax '), rate: '8.25', ...fields });
-}
+const t = useTestApp({ clock, rateLimits: highRateLimits });
+const { tenant, api } = useTenant(t);
 
 describe('items: the five endpoints', () => {
   it('creates an item with every field and answers 201 with Location, ETag and decimals as 4-place strings', async () => {
@@ -104,7 +81,7 @@ describe('items: the five endpoints', () => {
   });
 
   it('hides another tenant\'s item (404) and never lists it', async () => {
-    const other = await newTenant();
+    const other = await t.newTenant();
     const theirs = await createItem(other.api);
     expectProblem(await api.get(`/items/${theirs.id}`), { status: 404, code: 'resource.not_found' });
     expectProblem(await api.patch(`/items/${theirs.id}`, { item: { name: 'x' } }, ifMatch(theirs.etag)), { status: 404, code: 'resource.not_found' });
@@ -114,14 +91,14 @@ describe('items: the five endpoints', () => {
 
 describe('items: number convention', () => {
   it('numbers items sequentially per tenant when number is omitted', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     const numbers = [];
     for (let i = 0; i < 3; i += 1) numbers.push((await createItem(own.api)).record.number);
     expect(numbers).toEqual(['1', '2', '3']);
   });
 
   it('keeps a supplied number, refuses a taken one and skips it when numbering', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     const given = await createItem(own.api, { number: '2' });
     expect(given.record.number).toBe('2');
     expectProblem(await own.api.post('/items', { item: { name: 'x', item_type: 'labor', unit_price: 1, number: '2' } }), {
@@ -147,7 +124,7 @@ describe('items: number convention', () => {
 
 describe('items: labels and custom_fields', () => {
   it('accepts Item labels and Item custom fields, and refuses a Customer label', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     await t.app.domain.admin.addLookup('label', { accountId: own.tenant.accountId, relatedName: 'Item', name: 'Seasonal' });
     await t.app.domain.admin.addLookup('label', { accountId: own.tenant.accountId, relatedName: 'Customer', name: 'VIP' });
     const brand = (await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName: 'Item', name: 'Brand', type: 'text' })).id;
@@ -166,7 +143,7 @@ describe('items: labels and custom_fields', () => {
 
 describe('items: list filters, sorts and q', () => {
   it('filters item_type by equality and [in], sku exactly, and created_at/updated_at by range', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     const material = await createItem(own.api, { item_type: 'material', sku: 'M-1' });
     clock.advance(1000);
     const labor = await createItem(own.api, { item_type: 'labor', sku: 'L-1' });
@@ -187,7 +164,7 @@ describe('items: list filters, sorts and q', () => {
   });
 
   it('sorts by name and number both ways, default -created_at', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     const b = await createItem(own.api, { name: 'Bravo' });
     clock.advance(1000);
     const a = await createItem(own.api, { name: 'alpha' });
@@ -203,7 +180,7 @@ describe('items: list filters, sorts and q', () => {
   });
 
   it('searches q over name, number, sku and description', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     const token = unique('tok');
     const byName = await createItem(own.api, { name: `Filter ${token}` });
     const bySku = await createItem(own.api, { sku: `${token}-SKU` });
@@ -283,7 +260,7 @@ describe('decimals', () => {
 
 describe('customer item prices', () => {
   it('creates, reads, updates, lists and deletes a customer item price', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     const customer = await createCustomer(own.api);
     const item = await createItem(own.api, { unit_price: '20' });
     const price = await createRecord(own.api, 'customer_item_prices', 'customer_item_price', { customer_id: customer.id, item_id: item.id, unit_price: '17.5' });
@@ -341,7 +318,7 @@ describe('customer item prices', () => {
   });
 
   it("refuses another tenant's customer or item, an unknown id and a deleted item with 422 naming the field", async () => {
-    const other = await newTenant();
+    const other = await t.newTenant();
     const theirCustomer = await createCustomer(other.api);
     const theirItem = await createItem(other.api);
     const mine = { customer: await createCustomer(api), item: await createItem(api) };
@@ -428,7 +405,7 @@ describe('tax rates', () => {
   });
 
   it('lists by name by default and filters active=true|false', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     const c = await createTaxRate(own.api, { name: 'County' });
     const a = await createTaxRate(own.api, { name: 'Airport', active: false });
     const b = await createTaxRate(own.api, { name: 'Beach' });
@@ -452,7 +429,7 @@ describe('tax rates', () => {
 describe('scopes', () => {
   it('needs items:* for items and customer item prices and tax_rates:* for tax rates (403 auth.scope_missing)', async () => {
     const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['items:read', 'customers:write'] });
-    const limited = client(`${t.url}/api/v2`, key.token);
+    const limited = t.client(key.token);
     expect((await limited.get('/items')).status).toBe(200);
     expect((await limited.get('/customer_item_prices')).status).toBe(200);
     const write = expectProblem(await limited.post('/items', { item: { name: 'x', item_type: 'labor', unit_price: 1 } }), { status: 403, code: 'auth.scope_missing' });

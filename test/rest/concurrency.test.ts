@@ -1,35 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer, uniqueOrganization, updateCustomer } from '../helpers/customer-factory.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
+import { createCustomer, uniqueOrganization, updateCustomer } from '../helpers/factories/customers.ts';
+import { ifMatch, weakEtag } from '../helpers/factories/records.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Optimistic concurrency (weak ETags, If-Match on PATCH and DELETE, compare-and-set in one statement) and
 // numbering under concurrent creates.
 
-let t: TestApp;
-
-const weakEtag = /^W\/"(\d+)-(\d+)"$/;
-
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-});
-afterAll(() => t.close());
-
-async function newTenant(): Promise<{ tenant: Tenant; api: Client }> {
-  const tenant = await t.tenant();
-  return { tenant, api: client(`${t.url}/api/v2`, tenant.token) };
-}
-
-function ifMatch(etag: string) {
-  return { headers: { 'if-match': etag } };
-}
+const t = useTestApp({ rateLimits: highRateLimits });
 
 describe('ETag', () => {
-  let api: Client;
-  beforeAll(async () => {
-    ({ api } = await newTenant());
-  });
+  const { api } = useTenant(t);
 
   it('is a weak tag W/"<updated_at epoch ms>-<lock_version>" on create, get and update', async () => {
     const created = await createCustomer(api);
@@ -55,10 +36,7 @@ describe('ETag', () => {
 });
 
 describe('If-Match', () => {
-  let api: Client;
-  beforeAll(async () => {
-    ({ api } = await newTenant());
-  });
+  const { api } = useTenant(t);
 
   it('rejects a PATCH without If-Match with 428 precondition.required and changes nothing', async () => {
     const created = await createCustomer(api, { reference: 'before' });
@@ -148,7 +126,7 @@ describe('If-Match', () => {
 
 describe('numbering under concurrency', () => {
   it('gives 20 concurrent creates 20 distinct consecutive numbers with no gaps', async () => {
-    const { api } = await newTenant();
+    const { api } = await t.newTenant();
     const results = await Promise.all(Array.from({ length: 20 }, () => api.post('/customers', { customer: { organization: uniqueOrganization('Burst') } })));
     for (const res of results) expect(res.status, res.text).toBe(201);
     const numbers = results.map((r) => Number(r.body.data.number)).sort((a, b) => a - b);
@@ -157,7 +135,7 @@ describe('numbering under concurrency', () => {
   });
 
   it('keeps the sequence gap-free when concurrent creates race for the same organization (one wins, the rest 422)', async () => {
-    const { api } = await newTenant();
+    const { api } = await t.newTenant();
     expect((await createCustomer(api)).record.number).toBe('1');
     const organization = uniqueOrganization('Contested');
     const results = await Promise.all(Array.from({ length: 8 }, () => api.post('/customers', { customer: { organization } })));
@@ -171,7 +149,7 @@ describe('numbering under concurrency', () => {
   });
 
   it('never fails an automatically numbered create because of a client number created at the same time', async () => {
-    const { api } = await newTenant();
+    const { api } = await t.newTenant();
     const results = await Promise.all([
       ...Array.from({ length: 8 }, () => api.post('/customers', { customer: { organization: uniqueOrganization() } })),
       ...['2', '4', '6', '8'].map((number) => api.post('/customers', { customer: { organization: uniqueOrganization(), number } })),

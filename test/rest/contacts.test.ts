@@ -1,36 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer } from '../helpers/customer-factory.ts';
-import { createContact, createLead, createSite, deleteRecord, idsOf, ifMatch, link, linkagesOf, unique, updateRecord, type Created } from '../helpers/crm-factory.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, type Tenant, TestClock, useTenant, useTestApp } from '../helpers/app.ts';
+import { createContact, link, linkagesOf } from '../helpers/factories/contacts.ts';
+import { createCustomer, customerTarget } from '../helpers/factories/customers.ts';
+import { createLead } from '../helpers/factories/leads.ts';
+import { type Created, deleteRecord, idsOf, ifMatch, unique, updateRecord, weakEtag } from '../helpers/factories/records.ts';
+import { createSite } from '../helpers/factories/sites.ts';
+import type { Client } from '../helpers/http.ts';
+import { uuidV7 } from '../helpers/ids.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Contacts over REST: every field, linking on create, the main linkage shown in linkable_id/linkable_type,
 // phone_numbers (legacy entry from mobile, snapshot replace on update, ETag), delete refused while linked,
 // q, filters and sorts, and that a PATCH never replaces a record's primary contact.
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
 const clock = new TestClock();
+const t = useTestApp({ clock, rateLimits: highRateLimits });
+const { tenant, api } = useTenant(t);
 
-const uuidV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const weakEtag = /^W\/"\d+-\d+"$/;
-
-beforeAll(async () => {
-  t = await startTestApp({ clock, rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
-});
-afterAll(() => t.close());
-
-async function newTenant(): Promise<{ tenant: Tenant; api: Client }> {
-  const other = await t.tenant();
-  return { tenant: other, api: client(`${t.url}/api/v2`, other.token) };
-}
-
-const customerTarget = async (a: Client = api) => ({ type: 'Customer' as const, id: (await createCustomer(a)).id });
 const contactCount = () => t.database.prisma.contact.count({ where: { account_id: tenant.accountId } });
 const primaryOf = async (type: string, id: string) =>
   (await t.database.prisma.contactLinkage.findMany({ where: { linkable_type: type, linkable_id: id, is_primary: true } })).map((l) => l.contact_id);
@@ -38,7 +25,7 @@ const primaryOf = async (type: string, id: string) =>
 describe('POST /contacts', () => {
   it('creates a contact with every field and answers 201 with Location, ETag and {data}', async () => {
     const note = (await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: 'Contact', name: 'Birthday', type: 'date' })).id;
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const fields = {
       first_name: 'Ada',
       last_name: 'Lovelace',
@@ -102,7 +89,7 @@ describe('POST /contacts', () => {
 
 describe('linking on create (linkable_id / linkable_type)', () => {
   it('links the new contact to a Customer, a Lead or a Site; the first contact of a record becomes its primary', async () => {
-    const customer = await customerTarget();
+    const customer = await customerTarget(api);
     const lead = { type: 'Lead' as const, id: (await createLead(api)).id };
     const site = { type: 'Site' as const, id: (await createSite(api, customer)).id };
     for (const target of [customer, lead, site]) {
@@ -117,7 +104,7 @@ describe('linking on create (linkable_id / linkable_type)', () => {
   });
 
   it('makes a later contact of the record a non-primary linkage; the first stays primary', async () => {
-    const customer = await customerTarget();
+    const customer = await customerTarget(api);
     const first = await createContact(api, { linkable_id: customer.id, linkable_type: 'Customer' });
     const second = await createContact(api, { linkable_id: customer.id, linkable_type: 'Customer' });
     expect(second.record).toMatchObject({ linkable_id: customer.id, linkable_type: 'Customer' });
@@ -126,7 +113,7 @@ describe('linking on create (linkable_id / linkable_type)', () => {
   });
 
   it('refuses linkable_id without linkable_type and the reverse with 422, creating nothing', async () => {
-    const customer = await customerTarget();
+    const customer = await customerTarget(api);
     const before = await contactCount();
     expectProblem(await api.post('/contacts', { contact: { first_name: 'Half', linkable_id: customer.id } }), {
       status: 422,
@@ -144,7 +131,7 @@ describe('linking on create (linkable_id / linkable_type)', () => {
   });
 
   it('refuses a linkable_type outside Customer, Lead, Site with 422 naming linkable_type', async () => {
-    const customer = await customerTarget();
+    const customer = await customerTarget(api);
     for (const linkable_type of ['Contact', 'Job', 'customer', '', 1]) {
       expectProblem(await api.post('/contacts', { contact: { linkable_id: customer.id, linkable_type } }), {
         status: 422,
@@ -156,7 +143,7 @@ describe('linking on create (linkable_id / linkable_type)', () => {
   });
 
   it('refuses a linkable_id that matches no live record of that type with 422 naming linkable_id, creating nothing', async () => {
-    const other = await newTenant();
+    const other = await t.newTenant();
     const theirs = await createCustomer(other.api);
     const gone = await createCustomer(api);
     await deleteRecord(api, 'customers', gone.id);
@@ -183,8 +170,8 @@ describe('linking on create (linkable_id / linkable_type)', () => {
 
 describe('linkable_id / linkable_type show the main linkage', () => {
   it('refuses linkable_id and linkable_type on PATCH with 422 naming them, changing nothing', async () => {
-    const a = await customerTarget();
-    const b = await customerTarget();
+    const a = await customerTarget(api);
+    const b = await customerTarget(api);
     const contact = await createContact(api, { linkable_id: a.id, linkable_type: 'Customer' });
     expectProblem(await api.patch(`/contacts/${contact.id}`, { contact: { linkable_id: b.id, linkable_type: 'Customer' } }, ifMatch(contact.etag)), {
       status: 422,
@@ -202,8 +189,8 @@ describe('linkable_id / linkable_type show the main linkage', () => {
   });
 
   it('prefers a linkage where the contact is primary, otherwise the oldest, and follows the primary as it moves', async () => {
-    const c = await customerTarget();
-    const d = await customerTarget();
+    const c = await customerTarget(api);
+    const d = await customerTarget(api);
     const holder = await createContact(api, { linkable_id: c.id, linkable_type: 'Customer' }); // primary of C
     const x = await createContact(api, { linkable_id: c.id, linkable_type: 'Customer' }); // not primary of C
     const main = async () => {
@@ -233,7 +220,7 @@ describe('linkable_id / linkable_type show the main linkage', () => {
   });
 
   it('becomes null once every linkage is removed', async () => {
-    const c = await customerTarget();
+    const c = await customerTarget(api);
     const primary = await createContact(api, { linkable_id: c.id, linkable_type: 'Customer' });
     const other = await createContact(api, { linkable_id: c.id, linkable_type: 'Customer' });
     const [linkage] = await linkagesOf(api, other.id);
@@ -317,7 +304,7 @@ describe('phone_numbers', () => {
   it("refuses an id of another contact's phone number (or an unknown one) with 422 naming the entry, changing nothing", async () => {
     const mine = await createContact(api, { phone_numbers: [{ number: '111' }] });
     const others = await createContact(api, { phone_numbers: [{ number: '222' }] });
-    const foreignTenant = await newTenant();
+    const foreignTenant = await t.newTenant();
     const foreign = await createContact(foreignTenant.api, { phone_numbers: [{ number: '333' }] });
     for (const id of [others.record.phone_numbers[0].id, foreign.record.phone_numbers[0].id, randomUUID()]) {
       expectProblem(
@@ -370,7 +357,7 @@ describe('PATCH /contacts/{id}', () => {
   });
 
   it('merges custom_fields (absent kept, null clears)', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     const a = (await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName: 'Contact', name: 'Shoe', type: 'number' })).id;
     const b = (await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName: 'Contact', name: 'Team', type: 'text' })).id;
     const contact = await createContact(own.api, { custom_fields: { [a]: 44 } });
@@ -387,7 +374,7 @@ describe('PATCH /contacts/{id}', () => {
   });
 
   it('never replaces an existing primary contact of a record', async () => {
-    const c = await customerTarget();
+    const c = await customerTarget(api);
     const site = { type: 'Site' as const, id: (await createSite(api, c)).id };
     const holder = await createContact(api, { linkable_id: c.id, linkable_type: 'Customer' });
     await link(api, holder.id, site);
@@ -418,7 +405,7 @@ describe('PATCH /contacts/{id}', () => {
 
 describe('DELETE /contacts/{id}', () => {
   it('answers 409 contact.has_linkages while any linkage exists and keeps the contact', async () => {
-    const c = await customerTarget();
+    const c = await customerTarget(api);
     const contact = await createContact(api, { linkable_id: c.id, linkable_type: 'Customer' });
     const body = expectProblem(await api.delete(`/contacts/${contact.id}`, ifMatch(contact.etag)), { status: 409, code: 'contact.has_linkages' });
     expect(body.detail).toContain('linkage');
@@ -429,8 +416,8 @@ describe('DELETE /contacts/{id}', () => {
   });
 
   it('answers 409 for a contact linked only as a non-primary, and 204 once every linkage is removed', async () => {
-    const c = await customerTarget();
-    const d = await customerTarget();
+    const c = await customerTarget(api);
+    const d = await customerTarget(api);
     const primary = await createContact(api, { linkable_id: c.id, linkable_type: 'Customer' });
     await link(api, primary.id, d);
     const contact = await createContact(api, { linkable_id: c.id, linkable_type: 'Customer' });
@@ -451,7 +438,7 @@ describe('DELETE /contacts/{id}', () => {
   });
 
   it('lets a primary contact go once another contact takes over the primary role', async () => {
-    const c = await customerTarget();
+    const c = await customerTarget(api);
     const old = await createContact(api, { linkable_id: c.id, linkable_type: 'Customer' });
     const successor = await createContact(api);
     await link(api, successor.id, c, { primary: true });
@@ -468,7 +455,7 @@ describe('DELETE /contacts/{id}', () => {
   });
 
   it('checks If-Match (428, 412) before the linkage rule', async () => {
-    const c = await customerTarget();
+    const c = await customerTarget(api);
     const contact = await createContact(api, { linkable_id: c.id, linkable_type: 'Customer' });
     expectProblem(await api.delete(`/contacts/${contact.id}`), { status: 428, code: 'precondition.required' });
     expectProblem(await api.delete(`/contacts/${contact.id}`, ifMatch('W/"1-0"')), { status: 412, code: 'precondition.failed' });
@@ -480,7 +467,7 @@ describe('GET /contacts', () => {
   const token = unique('c');
   const made: Record<string, Created> = {};
   beforeAll(async () => {
-    own = await newTenant();
+    own = await t.newTenant();
     made.first = await createContact(own.api, { first_name: `First${token}`, last_name: 'Plain' });
     made.last = await createContact(own.api, { first_name: 'Plain', last_name: `Last${token}` });
     made.email = await createContact(own.api, { first_name: 'Plain', last_name: 'Plain', email: `mail${token}@example.test` });
@@ -511,7 +498,7 @@ describe('GET /contacts', () => {
   });
 
   it('filters created_at and updated_at by range and refuses other filters with 400 filter.invalid', async () => {
-    const range = await newTenant();
+    const range = await t.newTenant();
     const early = await createContact(range.api);
     clock.advance(60_000);
     const boundary = clock.now().toISOString();
@@ -538,7 +525,7 @@ describe('GET /contacts', () => {
 describe('tenancy and scopes', () => {
   it("answers 404 to GET, PATCH and DELETE of another tenant's contact and never lists it", async () => {
     const contact = await createContact(api, { first_name: unique('Secret') });
-    const theirs = await newTenant();
+    const theirs = await t.newTenant();
     expectProblem(await theirs.api.get(`/contacts/${contact.id}`), { status: 404, code: 'resource.not_found' });
     expectProblem(await theirs.api.patch(`/contacts/${contact.id}`, { contact: { title: 'x' } }, ifMatch(contact.etag)), { status: 404, code: 'resource.not_found' });
     expectProblem(await theirs.api.delete(`/contacts/${contact.id}`, ifMatch(contact.etag)), { status: 404, code: 'resource.not_found' });
@@ -548,7 +535,7 @@ describe('tenancy and scopes', () => {
 
   it('needs contacts:read to read and contacts:write to write', async () => {
     const contact = await createContact(api);
-    const reader = client(`${t.url}/api/v2`, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['contacts:read'] })).token);
+    const reader = t.client((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['contacts:read'] })).token);
     expect((await reader.get(`/contacts/${contact.id}`)).status).toBe(200);
     for (const res of [
       await reader.post('/contacts', { contact: {} }),
@@ -565,7 +552,7 @@ describe('concurrency: deleting a contact while it is being linked', () => {
     const rounds = 10;
     const outcomes = new Set<string>();
     for (let round = 0; round < rounds; round += 1) {
-      const target = await customerTarget();
+      const target = await customerTarget(api);
       const contact = await createContact(api);
       const [deleted, linked] = await Promise.all([
         api.delete(`/contacts/${contact.id}`, ifMatch(contact.etag)),
@@ -590,8 +577,8 @@ describe('concurrency: deleting a contact while it is being linked', () => {
 
 describe("a change of the contact's main linkage", () => {
   it('is announced by contact_linkage events only, never contact.updated, and keeps the contact\'s updated_at and ETag', async () => {
-    const first = await customerTarget();
-    const second = await customerTarget();
+    const first = await customerTarget(api);
+    const second = await customerTarget(api);
     await createContact(api, { linkable_id: first.id, linkable_type: 'Customer' }); // the primary of `first`
     const contact = await createContact(api);
     const onFirst = await link(api, contact.id, first); // not primary: its oldest linkage is the main one

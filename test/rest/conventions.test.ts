@@ -1,33 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer, uniqueOrganization, updateCustomer } from '../helpers/customer-factory.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
+import { createCustomer, uniqueOrganization, updateCustomer } from '../helpers/factories/customers.ts';
+import { ifMatch } from '../helpers/factories/records.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Conventions every resource shares, exercised through customers: number, labels, custom_fields (write side),
 // date values, and the events outbox.
 
-let t: TestApp;
-
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-});
-afterAll(() => t.close());
-
-async function newTenant(): Promise<{ tenant: Tenant; api: Client }> {
-  const tenant = await t.tenant();
-  return { tenant, api: client(`${t.url}/api/v2`, tenant.token) };
-}
-
-function ifMatch(etag: string) {
-  return { headers: { 'if-match': etag } };
-}
+const t = useTestApp({ rateLimits: highRateLimits });
 
 describe('number', () => {
   it('is assigned sequentially from 1 per account', async () => {
-    const a = await newTenant();
-    const b = await newTenant();
+    const a = await t.newTenant();
+    const b = await t.newTenant();
     const numbersA = [];
     for (let i = 0; i < 3; i++) numbersA.push((await createCustomer(a.api)).record.number);
     expect(numbersA).toEqual(['1', '2', '3']);
@@ -36,7 +22,7 @@ describe('number', () => {
   });
 
   it('keeps a client-supplied number (trimmed) and refuses a duplicate with 422 naming number', async () => {
-    const { api } = await newTenant();
+    const { api } = await t.newTenant();
     const created = await createCustomer(api, { number: '  CUST-0042 ' });
     expect(created.record.number).toBe('CUST-0042');
     expectProblem(await api.post('/customers', { customer: { organization: uniqueOrganization(), number: 'CUST-0042' } }), {
@@ -48,14 +34,14 @@ describe('number', () => {
   });
 
   it('allows the same client number in another tenant', async () => {
-    const a = await newTenant();
-    const b = await newTenant();
+    const a = await t.newTenant();
+    const b = await t.newTenant();
     await createCustomer(a.api, { number: 'SHARED-1' });
     expect((await createCustomer(b.api, { number: 'SHARED-1' })).record.number).toBe('SHARED-1');
   });
 
   it('refuses a blank or non-string number on create with 422 naming number', async () => {
-    const { api } = await newTenant();
+    const { api } = await t.newTenant();
     for (const number of ['', '   ', 42, null, 'x'.repeat(65)]) {
       expectProblem(await api.post('/customers', { customer: { organization: uniqueOrganization(), number } }), {
         status: 422,
@@ -67,7 +53,7 @@ describe('number', () => {
   });
 
   it('skips a value a client already took when assigning the next number', async () => {
-    const { api } = await newTenant();
+    const { api } = await t.newTenant();
     expect((await createCustomer(api)).record.number).toBe('1');
     expect((await createCustomer(api, { number: '3' })).record.number).toBe('3');
     expect((await createCustomer(api)).record.number).toBe('2');
@@ -75,7 +61,7 @@ describe('number', () => {
   });
 
   it('does not consume a number when a create fails', async () => {
-    const { api } = await newTenant();
+    const { api } = await t.newTenant();
     expect((await createCustomer(api)).record.number).toBe('1');
     expectProblem(await api.post('/customers', { customer: { organization: '' } }), { status: 422, code: 'validation.failed' });
     expectProblem(await api.post('/customers', { customer: { organization: uniqueOrganization(), labels: ['No Such Label'] } }), {
@@ -86,7 +72,7 @@ describe('number', () => {
   });
 
   it('is immutable: a different number answers 422 number.immutable, the same value is a no-op', async () => {
-    const { api } = await newTenant();
+    const { api } = await t.newTenant();
     const created = await createCustomer(api, { number: 'IMM-1' });
     expectProblem(await api.patch(`/customers/${created.id}`, { customer: { number: 'IMM-2' } }, ifMatch(created.etag)), {
       status: 422,
@@ -109,7 +95,7 @@ describe('number', () => {
   });
 
   it('compares an update\'s number trimmed, as it was stored: " 42 " on number "42" is no change', async () => {
-    const { api } = await newTenant();
+    const { api } = await t.newTenant();
     const created = await createCustomer(api, { number: ' 42 ' });
     expect(created.record.number).toBe('42');
     const padded = await api.patch(`/customers/${created.id}`, { customer: { number: '\t42 ', reference: 'padded' } }, ifMatch(created.etag));
@@ -122,7 +108,7 @@ describe('number', () => {
   });
 
   it('refuses clearing the number with null (number.immutable)', async () => {
-    const { api } = await newTenant();
+    const { api } = await t.newTenant();
     const created = await createCustomer(api);
     expectProblem(await api.patch(`/customers/${created.id}`, { customer: { number: null } }, ifMatch(created.etag)), {
       status: 422,
@@ -132,10 +118,8 @@ describe('number', () => {
 });
 
 describe('labels', () => {
-  let api: Client;
-  let tenant: Tenant;
+  const { api, tenant } = useTenant(t);
   beforeAll(async () => {
-    ({ api, tenant } = await newTenant());
     for (const name of ['VIP', 'Net 30', 'Seasonal']) {
       await t.app.domain.admin.addLookup('label', { accountId: tenant.accountId, relatedName: 'Customer', name });
     }
@@ -203,7 +187,7 @@ describe('labels', () => {
   });
 
   it("refuses another tenant's label", async () => {
-    const other = await newTenant();
+    const other = await t.newTenant();
     expectProblem(await other.api.post('/customers', { customer: { organization: uniqueOrganization(), labels: ['VIP'] } }), {
       status: 422,
       code: 'validation.failed',
@@ -213,11 +197,9 @@ describe('labels', () => {
 });
 
 describe('custom_fields', () => {
-  let api: Client;
-  let tenant: Tenant;
+  const { api, tenant } = useTenant(t);
   const ids: Record<string, string> = {};
   beforeAll(async () => {
-    ({ api, tenant } = await newTenant());
     const add = async (name: string, type: string, options?: string[]) =>
       (await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: 'Customer', name, type, options })).id;
     ids.text = await add('Region', 'text');
@@ -286,7 +268,7 @@ describe('custom_fields', () => {
   });
 
   it('refuses an unknown key, a key of another resource and a key of another tenant with 422 naming it', async () => {
-    const other = await newTenant();
+    const other = await t.newTenant();
     const theirs = (await t.app.domain.admin.addCustomField({ accountId: other.tenant.accountId, relatedName: 'Customer', name: 'Theirs', type: 'text' })).id;
     for (const key of [randomUUID(), 'region', ids.jobText, theirs]) {
       expectProblem(await api.post('/customers', { customer: { organization: uniqueOrganization(), custom_fields: { [key]: 'x' } } }), {
@@ -339,7 +321,7 @@ describe('custom_fields', () => {
   });
 
   it('enforces required definitions on create and when an update clears them', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     const required = (
       await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName: 'Customer', name: 'PO number', type: 'text', required: true })
     ).id;
@@ -373,7 +355,7 @@ describe('custom_fields', () => {
   });
 
   it('enforces required definitions on every update, custom_fields sent or not: a definition made required since the record was written is named until given', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     const created = await createCustomer(own.api);
     const required = (
       await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName: 'Customer', name: 'PO number', type: 'text', required: true })
@@ -410,11 +392,7 @@ describe('custom_fields', () => {
 });
 
 describe('events outbox', () => {
-  let api: Client;
-  let tenant: Tenant;
-  beforeAll(async () => {
-    ({ api, tenant } = await newTenant());
-  });
+  const { api, tenant } = useTenant(t);
 
   const eventsOf = (recordId: string) => t.database.prisma.event.findMany({ where: { record_id: recordId }, orderBy: { seq: 'asc' } });
   const eventCount = () => t.database.prisma.event.count({ where: { account_id: tenant.accountId } });

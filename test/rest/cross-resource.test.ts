@@ -1,29 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer } from '../helpers/customer-factory.ts';
-import { createContact, createLead, createSite, deleteRecord, idsOf, ifMatch, link, linkagesOf, siteFields } from '../helpers/crm-factory.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
+import { createContact, link, linkagesOf } from '../helpers/factories/contacts.ts';
+import { createCustomer } from '../helpers/factories/customers.ts';
+import { createLead } from '../helpers/factories/leads.ts';
+import { deleteRecord, idsOf, ifMatch } from '../helpers/factories/records.ts';
+import { createSite, siteFields } from '../helpers/factories/sites.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Rules that span sites, contacts, linkages, leads and customers: references to another tenant's records
 // (422 naming the field) and path ids of another tenant (404), what deleting a customer, a lead or a site does
 // to their sites and linkages (contacts stay), and an events row for every write.
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
-let other: Tenant;
-let theirs: Client;
-
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
-  other = await t.tenant();
-  theirs = client(`${t.url}/api/v2`, other.token);
-});
-afterAll(() => t.close());
+const t = useTestApp({ rateLimits: highRateLimits });
+const { tenant, api } = useTenant(t);
+const { tenant: other, api: theirs } = useTenant(t);
 
 const eventsOf = (recordId: string) => t.database.prisma.event.findMany({ where: { record_id: recordId }, orderBy: { seq: 'asc' } });
 const topicsOf = async (recordId: string) => (await eventsOf(recordId)).map((e) => e.topic);

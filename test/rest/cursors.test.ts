@@ -1,29 +1,25 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { fingerprint } from '../../src/kernel/cursor.ts';
-import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer, updateCustomer } from '../helpers/customer-factory.ts';
+import { highRateLimits, TestClock, useTenant, useTestApp } from '../helpers/app.ts';
+import { createCustomer, updateCustomer } from '../helpers/factories/customers.ts';
+import type { Client } from '../helpers/http.ts';
 import { cursorOf } from '../helpers/list-pages.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Rules 2 and 3 of the spec's "Rules for lists" and the cursor limits: HMAC-signed opaque cursors bound to the
 // list and to its filters, q and custom_fields; 24-hour lifetime; rotatable signing keys whose retirement
 // invalidates their cursors.
 
-let t: TestApp;
 const clock = new TestClock();
-let tenant: Tenant;
-let api: Client;
+const t = useTestApp({ clock, rateLimits: highRateLimits });
 let checkbox: string;
 let records: { id: string; organization: string }[] = [];
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+const { tenant, api } = useTenant(t);
 beforeAll(async () => {
-  t = await startTestApp({ clock, rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
   checkbox = (await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: 'Customer', name: 'Priority', type: 'checkbox' })).id;
   for (let i = 0; i < 12; i++) {
     const created = await createCustomer(api, { organization: `Cursor Co ${String(i).padStart(2, '0')}`, custom_fields: { [checkbox]: i % 2 === 0 } });
@@ -31,7 +27,6 @@ beforeAll(async () => {
     records.push({ id: created.id, organization: created.record.organization });
   }
 });
-afterAll(() => t.close());
 
 /** GET /customers with the query given as pairs (so a test controls exactly which parameters are sent). */
 function list(params: Record<string, string>, as: Client = api) {
@@ -131,8 +126,7 @@ describe('cursor.invalid', () => {
   });
 
   it("answers 400 cursor.invalid for another tenant's cursor (a cursor is bound to the account it was issued to)", async () => {
-    const other = await t.tenant();
-    const otherApi = client(`${t.url}/api/v2`, other.token);
+    const { api: otherApi } = await t.newTenant();
     await createCustomer(otherApi, { organization: 'Zeta Other Tenant' });
     const cursor = await firstCursor({ sort: 'organization' });
     expectProblem(await list({ limit: '100', cursor }, otherApi), { status: 400, code: 'cursor.invalid' });

@@ -1,29 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer, uniqueOrganization, updateCustomer } from '../helpers/customer-factory.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, type Tenant, useTenant, useTestApp } from '../helpers/app.ts';
+import { createCustomer, uniqueOrganization, updateCustomer } from '../helpers/factories/customers.ts';
+import { ifMatch, weakEtag } from '../helpers/factories/records.ts';
+import type { Client } from '../helpers/http.ts';
+import { uuidV7 } from '../helpers/ids.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // The Customers resource over REST: the five endpoints, every field of the spec's Customer table with its
 // create and update rules, organization uniqueness, soft delete, status writes, body shape and tenancy.
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
-
-const uuidV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const weakEtag = /^W\/"\d+-\d+"$/;
-
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
-});
-afterAll(() => t.close());
-
-function ifMatch(etag: string) {
-  return { headers: { 'if-match': etag } };
-}
+const t = useTestApp({ rateLimits: highRateLimits });
+const { tenant, api } = useTenant(t);
 
 describe('POST /customers', () => {
   it('creates a customer with every create field and answers 201 with Location, ETag and {data}', async () => {
@@ -369,7 +356,7 @@ describe('organization uniqueness', () => {
     const organization = uniqueOrganization('Shared Name');
     await createCustomer(api, { organization });
     const other = await t.tenant();
-    await createCustomer(client(`${t.url}/api/v2`, other.token), { organization });
+    await createCustomer(t.client(other.token), { organization });
   });
 
   it('allows the organization again once the customer holding it is deleted', async () => {
@@ -484,7 +471,7 @@ describe('tenancy', () => {
   let theirs: Client;
   beforeAll(async () => {
     mine = await createCustomer(api, { reference: 'TENANCY-MINE' });
-    theirs = client(`${t.url}/api/v2`, (await t.tenant()).token);
+    theirs = (await t.newTenant()).api;
   });
 
   it("answers 404 resource.not_found to GET, PATCH and DELETE of another tenant's customer and changes nothing", async () => {

@@ -1,26 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createContact, deleteRecord, idsOf, unique, updateRecord } from '../helpers/crm-factory.ts';
-import { createEstimate, createItem, createPlace, createSystem, createTaxRate, patch, read, setModules, userClient, type Place } from '../helpers/work-factory.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, TestClock, useTenant, useTestApp } from '../helpers/app.ts';
+import { setModules, userClient } from '../helpers/factories/accounts.ts';
+import { createItem, createTaxRate } from '../helpers/factories/catalog.ts';
+import { createContact } from '../helpers/factories/contacts.ts';
+import { createEstimate } from '../helpers/factories/estimates.ts';
+import { deleteRecord, idsOf, patch, readRecord, unique, updateRecord } from '../helpers/factories/records.ts';
+import { createPlace, type Place } from '../helpers/factories/sites.ts';
+import { createSystem } from '../helpers/factories/systems.ts';
+import type { Client } from '../helpers/http.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Estimates over REST: fields, server-computed amount, the decision statuses (Sent/Accepted/Declined) gated by the
 // user's role, the status state table, q, and POST /estimates/{id}/convert.
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
-let place: Place;
 const clock = new TestClock();
-
+const t = useTestApp({ clock, rateLimits: highRateLimits });
+const { tenant, api } = useTenant(t);
+let place: Place;
 beforeAll(async () => {
-  t = await startTestApp({ clock, rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
   place = await createPlace(api);
 });
-afterAll(() => t.close());
 
 async function moveTo(a: Client, current: { id: string; etag: string }, status: string) {
   const res = await patch(a, 'estimates', current, { status });
@@ -51,7 +50,7 @@ describe('estimates: fields and amount', () => {
     expect(res.headers.get('location')).toBe(`/api/v2/estimates/${res.body.data.id}`);
     expect(res.body.data).toMatchObject({ ...fields, status: 'Draft', amount: '0.00', labels: [], custom_fields: {}, lineitems: [], converted_job_id: null });
     expect(res.body.data.number).toMatch(/^\d+$/);
-    const got = await read(api, 'estimates', res.body.data.id);
+    const got = await readRecord(api, 'estimates', res.body.data.id);
     expect(got.record).toEqual(res.body.data);
     const changed = { title: 'T2', description: 'D2', scope_of_work: 'S2', estimate_date: '2026-02-02', expiration_date: null, job_type: 'Repair', reference: 'R2', customer_notes: 'N2', tax_rate_id: null };
     const up = await patch(api, 'estimates', got, changed);
@@ -88,8 +87,7 @@ describe('estimates: statuses', () => {
   });
 
   it('answers 422 status.transition_invalid naming an unknown, misspelled or deleted status, and leaves the status unchanged', async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { tenant: own, api: oapi } = await t.newTenant();
     const p = await createPlace(oapi);
     await t.app.domain.admin.addLookup('status', { accountId: own.accountId, relatedName: 'Estimate', name: 'On Hold' });
     let est = await createEstimate(oapi, { site_id: p.site.id });
@@ -99,7 +97,7 @@ describe('estimates: statuses', () => {
     }
     await t.app.domain.admin.removeLookup('status', { accountId: own.accountId, relatedName: 'Estimate', name: 'On Hold' });
     expectProblem(await patch(oapi, 'estimates', est, { status: 'On Hold' }), { status: 422, code: 'status.transition_invalid', detail: 'On Hold' });
-    expect((await read(oapi, 'estimates', est.id)).record.status).toBe('On Hold');
+    expect((await readRecord(oapi, 'estimates', est.id)).record.status).toBe('On Hold');
     expectProblem(await oapi.post('/estimates', { estimate: { site_id: p.site.id, status: 'Sent' } }), { status: 422, code: 'validation.failed', errors: { status: true } });
   });
 
@@ -110,7 +108,7 @@ describe('estimates: statuses', () => {
     for (const status of ['Sent', 'Accepted', 'Declined']) {
       expectProblem(await patch(tech.api, 'estimates', est, { status }), { status: 403, code: 'auth.permission_denied' });
     }
-    expect((await read(api, 'estimates', est.id)).record.status).toBe('Draft');
+    expect((await readRecord(api, 'estimates', est.id)).record.status).toBe('Draft');
     est = await moveTo(tech.api, est, 'Revised');
     est = await moveTo(tech.api, est, 'Draft');
     // A technician may still edit an estimate already Sent (re-sending the current status is not a decision).
@@ -131,8 +129,7 @@ describe('estimates: statuses', () => {
 
 describe('estimates: lists', () => {
   it('q matches number, amount, status and customer organization; filters status = and [in]', async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { api: oapi } = await t.newTenant();
     const org = unique('org').toLowerCase();
     const p = await createPlace(oapi, { organization: `Acme ${org}` });
     const q = await createPlace(oapi);
@@ -148,14 +145,13 @@ describe('estimates: lists', () => {
     expect(idsOf(await oapi.get('/estimates?status=Declined'))).toEqual([b.id]);
     expect(idsOf(await oapi.get('/estimates?status[in]=Draft,Declined&sort=created_at'))).toEqual([a.id, b.id]);
     // amount follows line changes in the search text
-    const cur = await read(oapi, 'estimates', a.id);
+    const cur = await readRecord(oapi, 'estimates', a.id);
     expect((await patch(oapi, 'estimates', cur, { lineitems: [] })).status).toBe(200);
     expect(idsOf(await oapi.get('/estimates?q=1234.11'))).toEqual([]);
   });
 
   it('filters created_at and updated_at ranges', async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { api: oapi } = await t.newTenant();
     const p = await createPlace(oapi);
     const first = await createEstimate(oapi, { site_id: p.site.id });
     clock.advance(60_000);
@@ -220,10 +216,10 @@ describe('estimates: convert', () => {
     expect(job.lineitems.map(strip)).toEqual(est.record.lineitems.map(strip));
     expect(job.lineitems.map((l: any) => l.id)).not.toEqual(est.record.lineitems.map((l: any) => l.id));
     // Both are readable afterwards, and the estimate's ETag moved.
-    const readEst = await read(api, 'estimates', est.id);
+    const readEst = await readRecord(api, 'estimates', est.id);
     expect(readEst.record.converted_job_id).toBe(job.id);
     expect(readEst.etag).not.toBe(est.etag);
-    expect((await read(api, 'jobs', job.id)).record.estimate_id).toBe(est.id);
+    expect((await readRecord(api, 'jobs', job.id)).record.estimate_id).toBe(est.id);
     expectProblem(await api.post(`/estimates/${est.id}/convert`), { status: 409, code: 'estimate.already_converted' });
     expect(idsOf(await api.get(`/jobs?site_id=${place.site.id}`)).filter((id) => id === job.id)).toHaveLength(1);
   });
@@ -233,34 +229,32 @@ describe('estimates: convert', () => {
     est = await moveTo(api, est, 'Accepted');
     for (const [scopes, missing] of [[['estimates:write', 'estimates:read'], 'jobs:write'], [['jobs:write', 'estimates:read'], 'estimates:write']] as const) {
       const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes });
-      const body = expectProblem(await client(`${t.url}/api/v2`, key.token).post(`/estimates/${est.id}/convert`), { status: 403, code: 'auth.scope_missing' });
+      const body = expectProblem(await t.client(key.token).post(`/estimates/${est.id}/convert`), { status: 403, code: 'auth.scope_missing' });
       expect(body.required_scope).toBe(missing);
     }
-    expect((await read(api, 'estimates', est.id)).record.converted_job_id).toBeNull();
+    expect((await readRecord(api, 'estimates', est.id)).record.converted_job_id).toBeNull();
     const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['estimates:write', 'jobs:write'] });
     const other = await t.tenant();
-    expectProblem(await client(`${t.url}/api/v2`, other.token).post(`/estimates/${est.id}/convert`), { status: 404, code: 'resource.not_found' });
-    const res = await client(`${t.url}/api/v2`, key.token).post(`/estimates/${est.id}/convert`);
+    expectProblem(await t.client(other.token).post(`/estimates/${est.id}/convert`), { status: 404, code: 'resource.not_found' });
+    const res = await t.client(key.token).post(`/estimates/${est.id}/convert`);
     expect(res.status, res.text).toBe(201);
   });
 
   it('refuses to convert when the job would break today\'s module rules (422 naming the field), leaving the estimate unconverted', async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { tenant: own, api: oapi } = await t.newTenant();
     const p = await createPlace(oapi);
     let est = await createEstimate(oapi, { site_id: p.site.id });
     est = await moveTo(oapi, est, 'Accepted');
     await setModules(t, own, { System: 'on' });
     expectProblem(await oapi.post(`/estimates/${est.id}/convert`), { status: 422, code: 'validation.failed', errors: { system_id: true } });
-    expect((await read(oapi, 'estimates', est.id)).record.converted_job_id).toBeNull();
+    expect((await readRecord(oapi, 'estimates', est.id)).record.converted_job_id).toBeNull();
     expect(idsOf(await oapi.get('/jobs'))).toEqual([]);
   });
 });
 
 describe('estimates: search text follows the customer', () => {
   it("q finds an estimate by its customer's new organization after a rename, not by the old, without moving the estimate's ETag", async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { api: oapi } = await t.newTenant();
     const [before, after] = [unique('org').toLowerCase(), unique('org').toLowerCase()];
     const p = await createPlace(oapi, { organization: `Acme ${before}` });
     const est = await createEstimate(oapi, { site_id: p.site.id, lineitems: [{ description: 'x', quantity: '1', unit_price: '987.65' }] });
@@ -271,10 +265,10 @@ describe('estimates: search text follows the customer', () => {
     expect(idsOf(await oapi.get(`/estimates?q=${before}`))).toEqual([]);
     // The rest of the text is intact (the amount), and the estimate itself did not change.
     expect(idsOf(await oapi.get('/estimates?q=987.65'))).toEqual([est.id]);
-    const got = await read(oapi, 'estimates', est.id);
+    const got = await readRecord(oapi, 'estimates', est.id);
     expect(got.etag).toBe(est.etag);
     expect(got.record.updated_at).toBe(est.record.updated_at);
-    expect((await read(oapi, 'estimates', other.id)).etag).toBe(other.etag);
+    expect((await readRecord(oapi, 'estimates', other.id)).etag).toBe(other.etag);
   });
 });
 
@@ -295,8 +289,8 @@ describe('estimates: conversion keeps what was agreed', () => {
     });
     expect(est.record.amount).toBe('168.05');
     est = await moveTo(api, est, 'Accepted');
-    await updateRecord(api, 'tax_rates', 'tax_rate', await read(api, 'tax_rates', changed.id), { rate: '20' });
-    await updateRecord(api, 'tax_rates', 'tax_rate', await read(api, 'tax_rates', deactivated.id), { active: false });
+    await updateRecord(api, 'tax_rates', 'tax_rate', await readRecord(api, 'tax_rates', changed.id), { rate: '20' });
+    await updateRecord(api, 'tax_rates', 'tax_rate', await readRecord(api, 'tax_rates', deactivated.id), { active: false });
     await deleteRecord(api, 'tax_rates', deleted.id);
     await deleteRecord(api, 'items', item.id);
     // Editing the accepted estimate elsewhere does not reprice it either.
@@ -312,7 +306,7 @@ describe('estimates: conversion keeps what was agreed', () => {
     const strip = (l: any) => ({ ...l, id: undefined });
     expect(job.lineitems.map(strip)).toEqual(est.record.lineitems.map(strip));
     expect(job.lineitems.map((l: any) => l.applied_tax_rate)).toEqual(['10.0000', '5.0000', '8.0000']);
-    expect((await read(api, 'jobs', job.id)).record.amount).toBe('168.05');
+    expect((await readRecord(api, 'jobs', job.id)).record.amount).toBe('168.05');
   });
 
   it("refuses an inactive tax rate as the estimate's tax_rate_id with 422 naming tax_rate_id; a rate deactivated since it was set stays", async () => {
@@ -326,7 +320,7 @@ describe('estimates: conversion keeps what was agreed', () => {
     const active = await createTaxRate(api, { rate: '10' });
     const est = await createEstimate(api, { site_id: place.site.id, tax_rate_id: active.id });
     expectProblem(await patch(api, 'estimates', est, { tax_rate_id: inactive.id }), { status: 422, code: 'validation.failed', errors: { tax_rate_id: true }, onlyErrors: true });
-    await updateRecord(api, 'tax_rates', 'tax_rate', await read(api, 'tax_rates', active.id), { active: false });
+    await updateRecord(api, 'tax_rates', 'tax_rate', await readRecord(api, 'tax_rates', active.id), { active: false });
     const kept = await patch(api, 'estimates', est, { title: 'still editable', tax_rate_id: active.id });
     expect(kept.status, kept.text).toBe(200);
     expect(kept.body.data.tax_rate_id).toBe(active.id);

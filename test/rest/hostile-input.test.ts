@@ -1,13 +1,20 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type ApiResponse, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer } from '../helpers/customer-factory.ts';
-import { createContact, createLead, createRecord, createSite, idsOf, ifMatch, link, linkagesOf, unique, type Created } from '../helpers/crm-factory.ts';
-import { createEstimate, createItem, createJob, createPlace, createSystem, createTaxRate, patch, read, userClient, type Place } from '../helpers/work-factory.ts';
+import { highRateLimits, startTestApp, useTenant, useTestApp } from '../helpers/app.ts';
+import { userClient } from '../helpers/factories/accounts.ts';
+import { createItem, createTaxRate } from '../helpers/factories/catalog.ts';
+import { createContact, link, linkagesOf } from '../helpers/factories/contacts.ts';
+import { createCustomer } from '../helpers/factories/customers.ts';
+import { createEstimate } from '../helpers/factories/estimates.ts';
+import { createJob } from '../helpers/factories/jobs.ts';
+import { createLead } from '../helpers/factories/leads.ts';
+import { type Created, createRecord, idsOf, ifMatch, patch, readRecord, unique } from '../helpers/factories/records.ts';
+import { createPlace, createSite, type Place } from '../helpers/factories/sites.ts';
+import { createSystem } from '../helpers/factories/systems.ts';
+import { type ApiResponse, client, type Client } from '../helpers/http.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Issue 8, hostile input over REST: text PostgreSQL cannot store (NUL, unpaired UTF-16 surrogates) anywhere in a
 // body or a query parameter, list Link headers that never echo the client's Host, malformed Host headers,
@@ -19,20 +26,14 @@ const KEY_CANNOT_STORE = 'has a key that contains a character that cannot be sto
 /** A NUL character and an unpaired (high, then low) surrogate: JSON carries each as a \u escape. */
 const hostile = { nul: 'bad\u0000text', high: 'bad\ud800text', low: '\udc00bad' } as const;
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
+const t = useTestApp({ rateLimits: highRateLimits });
+const { tenant, api } = useTenant(t);
 let root: Client;
 let place: Place;
-
 beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
   root = client(t.url, tenant.token);
   place = await createPlace(api);
 });
-afterAll(() => t.close());
 
 /** One live record of every resource, with its current ETag, for the update cases. */
 async function oneOfEach(): Promise<Record<string, Created>> {
@@ -101,7 +102,7 @@ describe('text PostgreSQL cannot store, in request bodies', () => {
           expectCannotStore(res, { [field]: [CANNOT_STORE] });
         }
       }
-      const after = await read(api, resource.plural, current.id);
+      const after = await readRecord(api, resource.plural, current.id);
       expect(after.etag, resource.key).toBe(current.etag);
     }
   });
@@ -152,7 +153,7 @@ describe('text PostgreSQL cannot store, in request bodies', () => {
     expectCannotStore(await api.post(`/leads/${lead.id}/convert`, { customer: { custom_fields: { x: hostile.high } } }), { 'custom_fields.x': [CANNOT_STORE] });
     const stray = await api.post(`/leads/${lead.id}/convert`, { 'x\u0000': 1 });
     expectProblem(stray, { status: 422, code: 'validation.failed', errors: { 'x\\u0000': ['is not a permitted field'] }, onlyErrors: true });
-    expect((await read(api, 'leads', lead.id)).record.converted_customer_id).toBeNull();
+    expect((await readRecord(api, 'leads', lead.id)).record.converted_customer_id).toBeNull();
     // The estimate conversion takes no body: anything in it is refused, hostile text included.
     const estimate = await createEstimate(api, { site_id: place.site.id });
     expectProblem(await api.post(`/estimates/${estimate.id}/convert`, { [hostile.nul]: hostile.nul }), { status: 422, code: 'validation.failed', errors: { body: true } });
@@ -299,8 +300,7 @@ describe('Link headers and the Host header', () => {
   it('builds absolute links on PUBLIC_URL when it is configured', async () => {
     const other = await startTestApp({ env: { PUBLIC_URL: 'https://api.example.com/fieldline/' } });
     try {
-      const owner = await other.tenant();
-      const otherApi = client(`${other.url}/api/v2`, owner.token);
+      const { api: otherApi } = await other.newTenant();
       for (let i = 0; i < 2; i += 1) await createCustomer(otherApi);
       const res = await otherApi.get('/customers?limit=1');
       expect(res.status, res.text).toBe(200);
@@ -350,7 +350,7 @@ describe('JSON nested too deeply', () => {
     expectProblem(res, { status: 400, code: 'request.too_deep' });
     expectProblem(await send('POST', `/contacts/${contact.id}/linkages`, raw), { status: 400, code: 'request.too_deep' });
     expectProblem(await send('POST', `/leads/${lead.id}/convert`, raw), { status: 400, code: 'request.too_deep' });
-    expect((await read(api, 'customers', customer.id)).etag).toBe(customer.etag);
+    expect((await readRecord(api, 'customers', customer.id)).etag).toBe(customer.etag);
   });
 
   it('lets 32 levels through to validation and refuses 33', async () => {
@@ -393,7 +393,7 @@ describe('estimate decisions are gated in both directions', () => {
       for (const status of ['Draft', ...['Sent', 'Accepted', 'Declined'].filter((s) => s !== decided)]) {
         expectProblem(await patch(tech.api, 'estimates', est, { status }), { status: 403, code: 'auth.permission_denied', detail: `from ${decided} to ${status}` });
       }
-      const after = await read(api, 'estimates', est.id);
+      const after = await readRecord(api, 'estimates', est.id);
       expect(after.record.status).toBe(decided);
       expect(after.etag).toBe(est.etag);
       // Re-sending the current status is no move, and other fields stay open to the technician.

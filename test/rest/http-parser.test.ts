@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/app.ts';
 
 // Requests Node's HTTP parser refuses before the app sees them are answered as problem+json with a catalog code.
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 describe('requests the HTTP parser refuses', () => {
   it('answers a request line and headers over 16 KiB with 431 request.headers_too_large as problem+json', async () => {

@@ -1,25 +1,19 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client } from '../helpers/http.ts';
+import { describe, expect, it } from 'vitest';
+import { useTenant, useTestApp } from '../helpers/app.ts';
+import { uuidV7 } from '../helpers/ids.ts';
 import { expectProblem } from '../helpers/problem.ts';
 
 // GET /me and the lookup catalogs: GET /statuses, /labels, /custom_field_definitions (query related_name).
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp();
-});
-afterAll(() => t.close());
-
-const api = (token: string) => client(`${t.url}/api/v2`, token);
+const t = useTestApp();
 const admin = () => t.app.domain.admin;
 
 describe('GET /me', () => {
   it('returns the account, the user, the key id and scopes and the api_version, with Cache-Control: private, no-store', async () => {
     const tenant = await t.tenant({ name: 'Me Corp' });
     const key = await admin().createKey({ userId: tenant.userId, scopes: ['customers:read', 'jobs:write'] });
-    const res = await api(key.token).get('/me');
+    const res = await t.client(key.token).get('/me');
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('private, no-store');
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -39,7 +33,7 @@ describe('GET /me', () => {
     const tenant = await t.tenant();
     const user = await admin().createUser({ accountId: tenant.accountId, name: 'Office Olga', email: 'olga@example.com', role: 'office' });
     const key = await admin().createKey({ userId: user.id, scopes: [] });
-    const res = await api(key.token).get('/me');
+    const res = await t.client(key.token).get('/me');
     expect(res.body.data.user).toMatchObject({ id: user.id, name: 'Office Olga' });
     expect(res.body.data.account.id).toBe(tenant.accountId);
     expect(res.body.data.key).toMatchObject({ id: key.id, scopes: [] });
@@ -48,7 +42,7 @@ describe('GET /me', () => {
   it('never contains the token, its hash or any prefix of it', async () => {
     const tenant = await t.tenant();
     const key = await admin().createKey({ userId: tenant.userId });
-    const res = await api(key.token).get('/me');
+    const res = await t.client(key.token).get('/me');
     expect(res.status).toBe(200);
     const text = res.text.toLowerCase();
     const digest = createHash('sha256').update(key.token).digest();
@@ -70,43 +64,40 @@ describe('GET /me', () => {
   });
 
   it('answers Cache-Control: private, no-store on its 401, 403 and 405 problems too', async () => {
-    const missing = await client(`${t.url}/api/v2`).get('/me');
-    expectProblem(missing, 401, 'auth.missing_token');
+    const missing = await t.client().get('/me');
+    expectProblem(missing, { status: 401, code: 'auth.missing_token' });
     expect(missing.headers.get('cache-control')).toBe('private, no-store');
-    const invalid = await api('svc_01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556').get('/me');
-    expectProblem(invalid, 401, 'auth.invalid_token');
+    const invalid = await t.client('svc_01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556').get('/me');
+    expectProblem(invalid, { status: 401, code: 'auth.invalid_token' });
     expect(invalid.headers.get('cache-control')).toBe('private, no-store');
     const closed = await t.tenant();
     await admin().updateAccount(closed.accountId, { active: false });
-    const deactivated = await api(closed.token).get('/me/');
-    expectProblem(deactivated, 403, 'account.deactivated');
+    const deactivated = await t.client(closed.token).get('/me/');
+    expectProblem(deactivated, { status: 403, code: 'account.deactivated' });
     expect(deactivated.headers.get('cache-control')).toBe('private, no-store');
-    const post = await api(closed.token).post('/me', {});
+    const post = await t.client(closed.token).post('/me', {});
     expect(post.status).toBe(405);
     expect(post.headers.get('cache-control')).toBe('private, no-store');
   });
 });
 
 describe('lookups', () => {
-  let tenant: Tenant;
-  beforeAll(async () => {
-    tenant = await t.tenant();
-  });
+  const { tenant } = useTenant(t);
 
   it('lists the default Customer statuses Active, Inactive in order, as {data, has_more: false}', async () => {
-    const res = await api(tenant.token).get('/statuses?related_name=Customer');
+    const res = await t.client(tenant.token).get('/statuses?related_name=Customer');
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['data', 'has_more']);
     expect(res.body.has_more).toBe(false);
     expect(res.body.data.map((s: { display_name: string }) => s.display_name)).toEqual(['Active', 'Inactive']);
     for (const status of res.body.data) {
       expect(status.related_name).toBe('Customer');
-      expect(status.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(status.id).toMatch(uuidV7);
     }
   });
 
   it('lists the statuses of every resource class when related_name is omitted', async () => {
-    const res = await api(tenant.token).get('/statuses');
+    const res = await t.client(tenant.token).get('/statuses');
     expect(res.status).toBe(200);
     expect(res.body.has_more).toBe(false);
     const job = res.body.data.filter((s: { related_name: string }) => s.related_name === 'Job').map((s: { display_name: string }) => s.display_name);
@@ -116,29 +107,29 @@ describe('lookups', () => {
   it('shows a status added by the administrator after the defaults, and hides it once removed', async () => {
     const own = await t.tenant();
     await admin().addLookup('status', { accountId: own.accountId, relatedName: 'Customer', name: 'Prospect' });
-    const added = await api(own.token).get('/statuses?related_name=Customer');
+    const added = await t.client(own.token).get('/statuses?related_name=Customer');
     expect(added.body.data.map((s: { display_name: string }) => s.display_name)).toEqual(['Active', 'Inactive', 'Prospect']);
     await admin().removeLookup('status', { accountId: own.accountId, relatedName: 'Customer', name: 'Inactive' });
-    const removed = await api(own.token).get('/statuses?related_name=Customer');
+    const removed = await t.client(own.token).get('/statuses?related_name=Customer');
     expect(removed.body.data.map((s: { display_name: string }) => s.display_name)).toEqual(['Active', 'Prospect']);
   });
 
   it('lists labels added by the administrator for the resource class, and drops removed ones', async () => {
     const own = await t.tenant();
-    const empty = await api(own.token).get('/labels?related_name=Customer');
+    const empty = await t.client(own.token).get('/labels?related_name=Customer');
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual({ data: [], has_more: false });
     await admin().addLookup('label', { accountId: own.accountId, relatedName: 'Customer', name: 'VIP' });
     await admin().addLookup('label', { accountId: own.accountId, relatedName: 'Customer', name: 'Net 30' });
     await admin().addLookup('label', { accountId: own.accountId, relatedName: 'Job', name: 'Urgent' });
-    const listed = await api(own.token).get('/labels?related_name=Customer');
+    const listed = await t.client(own.token).get('/labels?related_name=Customer');
     expect(listed.body.has_more).toBe(false);
     expect(listed.body.data.map((l: { display_name: string }) => l.display_name)).toEqual(['VIP', 'Net 30']);
     expect(listed.body.data.every((l: { related_name: string }) => l.related_name === 'Customer')).toBe(true);
     await admin().removeLookup('label', { accountId: own.accountId, relatedName: 'Customer', name: 'VIP' });
-    const after = await api(own.token).get('/labels?related_name=Customer');
+    const after = await t.client(own.token).get('/labels?related_name=Customer');
     expect(after.body.data.map((l: { display_name: string }) => l.display_name)).toEqual(['Net 30']);
-    const jobs = await api(own.token).get('/labels?related_name=Job');
+    const jobs = await t.client(own.token).get('/labels?related_name=Job');
     expect(jobs.body.data.map((l: { display_name: string }) => l.display_name)).toEqual(['Urgent']);
   });
 
@@ -147,7 +138,7 @@ describe('lookups', () => {
     const tier = await admin().addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Tier', type: 'select', options: ['Gold', 'Silver'], required: true });
     const since = await admin().addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Customer since', type: 'date' });
     await admin().addCustomField({ accountId: own.accountId, relatedName: 'Job', name: 'Gate code', type: 'text' });
-    const res = await api(own.token).get('/custom_field_definitions?related_name=Customer');
+    const res = await t.client(own.token).get('/custom_field_definitions?related_name=Customer');
     expect(res.status).toBe(200);
     expect(res.body.has_more).toBe(false);
     expect(res.body.data).toHaveLength(2);
@@ -160,7 +151,7 @@ describe('lookups', () => {
     await admin().addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Legacy id', type: 'text' });
     const kept = await admin().addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Region', type: 'text' });
     await admin().removeCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Legacy id' });
-    const res = await api(own.token).get('/custom_field_definitions?related_name=Customer');
+    const res = await t.client(own.token).get('/custom_field_definitions?related_name=Customer');
     expect(res.body.data.map((d: { id: string }) => d.id)).toEqual([kept.id]);
   });
 
@@ -172,7 +163,7 @@ describe('lookups', () => {
     ['/labels?related_name=Customer&related_name=Job', 'related_name'],
     ['/statuses?related_name[in]=Customer', 'related_name[in]'],
   ])('answers 400 filter.invalid naming the offending item for %s', async (path, offending) => {
-    const body = expectProblem(await api(tenant.token).get(path), 400, 'filter.invalid', { instance: `/api/v2${path.split('?')[0]}` });
+    const body = expectProblem(await t.client(tenant.token).get(path), { status: 400, code: 'filter.invalid', instance: `/api/v2${path.split('?')[0]}` });
     expect(body.detail).toContain(offending);
   });
 
@@ -182,22 +173,22 @@ describe('lookups', () => {
     await admin().addLookup('label', { accountId: a.accountId, relatedName: 'Customer', name: 'Only A' });
     await admin().addLookup('status', { accountId: a.accountId, relatedName: 'Customer', name: 'A Status' });
     const field = await admin().addCustomField({ accountId: a.accountId, relatedName: 'Customer', name: 'A Field', type: 'number' });
-    const aStatuses = await api(a.token).get('/statuses?related_name=Customer');
-    const bStatuses = await api(b.token).get('/statuses?related_name=Customer');
+    const aStatuses = await t.client(a.token).get('/statuses?related_name=Customer');
+    const bStatuses = await t.client(b.token).get('/statuses?related_name=Customer');
     expect(bStatuses.body.data.map((s: { display_name: string }) => s.display_name)).toEqual(['Active', 'Inactive']);
     const aIds = new Set(aStatuses.body.data.map((s: { id: string }) => s.id));
     for (const s of bStatuses.body.data) expect(aIds.has(s.id)).toBe(false);
-    expect((await api(b.token).get('/statuses')).text).not.toContain('A Status');
-    expect((await api(b.token).get('/labels')).body).toEqual({ data: [], has_more: false });
-    const bFields = await api(b.token).get('/custom_field_definitions');
+    expect((await t.client(b.token).get('/statuses')).text).not.toContain('A Status');
+    expect((await t.client(b.token).get('/labels')).body).toEqual({ data: [], has_more: false });
+    const bFields = await t.client(b.token).get('/custom_field_definitions');
     expect(bFields.body).toEqual({ data: [], has_more: false });
     expect(bFields.text).not.toContain(field.id);
-    expect((await api(a.token).get('/labels?related_name=Customer')).body.data.map((l: { display_name: string }) => l.display_name)).toEqual(['Only A']);
+    expect((await t.client(a.token).get('/labels?related_name=Customer')).body.data.map((l: { display_name: string }) => l.display_name)).toEqual(['Only A']);
   });
 
   it('needs a valid key (401 auth.missing_token without one)', async () => {
     for (const path of ['/statuses', '/labels', '/custom_field_definitions']) {
-      expectProblem(await client(`${t.url}/api/v2`).get(`${path}?related_name=Customer`), 401, 'auth.missing_token', { instance: `/api/v2${path}` });
+      expectProblem(await t.client().get(`${path}?related_name=Customer`), { status: 401, code: 'auth.missing_token', instance: `/api/v2${path}` });
     }
   });
 });

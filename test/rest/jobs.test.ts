@@ -1,29 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, TestClock, useTenant, useTestApp } from '../helpers/app.ts';
+import { userClient } from '../helpers/factories/accounts.ts';
+import { createItem } from '../helpers/factories/catalog.ts';
+import { createContact } from '../helpers/factories/contacts.ts';
+import { createJob } from '../helpers/factories/jobs.ts';
+import { idsOf, patch, readRecord, unique, updateRecord } from '../helpers/factories/records.ts';
+import { createPlace, type Place } from '../helpers/factories/sites.ts';
+import { createSystem } from '../helpers/factories/systems.ts';
 import { followPages } from '../helpers/list-pages.ts';
-import { createContact, idsOf, unique, updateRecord } from '../helpers/crm-factory.ts';
-import { createItem, createJob, createPlace, createSystem, patch, read, userClient, type Place } from '../helpers/work-factory.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Jobs over REST: every field of the spec's Job table, the conventions (number, status, labels, custom fields),
 // list filters (status = / [in], created_at, updated_at, scheduled_start ranges), assignments, the schedule rule
 // and free-text search over the job's own and related text.
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
-let place: Place;
 const clock = new TestClock();
-
+const t = useTestApp({ clock, rateLimits: highRateLimits });
+const { tenant, api } = useTenant(t);
+let place: Place;
 beforeAll(async () => {
-  t = await startTestApp({ clock, rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
   place = await createPlace(api);
 });
-afterAll(() => t.close());
 
 describe('jobs: fields', () => {
   it('persists and returns every field of the Job table, reference included', async () => {
@@ -50,7 +48,7 @@ describe('jobs: fields', () => {
     expect(res.headers.get('location')).toBe(`/api/v2/jobs/${res.body.data.id}`);
     expect(res.headers.get('etag')).toMatch(/^W\/"\d+-\d+"$/);
     expect(res.body.data).toMatchObject({ ...fields, status: 'Pending', labels: [], custom_fields: {}, lineitems: [], assignments: [], amount: '0.00', estimate_id: null });
-    const got = await read(api, 'jobs', res.body.data.id);
+    const got = await readRecord(api, 'jobs', res.body.data.id);
     expect(got.record).toEqual(res.body.data);
     expect(got.etag).toBe(res.headers.get('etag'));
 
@@ -67,7 +65,7 @@ describe('jobs: fields', () => {
     const up = await patch(api, 'jobs', got, changed);
     expect(up.status, up.text).toBe(200);
     expect(up.body.data).toMatchObject(changed);
-    expect((await read(api, 'jobs', got.id)).record).toMatchObject(changed);
+    expect((await readRecord(api, 'jobs', got.id)).record).toMatchObject(changed);
     const cleared = await patch(api, 'jobs', { id: got.id, etag: up.headers.get('etag')! }, { reference: null, due_date: null, contact_id: null });
     expect(cleared.status, cleared.text).toBe(200);
     expect(cleared.body.data).toMatchObject({ reference: null, due_date: null, contact_id: null });
@@ -98,7 +96,7 @@ describe('jobs: fields', () => {
       job = { ...job, etag: res.headers.get('etag')! };
     }
     expectProblem(await patch(api, 'jobs', job, { status: 'completed' }), { status: 422, code: 'status.transition_invalid', detail: 'completed' });
-    expect((await read(api, 'jobs', job.id)).record.status).toBe('In Progress');
+    expect((await readRecord(api, 'jobs', job.id)).record.status).toBe('In Progress');
   });
 
   it('replaces labels with configured Job labels and refuses unknown ones', async () => {
@@ -112,8 +110,7 @@ describe('jobs: fields', () => {
   });
 
   it('enforces required custom fields on create and on update', async () => {
-    const other = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, other.token);
+    const { tenant: other, api: oapi } = await t.newTenant();
     const p = await createPlace(oapi);
     const def = await t.app.domain.admin.addCustomField({ accountId: other.accountId, relatedName: 'Job', name: 'Permit', type: 'text', required: true });
     expectProblem(await oapi.post('/jobs', { job: { site_id: p.site.id } }), { status: 422, code: 'validation.failed', errors: { [`custom_fields.${def.id}`]: true } });
@@ -164,8 +161,7 @@ describe('jobs: schedule and assignments', () => {
 
 describe('jobs: lists', () => {
   it('serves each job in a list page exactly as GET /jobs/{id} does, lines and assignments included', async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { tenant: own, api: oapi } = await t.newTenant();
     const p = await createPlace(oapi);
     const tech = await userClient(t, own, 'technician');
     const item = await createItem(oapi, { unit_price: '12.3456' });
@@ -176,14 +172,13 @@ describe('jobs: lists', () => {
       lineitems: [{ item_id: item.id, quantity: '1.5' }, { description: 'Labor', quantity: '0.3333', unit_price: '0.1', discount: '12.5' }],
     });
     const listed = (await oapi.get('/jobs')).body.data.find((j: { id: string }) => j.id === job.id);
-    expect(listed).toEqual((await read(oapi, 'jobs', job.id)).record);
+    expect(listed).toEqual((await readRecord(oapi, 'jobs', job.id)).record);
     expect(listed.lineitems).toHaveLength(2);
     expect(listed.assignments.map((a: { user_id: number }) => a.user_id)).toEqual([tech.user.id, own.userId]);
   });
 
   it('filters status by equality and [in]', async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { api: oapi } = await t.newTenant();
     const p = await createPlace(oapi);
     const pending = await createJob(oapi, { site_id: p.site.id });
     const done = await createJob(oapi, { site_id: p.site.id });
@@ -197,8 +192,7 @@ describe('jobs: lists', () => {
   });
 
   it('filters created_at, updated_at and scheduled_start ranges', async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { api: oapi } = await t.newTenant();
     const p = await createPlace(oapi);
     const early = await createJob(oapi, { site_id: p.site.id, scheduled_start: '2026-06-01T08:00:00Z' });
     clock.advance(60_000);
@@ -220,8 +214,7 @@ describe('jobs: lists', () => {
   });
 
   it('sorts by scheduled_start both ways, unscheduled jobs last ascending and first descending, paging across them', async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { tenant: own, api: oapi } = await t.newTenant();
     const p = await createPlace(oapi);
     const starts = ['2026-07-03T08:00:00Z', '2026-07-01T08:00:00Z', null, '2026-07-02T08:00:00Z', null, '2026-07-01T08:00:00Z', null];
     const jobs: { id: string; start: string | null }[] = [];
@@ -243,8 +236,7 @@ describe('jobs: lists', () => {
   });
 
   it('q matches number, job type, status, reference, labels, customer organization, site name and address, assignee name and system type', async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { tenant: own, api: oapi } = await t.newTenant();
     const tok = () => unique('q').toLowerCase();
     const org = tok();
     const siteName = tok();
@@ -274,8 +266,7 @@ describe('jobs: lists', () => {
 
   it('does not serve another tenant\'s job', async () => {
     const job = await createJob(api, { site_id: place.site.id });
-    const other = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, other.token);
+    const { api: oapi } = await t.newTenant();
     expectProblem(await oapi.get(`/jobs/${job.id}`), { status: 404, code: 'resource.not_found' });
     expect(idsOf(await oapi.get('/jobs'))).toEqual([]);
     expectProblem(await api.post('/jobs', { job: { site_id: place.site.id, customer_id: randomUUID() } }), { status: 422, code: 'validation.failed', errors: { customer_id: true } });
@@ -291,8 +282,7 @@ describe('jobs: lists', () => {
 
 describe('jobs: search text follows related records', () => {
   it("q finds a job by its customer's, site's, system's and assignee's new text after a rename, not by the old, without moving the job's ETag", async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { tenant: own, api: oapi } = await t.newTenant();
     const tok = () => unique('r').toLowerCase();
     const [org, siteName, street, city, systemType, assignee] = [tok(), tok(), tok(), tok(), tok(), tok()];
     const p = await createPlace(oapi, { organization: `Org ${org}` }, { site_name: `Site ${siteName}`, street: `${street} Road`, city: `City ${city}` });
@@ -313,15 +303,14 @@ describe('jobs: search text follows related records', () => {
     for (const term of [org2, siteName2, street2, city2, systemType2, assignee2]) expect(await search(term), term).toEqual([job.id]);
     for (const term of [org, siteName, street, city, systemType, assignee]) expect(await search(term), term).toEqual([]);
     // search_text is not part of the record: the job's ETag and updated_at did not move.
-    const after = await read(oapi, 'jobs', job.id);
+    const after = await readRecord(oapi, 'jobs', job.id);
     expect(after.etag).toBe(job.etag);
     expect(after.record.updated_at).toBe(job.record.updated_at);
-    expect((await read(oapi, 'jobs', other.id)).etag).toBe(other.etag);
+    expect((await readRecord(oapi, 'jobs', other.id)).etag).toBe(other.etag);
   });
 
   it("q finds every job created or moved while its customer is being renamed by the new name, not the old (a race on PostgreSQL)", async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { api: oapi } = await t.newTenant();
     for (let round = 0; round < 5; round += 1) {
       const before = unique('old').toLowerCase();
       const after = unique('new').toLowerCase();
@@ -343,8 +332,7 @@ describe('jobs: search text follows related records', () => {
   });
 
   it('q follows assignment changes: the removed assignee no longer finds the job, the added one does', async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { tenant: own, api: oapi } = await t.newTenant();
     const [first, second] = [unique('a').toLowerCase(), unique('a').toLowerCase()];
     const a = await userClient(t, own, 'technician', `Tech ${first}`);
     const b = await userClient(t, own, 'technician', `Tech ${second}`);
@@ -360,8 +348,7 @@ describe('jobs: search text follows related records', () => {
 
 describe('jobs: tenancy of site and system', () => {
   it("refuses another tenant's site_id and system_id with 422 naming the field, on create and on update", async () => {
-    const other = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, other.token);
+    const { api: oapi } = await t.newTenant();
     const theirs = await createPlace(oapi);
     const theirSystem = await createSystem(oapi, theirs.site.id);
     const mine = await createSystem(api, place.site.id);
@@ -371,7 +358,7 @@ describe('jobs: tenancy of site and system', () => {
     const job = await createJob(api, { site_id: place.site.id, system_id: mine.id });
     expectProblem(await patch(api, 'jobs', job, { site_id: theirs.site.id }), { status: 422, code: 'validation.failed', errors: { site_id: true } });
     expectProblem(await patch(api, 'jobs', job, { system_id: theirSystem.id }), { status: 422, code: 'validation.failed', errors: { system_id: true } });
-    expect((await read(api, 'jobs', job.id)).record).toMatchObject({ site_id: place.site.id, system_id: mine.id });
+    expect((await readRecord(api, 'jobs', job.id)).record).toMatchObject({ site_id: place.site.id, system_id: mine.id });
     expect(idsOf(await oapi.get('/jobs'))).toEqual([]);
   });
 });
@@ -393,7 +380,7 @@ describe('jobs: assignments are unique and active', () => {
       errors: { 'assignments.1.user_id': true },
       onlyErrors: true,
     });
-    expect((await read(api, 'jobs', job.id)).record.assignments).toEqual(job.record.assignments);
+    expect((await readRecord(api, 'jobs', job.id)).record.assignments).toEqual(job.record.assignments);
   });
 
   it('refuses to assign an inactive user (422 naming the entry); a user deactivated after being assigned stays until removed', async () => {
@@ -454,8 +441,7 @@ describe('jobs: assignments are unique and active', () => {
 
 describe('jobs: required custom fields on every update', () => {
   it('refuses an update of another field with 422 naming custom_fields.<id> when a definition became required since the job was written; giving the value succeeds', async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { tenant: own, api: oapi } = await t.newTenant();
     const p = await createPlace(oapi);
     const job = await createJob(oapi, { site_id: p.site.id });
     const def = await t.app.domain.admin.addCustomField({ accountId: own.accountId, relatedName: 'Job', name: 'Permit', type: 'text', required: true });
@@ -465,7 +451,7 @@ describe('jobs: required custom fields on every update', () => {
       errors: { [`custom_fields.${def.id}`]: ['is required (Permit)'] },
       onlyErrors: true,
     });
-    expect((await read(oapi, 'jobs', job.id)).record.title).toBeNull();
+    expect((await readRecord(oapi, 'jobs', job.id)).record.title).toBeNull();
     const ok = await patch(oapi, 'jobs', job, { title: 'retitled', custom_fields: { [def.id]: 'P-9' } });
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.data).toMatchObject({ title: 'retitled', custom_fields: { [def.id]: 'P-9' } });
@@ -474,16 +460,15 @@ describe('jobs: required custom fields on every update', () => {
 
 describe('jobs: a deleted customer or site', () => {
   it('leaves its jobs readable and editable with their customer_id and site_id, while new references to it are refused', async () => {
-    const own = await t.tenant();
-    const oapi = client(`${t.url}/api/v2`, own.token);
+    const { api: oapi } = await t.newTenant();
     const p = await createPlace(oapi);
     const job = await createJob(oapi, { site_id: p.site.id });
-    const site = await read(oapi, 'sites', p.site.id);
+    const site = await readRecord(oapi, 'sites', p.site.id);
     expect((await oapi.delete(`/sites/${p.site.id}`, { headers: { 'if-match': site.etag } })).status).toBe(204);
-    const customer = await read(oapi, 'customers', p.customer.id);
+    const customer = await readRecord(oapi, 'customers', p.customer.id);
     expect((await oapi.delete(`/customers/${p.customer.id}`, { headers: { 'if-match': customer.etag } })).status).toBe(204);
 
-    const kept = await read(oapi, 'jobs', job.id);
+    const kept = await readRecord(oapi, 'jobs', job.id);
     expect(kept.record).toMatchObject({ customer_id: p.customer.id, site_id: p.site.id });
     const edited = await patch(oapi, 'jobs', kept, { title: 'Still on the books' });
     expect(edited.status, edited.text).toBe(200);

@@ -1,38 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer, uniqueOrganization } from '../helpers/customer-factory.ts';
-import { createContact, createLead, createSite, deleteRecord, idsOf, ifMatch, linkagesOf, unique, updateRecord, type Created } from '../helpers/crm-factory.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, type Tenant, TestClock, useTenant, useTestApp } from '../helpers/app.ts';
+import { createContact, linkagesOf } from '../helpers/factories/contacts.ts';
+import { createCustomer, uniqueOrganization } from '../helpers/factories/customers.ts';
+import { createLead } from '../helpers/factories/leads.ts';
+import { type Created, deleteRecord, idsOf, ifMatch, unique, updateRecord, weakEtag } from '../helpers/factories/records.ts';
+import { createSite } from '../helpers/factories/sites.ts';
+import type { Client } from '../helpers/http.ts';
+import { uuidV7 } from '../helpers/ids.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Leads over REST: the five endpoints with the number, status, labels and custom_fields conventions, the
 // organization-or-name rule, default status New, filters, sorts and q, and POST /leads/{id}/convert (creates the
 // customer, moves the lead's sites and contact linkages in one transaction, marks the lead Converted).
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
 const clock = new TestClock();
-
-const uuidV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const weakEtag = /^W\/"\d+-\d+"$/;
-
-beforeAll(async () => {
-  t = await startTestApp({ clock, rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
-});
-afterAll(() => t.close());
-
-async function newTenant(): Promise<{ tenant: Tenant; api: Client }> {
-  const other = await t.tenant();
-  return { tenant: other, api: client(`${t.url}/api/v2`, other.token) };
-}
+const t = useTestApp({ clock, rateLimits: highRateLimits });
+const { tenant, api } = useTenant(t);
 
 describe('POST /leads', () => {
   it('creates a lead with every field, status New, and answers 201 with Location, ETag and {data}', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     await t.app.domain.admin.addLookup('label', { accountId: own.tenant.accountId, relatedName: 'Lead', name: 'Hot' });
     const budget = (await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName: 'Lead', name: 'Budget', type: 'number' })).id;
     const fields = {
@@ -88,7 +76,7 @@ describe('POST /leads', () => {
   });
 
   it("refuses another tenant's user as assignee_id with 422 naming assignee_id", async () => {
-    const other = await newTenant();
+    const other = await t.newTenant();
     expectProblem(await api.post('/leads', { lead: { organization: unique('Org'), assignee_id: other.tenant.userId } }), {
       status: 422,
       code: 'validation.failed',
@@ -100,7 +88,7 @@ describe('POST /leads', () => {
 
 describe('lead conventions', () => {
   it('numbers leads from 1 per account, independently of customers; keeps a client number; refuses duplicates', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     await createCustomer(own.api);
     await createCustomer(own.api);
     expect((await createLead(own.api)).record.number).toBe('1');
@@ -134,7 +122,7 @@ describe('lead conventions', () => {
   });
 
   it('accepts Lead labels only, replaces them on update and clears them with []', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     for (const name of ['Hot', 'Cold']) await t.app.domain.admin.addLookup('label', { accountId: own.tenant.accountId, relatedName: 'Lead', name });
     await t.app.domain.admin.addLookup('label', { accountId: own.tenant.accountId, relatedName: 'Customer', name: 'VIP' });
     const lead = await createLead(own.api, { labels: ['Hot'] });
@@ -156,7 +144,7 @@ describe('lead conventions', () => {
   });
 
   it('merges custom_fields by Lead definition ids and refuses a Customer definition', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     const a = (await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName: 'Lead', name: 'Budget', type: 'number' })).id;
     const b = (await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName: 'Lead', name: 'Channel', type: 'select', options: ['Ads', 'Referral'] })).id;
     const c = (await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName: 'Customer', name: 'Region', type: 'text' })).id;
@@ -228,7 +216,7 @@ describe('GET /leads', () => {
   const token = unique('lq');
   const made: Record<string, Created> = {};
   beforeAll(async () => {
-    own = await newTenant();
+    own = await t.newTenant();
     made.org = await createLead(own.api, { organization: `Org${token}` });
     clock.advance(1000);
     made.first = await createLead(own.api, { first_name: `First${token}` });
@@ -432,7 +420,7 @@ describe('POST /leads/{id}/convert', () => {
   it("answers 404 resource.not_found for a deleted, unknown, malformed or other tenant's lead", async () => {
     const gone = await createLead(api);
     await deleteRecord(api, 'leads', gone.id);
-    const theirs = await newTenant();
+    const theirs = await t.newTenant();
     const theirLead = await createLead(theirs.api);
     for (const id of [gone.id, randomUUID(), 'not-a-uuid', theirLead.id]) {
       expectProblem(await api.post(`/leads/${id}/convert`), { status: 404, code: 'resource.not_found' });
@@ -444,7 +432,7 @@ describe('POST /leads/{id}/convert', () => {
 
   it('requires both leads:write and customers:write (403 auth.scope_missing naming the missing one)', async () => {
     const lead = await createLead(api);
-    const key = async (scopes: string[]) => client(`${t.url}/api/v2`, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes })).token);
+    const key = async (scopes: string[]) => t.client((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes })).token);
     const cases: [string[], string][] = [
       [['leads:write'], 'customers:write'],
       [['leads:write', 'customers:read'], 'customers:write'],
@@ -462,7 +450,7 @@ describe('POST /leads/{id}/convert', () => {
   });
 
   it('keeps the lead status when the tenant removed the Converted status, but still records the conversion', async () => {
-    const own = await newTenant();
+    const own = await t.newTenant();
     await t.app.domain.admin.removeLookup('status', { accountId: own.tenant.accountId, relatedName: 'Lead', name: 'Converted' });
     const lead = await createLead(own.api);
     const res = await own.api.post(`/leads/${lead.id}/convert`);
@@ -474,7 +462,7 @@ describe('POST /leads/{id}/convert', () => {
 describe('tenancy and scopes', () => {
   it("answers 404 to GET, PATCH and DELETE of another tenant's lead and never lists it", async () => {
     const lead = await createLead(api, { organization: unique('Private') });
-    const theirs = await newTenant();
+    const theirs = await t.newTenant();
     expectProblem(await theirs.api.get(`/leads/${lead.id}`), { status: 404, code: 'resource.not_found' });
     expectProblem(await theirs.api.patch(`/leads/${lead.id}`, { lead: { source: 'x' } }, ifMatch(lead.etag)), { status: 404, code: 'resource.not_found' });
     expectProblem(await theirs.api.delete(`/leads/${lead.id}`, ifMatch(lead.etag)), { status: 404, code: 'resource.not_found' });
@@ -484,8 +472,8 @@ describe('tenancy and scopes', () => {
 
   it('needs leads:read to read and leads:write to write', async () => {
     const lead = await createLead(api);
-    const reader = client(`${t.url}/api/v2`, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['leads:read'] })).token);
-    const stranger = client(`${t.url}/api/v2`, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:write'] })).token);
+    const reader = t.client((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['leads:read'] })).token);
+    const stranger = t.client((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:write'] })).token);
     expect((await reader.get(`/leads/${lead.id}`)).status).toBe(200);
     expect(expectProblem(await stranger.get('/leads'), { status: 403, code: 'auth.scope_missing' }).required_scope).toBe('leads:read');
     for (const res of [

@@ -1,30 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createRecord, deleteRecord, updateRecord } from '../helpers/crm-factory.ts';
-import { createEstimate, createItem, createJob, createPlace, createTaxRate, patch, read, type Place } from '../helpers/work-factory.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
+import { createItem, createTaxRate } from '../helpers/factories/catalog.ts';
+import { createEstimate } from '../helpers/factories/estimates.ts';
+import { createJob } from '../helpers/factories/jobs.ts';
+import { createRecord, deleteRecord, patch, readRecord, updateRecord } from '../helpers/factories/records.ts';
+import { createPlace, type Place } from '../helpers/factories/sites.ts';
+import type { Client } from '../helpers/http.ts';
+import { expectProblem } from '../helpers/problem.ts';
+import { StatementLog } from '../helpers/statements.ts';
 
 // Line items, shared by jobs and estimates: create, snapshot replace on update, ETag movement, unit price
 // resolution (item price, customer item price, customer price_adjustment), tax rates, and exact arithmetic
 // (line-math.ts: subtotal exact, discount/net/tax rounded half up to cents, amount = sum of line totals).
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
+const statements = new StatementLog();
+const t = useTestApp({ rateLimits: highRateLimits, onQuery: statements.onQuery });
+const { api } = useTenant(t);
 let place: Place;
-/** SQL statements issued while `recording` (startTestApp onQuery). */
-const statements: string[] = [];
-let recording = false;
-
 beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 }, onQuery: (sql) => recording && statements.push(sql) });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
   place = await createPlace(api);
 });
-afterAll(() => t.close());
 
 const parents = [
   { plural: 'jobs', create: (a: Client, f: Record<string, unknown>) => createJob(a, f) },
@@ -72,7 +68,7 @@ for (const { plural, create } of parents) {
       expect(lines[1].id).not.toBe(drop.id);
       expect(lines[1]).toMatchObject({ description: 'new', line_total: '1.00' });
       expect(res.body.data.amount).toBe('28.00');
-      expect((await read(api, plural, rec.id)).record.lineitems).toEqual(lines);
+      expect((await readRecord(api, plural, rec.id)).record.lineitems).toEqual(lines);
     });
 
     it('update: omitting lineitems leaves the lines untouched, [] removes them all', async () => {
@@ -85,7 +81,7 @@ for (const { plural, create } of parents) {
       expect(cleared.status, cleared.text).toBe(200);
       expect(cleared.body.data.lineitems).toEqual([]);
       expect(cleared.body.data.amount).toBe('0.00');
-      expect((await read(api, plural, rec.id)).record.lineitems).toEqual([]);
+      expect((await readRecord(api, plural, rec.id)).record.lineitems).toEqual([]);
     });
 
     it('supplying lineitems changes the ETag even when nothing else changes', async () => {
@@ -109,8 +105,8 @@ for (const { plural, create } of parents) {
           errors: { 'lineitems.0.id': true },
         });
       }
-      expect((await read(api, plural, b.id)).record.lineitems).toEqual(b.record.lineitems);
-      expect((await read(api, plural, a.id)).record).toEqual(a.record);
+      expect((await readRecord(api, plural, b.id)).record.lineitems).toEqual(b.record.lineitems);
+      expect((await readRecord(api, plural, a.id)).record).toEqual(a.record);
     });
 
     it('refuses the same line id twice in one update with 422 naming the second entry', async () => {
@@ -121,7 +117,7 @@ for (const { plural, create } of parents) {
         code: 'validation.failed',
         errors: { 'lineitems.1.id': true },
       });
-      expect((await read(api, plural, a.id)).record).toEqual(a.record);
+      expect((await readRecord(api, plural, a.id)).record).toEqual(a.record);
     });
 
     it('rejects a line without item_id and without unit_price, a missing quantity, and an inactive tax rate on a new line', async () => {
@@ -319,7 +315,7 @@ describe('a line keeps what it was computed with', () => {
     const tax = await createTaxRate(api, { rate: '10' });
     const est = await createEstimate(api, { site_id: place.site.id, tax_rate_id: tax.id, lineitems: [{ description: 'x', quantity: '1', unit_price: '100' }] });
     expect(est.record.lineitems[0]).toMatchObject({ tax_rate_id: tax.id, applied_tax_rate: '10.0000', tax_amount: '10.00', line_total: '110.00' });
-    await updateRecord(api, 'tax_rates', 'tax_rate', await read(api, 'tax_rates', tax.id), { rate: '20' });
+    await updateRecord(api, 'tax_rates', 'tax_rate', await readRecord(api, 'tax_rates', tax.id), { rate: '20' });
     // Another field of the estimate, then the line itself: the amount stays.
     const titled = await patch(api, 'estimates', est, { title: 'retitled' });
     expect(titled.status, titled.text).toBe(200);
@@ -363,7 +359,7 @@ describe('a line keeps what it was computed with', () => {
       expect(rec.record.amount).toBe('175.00');
       await deleteRecord(api, 'items', item.id);
       await deleteRecord(api, 'tax_rates', deletedTax.id);
-      await updateRecord(api, 'tax_rates', 'tax_rate', await read(api, 'tax_rates', inactiveTax.id), { active: false });
+      await updateRecord(api, 'tax_rates', 'tax_rate', await readRecord(api, 'tax_rates', inactiveTax.id), { active: false });
       const [a, b] = rec.record.lineitems;
       const res = await patch(api, plural, rec, { lineitems: [{ id: a.id, quantity: '2' }, { id: b.id, description: 'still here' }] });
       expect(res.status, res.text).toBe(200);
@@ -385,7 +381,7 @@ describe('a line keeps what it was computed with', () => {
         errors: { 'lineitems.0.tax_rate_id': true, 'lineitems.1.tax_rate_id': true },
         onlyErrors: true,
       });
-      expect((await read(api, plural, rec.id)).record.lineitems).toEqual(res.body.data.lineitems);
+      expect((await readRecord(api, plural, rec.id)).record.lineitems).toEqual(res.body.data.lineitems);
     });
   }
 
@@ -414,19 +410,16 @@ describe('lookups per write', () => {
   it('reads items, tax rates and customer prices with the same number of statements for 2 lines as for 12', async () => {
     const customer = await createPlace(api, { price_adjustment: '5' });
     const lookups = async (n: number) => {
-      const lines = [];
+      const lines: Record<string, unknown>[] = [];
       for (let i = 0; i < n; i += 1) {
         const item = await createItem(api, { unit_price: String(10 + i) });
         const tax = await createTaxRate(api, { rate: String(i) });
         if (i % 2 === 0) await createRecord(api, 'customer_item_prices', 'customer_item_price', { customer_id: customer.customer.id, item_id: item.id, unit_price: '7' });
         lines.push({ item_id: item.id, quantity: '1', tax_rate_id: tax.id });
       }
-      statements.length = 0;
-      recording = true;
-      const res = await api.post('/estimates', { estimate: { site_id: customer.site.id, lineitems: lines } });
-      recording = false;
+      const { res, sql } = await statements.during(() => api.post('/estimates', { estimate: { site_id: customer.site.id, lineitems: lines } }));
       expect(res.status, res.text).toBe(201);
-      return statements.filter((sql) => /FROM "public"\."(items|tax_rates|customer_item_prices|customers)"/.test(sql)).length;
+      return sql.filter((sql) => /FROM "public"\."(items|tax_rates|customer_item_prices|customers)"/.test(sql)).length;
     };
     const few = await lookups(2);
     expect(few).toBeGreaterThan(0);

@@ -1,35 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer } from '../helpers/customer-factory.ts';
-import { createContact, createLead, createSite, deleteRecord, link, linkagesOf } from '../helpers/crm-factory.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
+import { createContact, link, linkagesOf } from '../helpers/factories/contacts.ts';
+import { createCustomer, customerTarget } from '../helpers/factories/customers.ts';
+import { createLead } from '../helpers/factories/leads.ts';
+import { deleteRecord } from '../helpers/factories/records.ts';
+import { createSite } from '../helpers/factories/sites.ts';
+import { uuidV7 } from '../helpers/ids.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Contact linkages over REST: the four endpoints, the spec's linkage rules 1–5 (first link is primary,
 // primary: true moves the primary, PATCH primary: false only on a non-primary linkage, DELETE of the primary's
 // linkage refused, our 409 contact.primary_linkage for rule 5), no If-Match, oldest first and unpaginated,
 // tenancy, and at most one primary per record under concurrent requests (checked against the database).
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
+const t = useTestApp({ rateLimits: highRateLimits });
+const { tenant, api } = useTenant(t);
 
-const uuidV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
-});
-afterAll(() => t.close());
-
-async function newTenant(): Promise<{ tenant: Tenant; api: Client }> {
-  const other = await t.tenant();
-  return { tenant: other, api: client(`${t.url}/api/v2`, other.token) };
-}
-
-const customerTarget = async (a: Client = api) => ({ type: 'Customer' as const, id: (await createCustomer(a)).id });
 
 /** The database's view of a record's linkages (the oracle for the primary rules). */
 async function linkagesOfRecord(type: string, id: string) {
@@ -41,7 +28,7 @@ async function primariesOf(type: string, id: string): Promise<string[]> {
 
 describe('POST /contacts/{id}/linkages', () => {
   it('links a contact and answers 201 with {data: linkage} and its Location', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const contact = await createContact(api);
     const res = await api.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: target.id, linkable_type: 'Customer', relationship_type: 'billing' } });
     expect(res.status, res.text).toBe(201);
@@ -64,7 +51,7 @@ describe('POST /contacts/{id}/linkages', () => {
   it('links to a Lead and to a Site as well, and defaults relationship_type to associated', async () => {
     const contact = await createContact(api);
     const lead = { type: 'Lead' as const, id: (await createLead(api)).id };
-    const site = { type: 'Site' as const, id: (await createSite(api, await customerTarget())).id };
+    const site = { type: 'Site' as const, id: (await createSite(api, await customerTarget(api))).id };
     for (const target of [lead, site]) {
       expect(await link(api, contact.id, target)).toMatchObject({ linkable_id: target.id, linkable_type: target.type, relationship_type: 'associated', primary: true });
     }
@@ -73,9 +60,9 @@ describe('POST /contacts/{id}/linkages', () => {
   it('accepts every relationship_type (associated, billing, technical, decision_maker) and refuses others with 422', async () => {
     const contact = await createContact(api);
     for (const relationship_type of ['associated', 'billing', 'technical', 'decision_maker']) {
-      expect((await link(api, contact.id, await customerTarget(), { relationship_type })).relationship_type).toBe(relationship_type);
+      expect((await link(api, contact.id, await customerTarget(api), { relationship_type })).relationship_type).toBe(relationship_type);
     }
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     for (const relationship_type of ['Billing', 'owner', '', null, 3]) {
       expectProblem(await api.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: target.id, linkable_type: 'Customer', relationship_type } }), {
         status: 422,
@@ -88,7 +75,7 @@ describe('POST /contacts/{id}/linkages', () => {
 
   it('requires linkable_id and linkable_type and validates primary, naming each field', async () => {
     const contact = await createContact(api);
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const cases: [Record<string, unknown>, string[]][] = [
       [{}, ['linkable_id', 'linkable_type']],
       [{ linkable_id: target.id }, ['linkable_type']],
@@ -123,7 +110,7 @@ describe('POST /contacts/{id}/linkages', () => {
   });
 
   it('refuses a linkable_id that matches no live record of that type with 422 naming linkable_id', async () => {
-    const other = await newTenant();
+    const other = await t.newTenant();
     const theirCustomer = await createCustomer(other.api);
     const theirSite = await createSite(other.api, { type: 'Customer', id: theirCustomer.id });
     const theirLead = await createLead(other.api);
@@ -151,7 +138,7 @@ describe('POST /contacts/{id}/linkages', () => {
   });
 
   it('refuses linking the same contact to the same record twice with 422 naming linkable_id', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const contact = await createContact(api, { linkable_id: target.id, linkable_type: 'Customer' });
     for (const primary of [undefined, true, false]) {
       expectProblem(await api.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: target.id, linkable_type: 'Customer', primary } }), {
@@ -168,7 +155,7 @@ describe('POST /contacts/{id}/linkages', () => {
 describe('linkage rules', () => {
   it('rule 1: the first contact linked to a record becomes its primary, even with primary: false', async () => {
     for (const primary of [false, undefined, true]) {
-      const target = await customerTarget();
+      const target = await customerTarget(api);
       const contact = await createContact(api);
       expect((await link(api, contact.id, target, primary === undefined ? {} : { primary })).primary).toBe(true);
       expect(await primariesOf('Customer', target.id)).toEqual([contact.id]);
@@ -176,8 +163,8 @@ describe('linkage rules', () => {
   });
 
   it('rule 1 holds per record: being primary elsewhere does not matter', async () => {
-    const a = await customerTarget();
-    const b = await customerTarget();
+    const a = await customerTarget(api);
+    const b = await customerTarget(api);
     const first = await createContact(api);
     await link(api, first.id, a);
     const second = await createContact(api);
@@ -188,7 +175,7 @@ describe('linkage rules', () => {
   });
 
   it('rule 2: later links are not primary unless primary is true', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const first = await createContact(api);
     await link(api, first.id, target);
     for (const extra of [{}, { primary: false }]) {
@@ -199,7 +186,7 @@ describe('linkage rules', () => {
   });
 
   it('rule 2: primary: true moves the primary to the new link and demotes the previous one', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const first = await createContact(api);
     const firstLink = await link(api, first.id, target);
     const second = await createContact(api);
@@ -213,7 +200,7 @@ describe('linkage rules', () => {
   });
 
   it('rule 3: PATCH primary: true makes the linkage primary and demotes the previous primary', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const a = await createContact(api);
     const b = await createContact(api);
     await link(api, a.id, target);
@@ -229,7 +216,7 @@ describe('linkage rules', () => {
   });
 
   it('rule 3: PATCH primary: false is accepted on a non-primary linkage, and relationship_type changes alone', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const a = await createContact(api);
     const b = await createContact(api);
     await link(api, a.id, target);
@@ -245,7 +232,7 @@ describe('linkage rules', () => {
   });
 
   it('rule 3/5: PATCH primary: false on the primary linkage answers 409 contact.primary_linkage and changes nothing', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const a = await createContact(api);
     const aLink = await link(api, a.id, target);
     for (const body of [{ primary: false }, { primary: false, relationship_type: 'billing' }]) {
@@ -257,8 +244,8 @@ describe('linkage rules', () => {
   });
 
   it('PATCH refuses linkable_id, linkable_type, unknown fields and bad values with 422 naming each', async () => {
-    const target = await customerTarget();
-    const other = await customerTarget();
+    const target = await customerTarget(api);
+    const other = await customerTarget(api);
     const contact = await createContact(api);
     const linkage = await link(api, contact.id, target);
     const cases: [Record<string, unknown>, string][] = [
@@ -286,7 +273,7 @@ describe('linkage rules', () => {
   });
 
   it('rule 4: DELETE of the primary contact\'s linkage answers 409 contact.primary_linkage; other linkages go with 204', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const a = await createContact(api);
     const b = await createContact(api);
     const aLink = await link(api, a.id, target);
@@ -304,8 +291,8 @@ describe('linkage rules', () => {
   });
 
   it('rule 4: a contact moves by linking it to the new record first, then unlinking the old one', async () => {
-    const oldRecord = await customerTarget();
-    const newRecord = await customerTarget();
+    const oldRecord = await customerTarget(api);
+    const newRecord = await customerTarget(api);
     const holder = await createContact(api);
     await link(api, holder.id, oldRecord);
     const mover = await createContact(api);
@@ -317,7 +304,7 @@ describe('linkage rules', () => {
   });
 
   it('rule 4: after the primary moves to another contact, the former primary can be unlinked', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const a = await createContact(api);
     const b = await createContact(api);
     const aLink = await link(api, a.id, target);
@@ -328,7 +315,7 @@ describe('linkage rules', () => {
   });
 
   it('keeps at most one primary per record in the database itself (partial unique index)', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const a = await createContact(api);
     const b = await createContact(api);
     await link(api, a.id, target);
@@ -351,7 +338,7 @@ describe('GET /contacts/{id}/linkages', () => {
   it('lists every linkage oldest first, unpaginated (more than a page of 25), with has_more false', async () => {
     const contact = await createContact(api);
     const made: string[] = [];
-    for (let i = 0; i < 27; i++) made.push((await link(api, contact.id, await customerTarget())).id);
+    for (let i = 0; i < 27; i++) made.push((await link(api, contact.id, await customerTarget(api))).id);
     const res = await api.get(`/contacts/${contact.id}/linkages`);
     expect(res.status).toBe(200);
     expect(res.body.has_more).toBe(false);
@@ -369,7 +356,7 @@ describe('GET /contacts/{id}/linkages', () => {
 
 describe('no If-Match on linkage endpoints', () => {
   it('PATCH and DELETE succeed without If-Match, and an If-Match header is ignored', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const a = await createContact(api);
     const b = await createContact(api);
     await link(api, a.id, target);
@@ -384,11 +371,11 @@ describe('no If-Match on linkage endpoints', () => {
 
 describe('not found', () => {
   it("answers 404 resource.not_found for another tenant's contact on all four endpoints", async () => {
-    const theirs = await newTenant();
+    const theirs = await t.newTenant();
     const theirCustomer = await createCustomer(theirs.api);
     const theirContact = await createContact(theirs.api, { linkable_id: theirCustomer.id, linkable_type: 'Customer' });
     const [theirLink] = await linkagesOf(theirs.api, theirContact.id);
-    const mine = await customerTarget();
+    const mine = await customerTarget(api);
     expectProblem(await api.get(`/contacts/${theirContact.id}/linkages`), { status: 404, code: 'resource.not_found' });
     expectProblem(await api.post(`/contacts/${theirContact.id}/linkages`, { linkage: { linkable_id: mine.id, linkable_type: 'Customer' } }), {
       status: 404,
@@ -403,11 +390,11 @@ describe('not found', () => {
   });
 
   it("answers 404 for another tenant's linkage id, another contact's linkage and unknown ids", async () => {
-    const theirs = await newTenant();
+    const theirs = await t.newTenant();
     const theirCustomer = await createCustomer(theirs.api);
     const theirContact = await createContact(theirs.api, { linkable_id: theirCustomer.id, linkable_type: 'Customer' });
     const [theirLink] = await linkagesOf(theirs.api, theirContact.id);
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const mine = await createContact(api);
     const holder = await createContact(api);
     await link(api, holder.id, target);
@@ -432,7 +419,7 @@ describe('not found', () => {
     const contact = await createContact(api);
     await deleteRecord(api, 'contacts', contact.id);
     expectProblem(await api.get(`/contacts/${contact.id}/linkages`), { status: 404, code: 'resource.not_found' });
-    expectProblem(await api.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: (await customerTarget()).id, linkable_type: 'Customer' } }), {
+    expectProblem(await api.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: (await customerTarget(api)).id, linkable_type: 'Customer' } }), {
       status: 404,
       code: 'resource.not_found',
     });
@@ -441,15 +428,15 @@ describe('not found', () => {
 
 describe('scopes', () => {
   it('GET needs contacts:read; POST, PATCH and DELETE need contacts:write', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const contact = await createContact(api);
     const linkage = await link(api, contact.id, target);
-    const reader = client(`${t.url}/api/v2`, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['contacts:read', 'customers:write'] })).token);
-    const stranger = client(`${t.url}/api/v2`, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:write'] })).token);
+    const reader = t.client((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['contacts:read', 'customers:write'] })).token);
+    const stranger = t.client((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:write'] })).token);
     expect((await reader.get(`/contacts/${contact.id}/linkages`)).status).toBe(200);
     expect(expectProblem(await stranger.get(`/contacts/${contact.id}/linkages`), { status: 403, code: 'auth.scope_missing' }).required_scope).toBe('contacts:read');
     for (const res of [
-      await reader.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: (await customerTarget()).id, linkable_type: 'Customer' } }),
+      await reader.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: (await customerTarget(api)).id, linkable_type: 'Customer' } }),
       await reader.patch(`/contacts/${contact.id}/linkages/${linkage.id}`, { linkage: { relationship_type: 'billing' } }),
       await reader.delete(`/contacts/${contact.id}/linkages/${linkage.id}`),
     ]) {
@@ -461,7 +448,7 @@ describe('scopes', () => {
 
 describe('concurrency: one primary per record', () => {
   it('20 concurrent "link as primary" requests for one record leave exactly one primary and all 20 linkages', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const contacts = await Promise.all(Array.from({ length: 20 }, () => createContact(api)));
     const results = await Promise.all(
       contacts.map((c) => api.post(`/contacts/${c.id}/linkages`, { linkage: { linkable_id: target.id, linkable_type: 'Customer', primary: true } })),
@@ -480,7 +467,7 @@ describe('concurrency: one primary per record', () => {
   });
 
   it('20 concurrent PATCH primary: true on existing linkages of one record leave exactly one primary and all 20 linkages', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const contacts = await Promise.all(Array.from({ length: 20 }, () => createContact(api)));
     const links: Record<string, any>[] = [];
     for (const c of contacts) links.push(await link(api, c.id, target));
@@ -493,7 +480,7 @@ describe('concurrency: one primary per record', () => {
   });
 
   it('concurrent first links of several contacts to a fresh record still make exactly one primary', async () => {
-    const target = { type: 'Site' as const, id: (await createSite(api, await customerTarget())).id };
+    const target = { type: 'Site' as const, id: (await createSite(api, await customerTarget(api))).id };
     const contacts = await Promise.all(Array.from({ length: 10 }, () => createContact(api)));
     const results = await Promise.all(contacts.map((c) => api.post(`/contacts/${c.id}/linkages`, { linkage: { linkable_id: target.id, linkable_type: 'Site' } })));
     for (const res of results) expect(res.status, res.text).toBe(201);
@@ -505,7 +492,7 @@ describe('concurrency: one primary per record', () => {
 
 describe('order of checks on linkage endpoints', () => {
   it('answers 404 for an unknown linkage or contact before validating the body (422)', async () => {
-    const target = await customerTarget();
+    const target = await customerTarget(api);
     const contact = await createContact(api);
     const gone = await createContact(api);
     await deleteRecord(api, 'contacts', gone.id);

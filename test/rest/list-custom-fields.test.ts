@@ -1,24 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer } from '../helpers/customer-factory.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
+import { createCustomer } from '../helpers/factories/customers.ts';
 import { followPages, nextLink } from '../helpers/list-pages.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // custom_fields[<field_id>] list filters: matching per field type, AND with each other and with filters, q,
 // sort and cursor; unknown ids, malformed values and attachment fields answer 400 filter.invalid.
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
+const t = useTestApp({ rateLimits: highRateLimits });
+const { tenant, api } = useTenant(t);
 const f: Record<string, string> = {};
 const c: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
   const add = async (name: string, type: string, options?: string[], relatedName = 'Customer', accountId = tenant.accountId) =>
     (await t.app.domain.admin.addCustomField({ accountId, relatedName, name, type, options })).id;
   f.text = await add('Region', 'text');
@@ -38,7 +33,6 @@ beforeAll(async () => {
   c.three = await make('Gamma Electric', { text: 'North Pole', number: 10, date: '2026-03-01', checkbox: true, select: 'Gold', multiselect: ['Electrical'] });
   c.four = await make('Delta Empty', {});
 });
-afterAll(() => t.close());
 
 async function matching(filters: Record<string, string>, extra: Record<string, string> = {}): Promise<string[]> {
   const params = new URLSearchParams(extra);

@@ -1,19 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, TestClock, useTenant, useTestApp } from '../helpers/app.ts';
+import { createCustomer, updateCustomer } from '../helpers/factories/customers.ts';
 import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer, updateCustomer } from '../helpers/customer-factory.ts';
 import { followPages, nextLink } from '../helpers/list-pages.ts';
-import { ManualClock } from '../helpers/manual-clock.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // GET /customers: every list parameter and rules 1 and 4 of the spec's "Rules for lists" (the cursor rules 2
 // and 3 are in cursors.test.ts). One tenant holds 60 customers built to have ties in created_at, updated_at
 // and status, so that the id tie-breaker of keyset pagination is exercised.
 
-let t: TestApp;
-const clock = new ManualClock();
-let tenant: Tenant;
-let api: Client;
+const clock = new TestClock();
+const t = useTestApp({ clock, rateLimits: highRateLimits });
 let all: Record<string, any>[] = [];
 
 const COUNT = 60;
@@ -22,10 +19,8 @@ const groupTime = (group: number) => new Date(base + group * 60_000).toISOString
 const pad = (n: number) => String(n).padStart(2, '0');
 const statusOf = (i: number) => ['Active', 'Inactive', 'Gold'][i % 3];
 
+const { tenant, api } = useTenant(t);
 beforeAll(async () => {
-  t = await startTestApp({ clock, rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
   await t.app.domain.admin.addLookup('status', { accountId: tenant.accountId, relatedName: 'Customer', name: 'Gold' });
   const created = [];
   for (let i = 0; i < COUNT; i++) {
@@ -42,7 +37,6 @@ beforeAll(async () => {
   clock.release();
   all = created.map((c) => c.record);
 });
-afterAll(() => t.close());
 
 function compareBy(field: string, descending: boolean) {
   return (a: Record<string, any>, b: Record<string, any>) => {
@@ -265,7 +259,7 @@ describe('q', () => {
   beforeAll(async () => {
     const own = await t.tenant();
     searchToken = own.token;
-    search = client(`${t.url}/api/v2`, own.token);
+    search = t.client(own.token);
     await t.app.domain.admin.addLookup('status', { accountId: own.accountId, relatedName: 'Customer', name: 'Platinum' });
     named.east = (await createCustomer(search, { organization: 'Acme Corp East', reference: 'ERP-1001' })).id;
     named.west = (await createCustomer(search, { organization: 'Acme Corp West', reference: 'ERP-2002' })).id;
@@ -326,8 +320,7 @@ describe('q', () => {
 
 describe('tenancy', () => {
   it("never lists another tenant's customers", async () => {
-    const other = await t.tenant();
-    const otherApi = client(`${t.url}/api/v2`, other.token);
+    const { api: otherApi } = await t.newTenant();
     const theirs = await createCustomer(otherApi, { organization: 'Org 05', reference: 'REF-05' });
     const mine = await api.get('/customers?limit=100');
     expect(mine.body.data).toHaveLength(COUNT);

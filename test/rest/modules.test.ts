@@ -1,26 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createSite } from '../helpers/crm-factory.ts';
-import { createCustomer } from '../helpers/customer-factory.ts';
-import { createEstimate, createJob, createPlace, createSystem, patch, setModules } from '../helpers/work-factory.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, useTestApp } from '../helpers/app.ts';
+import { tenantWith } from '../helpers/factories/accounts.ts';
+import { createCustomer } from '../helpers/factories/customers.ts';
+import { createEstimate } from '../helpers/factories/estimates.ts';
+import { createJob } from '../helpers/factories/jobs.ts';
+import { patch } from '../helpers/factories/records.ts';
+import { createPlace, createSite } from '../helpers/factories/sites.ts';
+import { createSystem } from '../helpers/factories/systems.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Module settings (work-location.ts) over REST: AddressRequired (site_id required on jobs and estimates unless No),
 // the System module (system_id required on jobs, and on estimates that have a site), defaults taken from the
 // system (site_id) and the site (customer_id), and the ownership rules (422 naming the field).
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-});
-afterAll(() => t.close());
-
-async function tenantWith(modules: { AddressRequired?: 'Yes' | 'No'; System?: 'on' | 'off' }): Promise<Client> {
-  const tenant = await t.tenant();
-  await setModules(t, tenant, modules);
-  return client(`${t.url}/api/v2`, tenant.token);
-}
+const t = useTestApp({ rateLimits: highRateLimits });
 
 const kinds = [
   { plural: 'jobs', key: 'job', create: createJob },
@@ -30,7 +23,7 @@ const kinds = [
 describe('AddressRequired', () => {
   for (const { plural, key, create } of kinds) {
     it(`Yes (the default): ${plural} need site_id on create (422 naming site_id) and cannot clear it`, async () => {
-      const api = client(`${t.url}/api/v2`, (await t.tenant()).token);
+      const api = (await t.newTenant()).api;
       const customer = await createCustomer(api);
       expectProblem(await api.post(`/${plural}`, { [key]: { customer_id: customer.id } }), { status: 422, code: 'validation.failed', errors: { site_id: true }, onlyErrors: true });
       expectProblem(await api.post(`/${plural}`, { [key]: { site_id: null } }), { status: 422, code: 'validation.failed', errors: { site_id: true } });
@@ -42,7 +35,7 @@ describe('AddressRequired', () => {
     });
 
     it(`No: ${plural} are created without a site`, async () => {
-      const api = await tenantWith({ AddressRequired: 'No' });
+      const api = (await tenantWith(t, { AddressRequired: 'No' })).api;
       const customer = await createCustomer(api);
       const rec = await create(api, { customer_id: customer.id });
       expect(rec.record).toMatchObject({ customer_id: customer.id, site_id: null });
@@ -52,13 +45,13 @@ describe('AddressRequired', () => {
   }
 
   it('takes customer_id from the site when omitted', async () => {
-    const api = client(`${t.url}/api/v2`, (await t.tenant()).token);
+    const api = (await t.newTenant()).api;
     const { customer, site } = await createPlace(api);
     for (const { create } of kinds) expect((await create(api, { site_id: site.id })).record.customer_id).toBe(customer.id);
   });
 
   it('refuses a site that does not belong to customer_id (422 naming site_id), on create and on update', async () => {
-    const api = client(`${t.url}/api/v2`, (await t.tenant()).token);
+    const api = (await t.newTenant()).api;
     const a = await createPlace(api);
     const b = await createPlace(api);
     for (const { plural, key, create } of kinds) {
@@ -78,7 +71,7 @@ describe('AddressRequired', () => {
 
 describe('System module', () => {
   it('on: jobs need system_id (422 naming system_id), with or without a site', async () => {
-    const api = await tenantWith({ System: 'on', AddressRequired: 'No' });
+    const api = (await tenantWith(t, { System: 'on', AddressRequired: 'No' })).api;
     const { site } = await createPlace(api);
     expectProblem(await api.post('/jobs', { job: { site_id: site.id } }), { status: 422, code: 'validation.failed', errors: { system_id: true }, onlyErrors: true });
     expectProblem(await api.post('/jobs', { job: {} }), { status: 422, code: 'validation.failed', errors: { system_id: true }, onlyErrors: true });
@@ -88,7 +81,7 @@ describe('System module', () => {
   });
 
   it('on: estimates need system_id only when site_id is set', async () => {
-    const api = await tenantWith({ System: 'on', AddressRequired: 'No' });
+    const api = (await tenantWith(t, { System: 'on', AddressRequired: 'No' })).api;
     const { customer, site } = await createPlace(api);
     expect((await createEstimate(api, { customer_id: customer.id })).record.system_id).toBeNull();
     expectProblem(await api.post('/estimates', { estimate: { site_id: site.id } }), { status: 422, code: 'validation.failed', errors: { system_id: true }, onlyErrors: true });
@@ -97,13 +90,13 @@ describe('System module', () => {
   });
 
   it('off (the default): system_id is optional', async () => {
-    const api = client(`${t.url}/api/v2`, (await t.tenant()).token);
+    const api = (await t.newTenant()).api;
     const { site } = await createPlace(api);
     expect((await createJob(api, { site_id: site.id })).record.system_id).toBeNull();
   });
 
   it('takes site_id from the system when omitted (and customer_id from that site), also with AddressRequired Yes', async () => {
-    const api = await tenantWith({ System: 'on' });
+    const api = (await tenantWith(t, { System: 'on' })).api;
     const { customer, site } = await createPlace(api);
     const system = await createSystem(api, site.id);
     for (const { create } of kinds) {
@@ -113,7 +106,7 @@ describe('System module', () => {
   });
 
   it('refuses a system that does not belong to the site (422 naming system_id), on create and on update', async () => {
-    const api = await tenantWith({ System: 'on' });
+    const api = (await tenantWith(t, { System: 'on' })).api;
     const { customer, site } = await createPlace(api);
     const otherSite = await createSite(api, { type: 'Customer', id: customer.id });
     const system = await createSystem(api, site.id);

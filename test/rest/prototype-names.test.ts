@@ -1,24 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { graphqlClient } from '../graphql/client.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Names a client chooses (sort fields, filter names, body fields, custom field keys, lookup names) are looked up
 // among what is declared, never among the properties every JavaScript object inherits: "constructor",
 // "__proto__" or "toString" are unknown names with the ordinary 4xx answer, not a 500.
 
 const inherited = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
-let t: TestApp;
-let api: Client;
-let token: string;
-
-beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 } });
-  token = (await t.tenant()).token;
-  api = client(`${t.url}/api/v2`, token);
-});
-afterAll(() => t.close());
+const t = useTestApp({ rateLimits: highRateLimits });
+const { api, gql } = useTenant(t);
 
 describe('inherited property names', () => {
   it('are unknown sort fields (400 sort.invalid) and unknown filters (400 filter.invalid) on every list', async () => {
@@ -48,7 +38,6 @@ describe('inherited property names', () => {
     for (const name of inherited) {
       expectProblem(await api.get(`/statuses?related_name=${name}`), { status: 400, code: 'filter.invalid' });
     }
-    const gql = graphqlClient(t.url, token);
     const res = await gql('{ customers(sort: "constructor") { nodes { id } } }');
     expect(res.body.errors?.[0]?.extensions?.code, JSON.stringify(res.body)).toBe('sort.invalid');
   });

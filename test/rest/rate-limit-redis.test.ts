@@ -1,11 +1,9 @@
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
 import type { Database } from '../../src/db/client.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { freshDatabase } from '../helpers/database.ts';
-import { client } from '../helpers/http.ts';
 
 // Two API processes behind a load balancer must share rate-limit counters: with REDIS_URL the buckets live in
 // Redis. Runs when TEST_REDIS_URL is set (.ci/run sets it to the machine's Redis).
@@ -13,21 +11,17 @@ const redisUrl = process.env.TEST_REDIS_URL;
 
 describe.skipIf(!redisUrl)('rate limits shared through Redis', () => {
   let database: Database;
-  const apps: App[] = [];
+  const apps: TestApp[] = [];
   const redises: Redis[] = [];
-  const urls: string[] = [];
 
   beforeAll(async () => {
     database = await freshDatabase();
-    const config = loadConfig({ LOG_LEVEL: 'silent', AUTH_CACHE_TTL_MS: '0' });
     // A key prefix of this run keeps parallel runs on the same Redis apart; both instances share it.
     const keyPrefix = `fl_test_${randomBytes(4).toString('hex')}_`;
     for (let i = 0; i < 2; i++) {
       const redis = new Redis(redisUrl!, { keyPrefix, maxRetriesPerRequest: 1 });
       redises.push(redis);
-      const app = buildApp({ database, config, redis, rateLimits: { read: 4, write: 2 } });
-      apps.push(app);
-      urls.push(`http://127.0.0.1:${(await app.listen(0, '127.0.0.1')).port}/api/v2`);
+      apps.push(await startTestApp({ database, redis, rateLimits: { read: 4, write: 2 } }));
     }
   });
 
@@ -38,9 +32,9 @@ describe.skipIf(!redisUrl)('rate limits shared through Redis', () => {
   });
 
   it('counts requests of one key across two app instances and answers 429 once the shared bucket is empty', async () => {
-    const created = await apps[0].domain.admin.createAccount({ name: 'Shared limits' });
-    const a = client(urls[0], created.key.token);
-    const b = client(urls[1], created.key.token);
+    const created = await apps[0].app.domain.admin.createAccount({ name: 'Shared limits' });
+    const a = apps[0].client(created.key.token);
+    const b = apps[1].client(created.key.token);
     const remaining: number[] = [];
     for (const api of [a, b, a, b]) {
       const res = await api.get('/me');

@@ -1,43 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer, uniqueOrganization, updateCustomer } from '../helpers/customer-factory.ts';
-import { createLead, createSite, deleteRecord, idsOf, ifMatch, siteFields, systemOptionIds, unique, updateRecord, type Created } from '../helpers/crm-factory.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, type Tenant, TestClock, useTenant, useTestApp } from '../helpers/app.ts';
+import { createCustomer, customerTarget, uniqueOrganization, updateCustomer } from '../helpers/factories/customers.ts';
+import { createLead } from '../helpers/factories/leads.ts';
+import { type Created, deleteRecord, idsOf, ifMatch, unique, updateRecord, weakEtag } from '../helpers/factories/records.ts';
+import { createSite, siteFields } from '../helpers/factories/sites.ts';
+import { systemOptionIds } from '../helpers/factories/systems.ts';
+import type { Client } from '../helpers/http.ts';
+import { uuidV7 } from '../helpers/ids.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Sites over REST: every field and rule of the spec's Site table (siteable pair, required fields, position,
 // latitude/longitude, system_option_id, custom_fields), the five endpoints, the list's filters, sorts and q,
 // and the primary site address that the customer list's q covers.
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
 const clock = new TestClock();
-
-const uuidV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const weakEtag = /^W\/"\d+-\d+"$/;
-
-beforeAll(async () => {
-  t = await startTestApp({ clock, rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
-});
-afterAll(() => t.close());
-
-async function newTenant(): Promise<{ tenant: Tenant; api: Client }> {
-  const other = await t.tenant();
-  return { tenant: other, api: client(`${t.url}/api/v2`, other.token) };
-}
-
-async function customerParent(a: Client = api) {
-  const customer = await createCustomer(a);
-  return { type: 'Customer' as const, id: customer.id, customer };
-}
+const t = useTestApp({ clock, rateLimits: highRateLimits });
+const { tenant, api } = useTenant(t);
 
 describe('POST /sites', () => {
   it('creates a site with every create field and answers 201 with Location, ETag and {data}', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const region = (await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: 'Site', name: 'Gate code', type: 'text' })).id;
     const fields = {
       site_name: 'Head Office',
@@ -73,7 +56,7 @@ describe('POST /sites', () => {
   });
 
   it('creates a site from the required fields alone, the optional ones empty', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const created = await createSite(api, parent);
     expect(created.record).toMatchObject({
       street2: null,
@@ -104,7 +87,7 @@ describe('POST /sites', () => {
       },
       onlyErrors: true,
     });
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     for (const field of ['site_name', 'street', 'city', 'state']) {
       const body = siteFields(parent);
       delete body[field];
@@ -121,7 +104,7 @@ describe('POST /sites', () => {
   });
 
   it('requires the siteable pair together: either half alone is 422 naming the other', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const { siteable_type: _type, ...noType } = siteFields(parent);
     expectProblem(await api.post('/sites', { site: noType }), { status: 422, code: 'validation.failed', errors: { siteable_type: true }, onlyErrors: true });
     const { siteable_id: _id, ...noId } = siteFields(parent);
@@ -129,7 +112,7 @@ describe('POST /sites', () => {
   });
 
   it('accepts siteable_type Customer and Lead only (exact case), 422 naming siteable_type otherwise', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     for (const siteable_type of ['Site', 'Contact', 'customer', 'CUSTOMER', 'lead', '', 7]) {
       expectProblem(await api.post('/sites', { site: siteFields(parent, { siteable_type }) }), {
         status: 422,
@@ -147,7 +130,7 @@ describe('POST /sites', () => {
   });
 
   it('refuses a siteable_id that matches no live parent of that type with 422 naming siteable_id', async () => {
-    const other = await newTenant();
+    const other = await t.newTenant();
     const theirCustomer = await createCustomer(other.api);
     const theirLead = await createLead(other.api);
     const deleted = await createCustomer(api);
@@ -180,7 +163,7 @@ describe('POST /sites', () => {
   });
 
   it('refuses unknown and server-owned fields (customer_id, lead_id, id) with 422 naming each', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     expectProblem(await api.post('/sites', { site: siteFields(parent, { colour: 'red', customer_id: parent.id, lead_id: null, id: randomUUID() }) }), {
       status: 422,
       code: 'validation.failed',
@@ -195,7 +178,7 @@ describe('POST /sites', () => {
   });
 
   it('refuses wrongly typed values with 422 naming each field', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     expectProblem(
       await api.post('/sites', { site: siteFields(parent, { site_name: 5, street2: ['x'], zip_code: 62701, description: { a: 1 }, recurring_instructions: true }) }),
       {
@@ -210,8 +193,8 @@ describe('POST /sites', () => {
 
 describe('position', () => {
   it('defaults to the end of the parent\'s list: 0, 1, 2 per parent, independently for each parent', async () => {
-    const a = await customerParent();
-    const b = await customerParent();
+    const a = await customerTarget(api);
+    const b = await customerTarget(api);
     const lead = { type: 'Lead' as const, id: (await createLead(api)).id };
     const positions: Record<string, number[]> = { a: [], b: [], lead: [] };
     for (let i = 0; i < 3; i++) {
@@ -223,7 +206,7 @@ describe('position', () => {
   });
 
   it('keeps an explicit position and continues after the largest one', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     expect((await createSite(api, parent, { position: 10 })).record.position).toBe(10);
     expect((await createSite(api, parent)).record.position).toBe(11);
     expect((await createSite(api, parent, { position: 0 })).record.position).toBe(0);
@@ -231,7 +214,7 @@ describe('position', () => {
   });
 
   it('does not count deleted sites when choosing the next position', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     await createSite(api, parent);
     const second = await createSite(api, parent);
     expect(second.record.position).toBe(1);
@@ -240,14 +223,14 @@ describe('position', () => {
   });
 
   it('hands out distinct positions to concurrent creates for one parent', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const results = await Promise.all(Array.from({ length: 8 }, () => api.post('/sites', { site: siteFields(parent) })));
     for (const res of results) expect(res.status, res.text).toBe(201);
     expect(results.map((r) => r.body.data.position).sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('is changeable on update and refuses non-integers, negatives and null with 422 naming position', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const site = await createSite(api, parent);
     const moved = await updateRecord(api, 'sites', 'site', site, { position: 4 });
     expect(moved.record.position).toBe(4);
@@ -270,7 +253,7 @@ describe('position', () => {
 
 describe('latitude and longitude', () => {
   it('accept the full ranges (latitude -90..90, longitude -180..180) and clear with null', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const south = await createSite(api, parent, { latitude: -90, longitude: -180 });
     expect(south.record).toMatchObject({ latitude: -90, longitude: -180 });
     const north = await createSite(api, parent, { latitude: 90, longitude: 180 });
@@ -282,7 +265,7 @@ describe('latitude and longitude', () => {
   });
 
   it('refuses values out of range or not numbers with 422 naming the field, on create and update', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const site = await createSite(api, parent);
     const cases: [string, unknown][] = [
       ['latitude', 90.0001],
@@ -312,7 +295,7 @@ describe('latitude and longitude', () => {
 
 describe('system_option_id', () => {
   it('accepts every row of the catalog and clears with null', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     for (const id of systemOptionIds) {
       expect((await createSite(api, parent, { system_option_id: id })).record.system_option_id).toBe(id);
     }
@@ -324,7 +307,7 @@ describe('system_option_id', () => {
   });
 
   it('refuses an id that is not a catalog row, or not a UUID, with 422 naming system_option_id', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const site = await createSite(api, parent);
     for (const system_option_id of [randomUUID(), '01900000-0000-7000-8000-00000000000b', parent.id, 'HVAC', 1]) {
       expectProblem(await api.post('/sites', { site: siteFields(parent, { system_option_id }) }), {
@@ -347,7 +330,7 @@ describe('custom_fields on sites', () => {
   let own: { tenant: Tenant; api: Client };
   const ids: Record<string, string> = {};
   beforeAll(async () => {
-    own = await newTenant();
+    own = await t.newTenant();
     const add = async (relatedName: string, name: string, type: string) =>
       (await t.app.domain.admin.addCustomField({ accountId: own.tenant.accountId, relatedName, name, type })).id;
     ids.text = await add('Site', 'Gate code', 'text');
@@ -357,7 +340,7 @@ describe('custom_fields on sites', () => {
   });
 
   it('are keyed by Site definition ids and merged on update (absent kept, null clears)', async () => {
-    const parent = await customerParent(own.api);
+    const parent = await customerTarget(own.api);
     const site = await createSite(own.api, parent, { custom_fields: { [ids.text]: '1234', [ids.number]: 3 } });
     expect(site.record.custom_fields).toEqual({ [ids.text]: '1234', [ids.number]: 3 });
     const merged = await updateRecord(own.api, 'sites', 'site', site, { custom_fields: { [ids.checkbox]: true, [ids.number]: 4 } });
@@ -369,7 +352,7 @@ describe('custom_fields on sites', () => {
   });
 
   it("refuses a Customer definition, an unknown key and a wrongly typed value with 422 naming custom_fields.<id>", async () => {
-    const parent = await customerParent(own.api);
+    const parent = await customerTarget(own.api);
     for (const [key, value] of [
       [ids.customerText, 'North'],
       [randomUUID(), 'x'],
@@ -390,7 +373,7 @@ describe('GET /sites/{id}', () => {
   it('answers 404 resource.not_found for an unknown id, a non-UUID and a deleted site', async () => {
     expectProblem(await api.get(`/sites/${randomUUID()}`), { status: 404, code: 'resource.not_found' });
     expectProblem(await api.get('/sites/not-a-uuid'), { status: 404, code: 'resource.not_found' });
-    const site = await createSite(api, await customerParent());
+    const site = await createSite(api, await customerTarget(api));
     await deleteRecord(api, 'sites', site.id);
     expectProblem(await api.get(`/sites/${site.id}`), { status: 404, code: 'resource.not_found' });
   });
@@ -398,7 +381,7 @@ describe('GET /sites/{id}', () => {
 
 describe('PATCH /sites/{id}', () => {
   it('changes every updatable field, keeps the others and answers 200 with a new ETag', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const site = await createSite(api, parent, { street2: 'Unit 1', zip_code: '11111', description: 'd', recurring_instructions: 'r' });
     const changes = {
       site_name: 'Warehouse',
@@ -425,7 +408,7 @@ describe('PATCH /sites/{id}', () => {
   });
 
   it('refuses to blank a required field on update', async () => {
-    const site = await createSite(api, await customerParent());
+    const site = await createSite(api, await customerTarget(api));
     for (const field of ['site_name', 'street', 'city', 'state']) {
       for (const blank of [null, '', ' ']) {
         expectProblem(await api.patch(`/sites/${site.id}`, { site: { [field]: blank } }, ifMatch(site.etag)), {
@@ -439,7 +422,7 @@ describe('PATCH /sites/{id}', () => {
   });
 
   it('accepts siteable_id and siteable_type unchanged, and refuses any other value with 422 naming the field', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const otherCustomer = await createCustomer(api);
     const lead = await createLead(api);
     const site = await createSite(api, parent);
@@ -475,7 +458,7 @@ describe('PATCH /sites/{id}', () => {
   });
 
   it('requires If-Match (428) and a current one (412)', async () => {
-    const site = await createSite(api, await customerParent());
+    const site = await createSite(api, await customerTarget(api));
     expectProblem(await api.patch(`/sites/${site.id}`, { site: { city: 'X' } }), { status: 428, code: 'precondition.required' });
     const updated = await updateRecord(api, 'sites', 'site', site, { city: 'Y' });
     expectProblem(await api.patch(`/sites/${site.id}`, { site: { city: 'Z' } }, ifMatch(site.etag)), { status: 412, code: 'precondition.failed' });
@@ -487,7 +470,7 @@ describe('PATCH /sites/{id}', () => {
 
 describe('DELETE /sites/{id}', () => {
   it('answers 204; the site is then 404 and absent from lists, filters and q', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const site = await createSite(api, parent);
     const keep = await createSite(api, parent);
     const res = await api.delete(`/sites/${site.id}`, ifMatch(site.etag));
@@ -510,7 +493,7 @@ describe('GET /sites filters', () => {
   let leadId: string;
   const sites: Record<string, string[]> = { a: [], b: [], lead: [] };
   beforeAll(async () => {
-    own = await newTenant();
+    own = await t.newTenant();
     a = await createCustomer(own.api);
     b = await createCustomer(own.api);
     leadId = (await createLead(own.api)).id;
@@ -555,7 +538,7 @@ describe('GET /sites filters', () => {
   });
 
   it('filters created_at and updated_at by range', async () => {
-    const range = await newTenant();
+    const range = await t.newTenant();
     const parent = await createCustomer(range.api);
     const early = await createSite(range.api, { type: 'Customer', id: parent.id });
     clock.advance(60 * 60_000);
@@ -580,7 +563,7 @@ describe('GET /sites sorts', () => {
   let own: { tenant: Tenant; api: Client };
   const made: Created[] = [];
   beforeAll(async () => {
-    own = await newTenant();
+    own = await t.newTenant();
     const parent = await createCustomer(own.api);
     for (const [name, position] of [['Charlie', 5], ['alpha', 9], ['Bravo', 1]] as const) {
       made.push(await createSite(own.api, { type: 'Customer', id: parent.id }, { site_name: name, position }));
@@ -618,7 +601,7 @@ describe('GET /sites q', () => {
   let other: Created;
   const token = unique('q');
   beforeAll(async () => {
-    own = await newTenant();
+    own = await t.newTenant();
     customer = await createCustomer(own.api, { organization: uniqueOrganization(`Orgname${token}`) });
     site = await createSite(own.api, { type: 'Customer', id: customer.id }, {
       site_name: `Name${token}`,
@@ -667,7 +650,7 @@ describe('GET /sites q', () => {
 describe("the customer list's q covers the primary site's address", () => {
   let own: { tenant: Tenant; api: Client };
   beforeAll(async () => {
-    own = await newTenant();
+    own = await t.newTenant();
   });
   const findCustomers = async (q: string) => idsOf(await own.api.get(`/customers?q=${encodeURIComponent(q)}`));
 
@@ -745,8 +728,8 @@ describe("the customer list's q covers the primary site's address", () => {
 
 describe('tenancy and scopes', () => {
   it("answers 404 to GET, PATCH and DELETE of another tenant's site and never lists it", async () => {
-    const site = await createSite(api, await customerParent(), { site_name: unique('Private ') });
-    const theirs = await newTenant();
+    const site = await createSite(api, await customerTarget(api), { site_name: unique('Private ') });
+    const theirs = await t.newTenant();
     expectProblem(await theirs.api.get(`/sites/${site.id}`), { status: 404, code: 'resource.not_found' });
     expectProblem(await theirs.api.patch(`/sites/${site.id}`, { site: { city: 'Hijacked' } }, ifMatch(site.etag)), { status: 404, code: 'resource.not_found' });
     expectProblem(await theirs.api.delete(`/sites/${site.id}`, ifMatch(site.etag)), { status: 404, code: 'resource.not_found' });
@@ -758,10 +741,10 @@ describe('tenancy and scopes', () => {
   });
 
   it('needs sites:read to read and sites:write to write (403 auth.scope_missing naming the scope)', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const site = await createSite(api, parent);
-    const reader = client(`${t.url}/api/v2`, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['sites:read'] })).token);
-    const none = client(`${t.url}/api/v2`, (await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:write'] })).token);
+    const reader = t.client((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['sites:read'] })).token);
+    const none = t.client((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:write'] })).token);
     expect((await reader.get(`/sites/${site.id}`)).status).toBe(200);
     expect((await reader.get('/sites')).status).toBe(200);
     for (const res of [
@@ -777,7 +760,7 @@ describe('tenancy and scopes', () => {
 
 describe('position at the upper bound', () => {
   it('never defaults past 1,000,000: a new site then shares the last position and still sorts last', async () => {
-    const parent = await customerParent();
+    const parent = await customerTarget(api);
     const top = await createSite(api, parent, { position: 1_000_000 });
     const next = await createSite(api, parent);
     expect(next.record.position).toBe(1_000_000);

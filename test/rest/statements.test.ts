@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { highRateLimits, useTestApp } from '../helpers/app.ts';
 import { client, type Client } from '../helpers/http.ts';
+import { StatementLog } from '../helpers/statements.ts';
 
 // What the kernel promises about its SQL, read from the statements it issues (startTestApp's onQuery), so that
 // it holds on the embedded database too, where transactions never overlap:
@@ -10,33 +11,20 @@ import { client, type Client } from '../helpers/http.ts';
 // - optimistic concurrency: the If-Match comparison is in the WHERE of the one statement that writes, never
 //   only a read followed by a write.
 
-const statements: string[] = [];
-let recording = false;
-let t: TestApp;
+const statements = new StatementLog();
+const t = useTestApp({ rateLimits: highRateLimits, onQuery: statements.onQuery });
 let api: Client;
-
 beforeAll(async () => {
-  t = await startTestApp({ rateLimits: { read: 100_000, write: 100_000 }, onQuery: (sql) => recording && statements.push(sql) });
   api = client(t.url, (await t.tenant()).token);
   for (let i = 0; i < 12; i += 1) {
     const res = await api.post('/api/v2/customers', { customer: { organization: `Keyset ${String(i).padStart(2, '0')}` } });
     expect(res.status).toBe(201);
   }
 });
-afterAll(() => t.close());
-
-/** The statements one request issues. */
-async function recorded(send: () => ReturnType<Client['get']>) {
-  statements.length = 0;
-  recording = true;
-  const res = await send();
-  recording = false;
-  return { res, sql: [...statements] };
-}
 
 /** The statements that read customers while answering one GET. */
 async function listStatements(path: string) {
-  const { res, sql } = await recorded(() => api.get(path));
+  const { res, sql } = await statements.during(() => api.get(path));
   expect(res.status, res.text).toBe(200);
   return { res, sql: sql.filter((statement) => /\bfrom\s+"?customers"?\b/i.test(statement)) };
 }
@@ -77,9 +65,9 @@ describe('writes under If-Match', () => {
   it('compare the ETag and write in one statement: PATCH and DELETE put lock_version and updated_at in the WHERE of their write', async () => {
     const created = await api.post('/api/v2/customers', { customer: { organization: 'Compare and set' } });
     const id = created.body.data.id as string;
-    const patch = await recorded(() => api.patch(`/api/v2/customers/${id}`, { customer: { reference: 'R-1' } }, { headers: { 'if-match': created.headers.get('etag')! } }));
+    const patch = await statements.during(() => api.patch(`/api/v2/customers/${id}`, { customer: { reference: 'R-1' } }, { headers: { 'if-match': created.headers.get('etag')! } }));
     expect(patch.res.status, patch.res.text).toBe(200);
-    const remove = await recorded(() => api.delete(`/api/v2/customers/${id}`, { headers: { 'if-match': patch.res.headers.get('etag')! } }));
+    const remove = await statements.during(() => api.delete(`/api/v2/customers/${id}`, { headers: { 'if-match': patch.res.headers.get('etag')! } }));
     expect(remove.res.status, remove.res.text).toBe(204);
     for (const { sql } of [patch, remove]) {
       const writes = writesOf(sql);

@@ -1,48 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, TestClock, type Tenant, type TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
-import { expectProblem } from '../helpers/expect-problem.ts';
-import { createCustomer } from '../helpers/customer-factory.ts';
-import { createRecord, createSite, deleteRecord, idsOf, ifMatch, systemOptionIds, unique, updateRecord, type Created } from '../helpers/crm-factory.ts';
+import { describe, expect, it } from 'vitest';
+import { highRateLimits, TestClock, useTenant, useTestApp } from '../helpers/app.ts';
+import { deleteRecord, idsOf, ifMatch, unique, updateRecord, weakEtag } from '../helpers/factories/records.ts';
+import { createPlace } from '../helpers/factories/sites.ts';
+import { createSystem, systemOptionIds } from '../helpers/factories/systems.ts';
+import { uuidV7 } from '../helpers/ids.ts';
+import { expectProblem } from '../helpers/problem.ts';
 
 // Systems over REST: equipment at a site (site_id required, live, same tenant, immutable), the five endpoints,
 // 409 system.duplicate for a second live system of a type (ignoring case) on a site, on create or on a change of
 // system_type, unless confirmed: true (never served), install_date and system_option_id validation, list
 // filters/sorts/q; and the system options lookup.
 
-let t: TestApp;
-let tenant: Tenant;
-let api: Client;
 const clock = new TestClock();
-
-const uuidV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const weakEtag = /^W\/"\d+-\d+"$/;
-
-beforeAll(async () => {
-  t = await startTestApp({ clock, rateLimits: { read: 100_000, write: 100_000 } });
-  tenant = await t.tenant();
-  api = client(`${t.url}/api/v2`, tenant.token);
-});
-afterAll(() => t.close());
-
-async function newTenant(): Promise<{ tenant: Tenant; api: Client }> {
-  const other = await t.tenant();
-  return { tenant: other, api: client(`${t.url}/api/v2`, other.token) };
-}
-
-async function newSite(a: Client = api): Promise<Created> {
-  const customer = await createCustomer(a);
-  return createSite(a, { type: 'Customer', id: customer.id });
-}
-
-function createSystem(a: Client, siteId: string, fields: Record<string, unknown> = {}): Promise<Created> {
-  return createRecord(a, 'systems', 'system', { site_id: siteId, system_type: unique('Type'), name: unique('System '), ...fields });
-}
+const t = useTestApp({ clock, rateLimits: highRateLimits });
+const { tenant, api } = useTenant(t);
 
 describe('systems: the five endpoints', () => {
   it('creates a system with every field and answers 201 with Location, ETag and {data}', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     const fields = {
       site_id: site.id,
       system_type: 'HVAC',
@@ -66,7 +42,7 @@ describe('systems: the five endpoints', () => {
   });
 
   it('creates from site_id, system_type and name alone, and requires them', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     const created = await createSystem(api, site.id);
     expect(created.record).toMatchObject({ manufacturer: null, model: null, serial_number: null, install_date: null, system_option_id: null });
     expectProblem(await api.post('/systems', { system: { manufacturer: 'x' } }), {
@@ -78,7 +54,7 @@ describe('systems: the five endpoints', () => {
   });
 
   it('updates the fields sent, clears optional ones with null and changes the ETag', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     const system = await createSystem(api, site.id, { manufacturer: 'Lennox', install_date: '2020-01-01' });
     const updated = await updateRecord(api, 'systems', 'system', system, {
       name: 'Renamed',
@@ -92,7 +68,7 @@ describe('systems: the five endpoints', () => {
   });
 
   it('soft-deletes a system: 204, then 404 and gone from the list', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     const system = await createSystem(api, site.id);
     await deleteRecord(api, 'systems', system.id);
     expectProblem(await api.get(`/systems/${system.id}`), { status: 404, code: 'resource.not_found' });
@@ -100,8 +76,8 @@ describe('systems: the five endpoints', () => {
   });
 
   it('refuses a change of site_id on PATCH with 422 naming site_id', async () => {
-    const system = await createSystem(api, (await newSite()).id);
-    const other = await newSite();
+    const system = await createSystem(api, ((await createPlace(api)).site).id);
+    const other = (await createPlace(api)).site;
     expectProblem(await api.patch(`/systems/${system.id}`, { system: { site_id: other.id } }, ifMatch(system.etag)), {
       status: 422,
       code: 'validation.failed',
@@ -111,8 +87,8 @@ describe('systems: the five endpoints', () => {
   });
 
   it("hides another tenant's system (404)", async () => {
-    const other = await newTenant();
-    const theirs = await createSystem(other.api, (await newSite(other.api)).id);
+    const other = await t.newTenant();
+    const theirs = await createSystem(other.api, (await createPlace(other.api)).site.id);
     expectProblem(await api.get(`/systems/${theirs.id}`), { status: 404, code: 'resource.not_found' });
     expectProblem(await api.delete(`/systems/${theirs.id}`, ifMatch(theirs.etag)), { status: 404, code: 'resource.not_found' });
   });
@@ -120,9 +96,9 @@ describe('systems: the five endpoints', () => {
 
 describe('systems: references and values', () => {
   it("refuses another tenant's site, an unknown site and a deleted site with 422 naming site_id", async () => {
-    const other = await newTenant();
-    const theirs = await newSite(other.api);
-    const deleted = await newSite();
+    const other = await t.newTenant();
+    const theirs = (await createPlace(other.api)).site;
+    const deleted = (await createPlace(api)).site;
     await deleteRecord(api, 'sites', deleted.id);
     for (const siteId of [theirs.id, randomUUID(), deleted.id, 'nope']) {
       expectProblem(await api.post('/systems', { system: { site_id: siteId, system_type: 'HVAC', name: 'x' } }), {
@@ -136,7 +112,7 @@ describe('systems: references and values', () => {
   });
 
   it('refuses an unparseable or impossible install_date with 422 naming it', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     for (const install_date of ['yesterday', '2021-02-30', '2021-13-01', '15/03/2021', 20210315, '2021-03-15T10:00:00Z']) {
       expectProblem(await api.post('/systems', { system: { site_id: site.id, system_type: 'HVAC', name: 'x', install_date } }), {
         status: 422,
@@ -155,7 +131,7 @@ describe('systems: references and values', () => {
   });
 
   it('refuses an unknown system_option_id with 422 naming it, on create and update', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     expectProblem(await api.post('/systems', { system: { site_id: site.id, system_type: 'HVAC', name: 'x', system_option_id: randomUUID() } }), {
       status: 422,
       code: 'validation.failed',
@@ -174,7 +150,7 @@ describe('systems: references and values', () => {
 
 describe('systems: duplicate system_type on a site', () => {
   it('answers 409 system.duplicate for a second live system of the same type on the site, and creates nothing', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     const first = await createSystem(api, site.id, { system_type: 'HVAC' });
     expectProblem(await api.post('/systems', { system: { site_id: site.id, system_type: 'HVAC', name: 'Second furnace' } }), {
       status: 409,
@@ -189,7 +165,7 @@ describe('systems: duplicate system_type on a site', () => {
   });
 
   it('creates the duplicate when confirmed: true is sent, and never serves confirmed', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     const first = await createSystem(api, site.id, { system_type: 'Plumbing' });
     expect('confirmed' in first.record).toBe(false);
     const res = await api.post('/systems', { system: { site_id: site.id, system_type: 'Plumbing', name: 'Second heater', confirmed: true } });
@@ -203,14 +179,14 @@ describe('systems: duplicate system_type on a site', () => {
   });
 
   it('allows the same type on another site and another type on the same site without confirmation', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     await createSystem(api, site.id, { system_type: 'HVAC' });
     await createSystem(api, site.id, { system_type: 'Electrical' });
-    await createSystem(api, (await newSite()).id, { system_type: 'HVAC' });
+    await createSystem(api, ((await createPlace(api)).site).id, { system_type: 'HVAC' });
   });
 
   it('does not count a deleted system as a duplicate', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     const first = await createSystem(api, site.id, { system_type: 'HVAC' });
     await deleteRecord(api, 'systems', first.id);
     const again = await createSystem(api, site.id, { system_type: 'HVAC' });
@@ -218,7 +194,7 @@ describe('systems: duplicate system_type on a site', () => {
   });
 
   it('answers 409 system.duplicate for a type that differs only in case, and still creates with confirmed: true', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     const first = await createSystem(api, site.id, { system_type: 'HVAC' });
     for (const system_type of ['hvac', 'Hvac', ' HVAC ']) {
       expectProblem(await api.post('/systems', { system: { site_id: site.id, system_type, name: 'Second furnace' } }), { status: 409, code: 'system.duplicate' });
@@ -228,7 +204,7 @@ describe('systems: duplicate system_type on a site', () => {
   });
 
   it('answers 409 system.duplicate when an update changes system_type to a type already on the site (ignoring case), unless confirmed: true', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     await createSystem(api, site.id, { system_type: 'HVAC' });
     const boiler = await createSystem(api, site.id, { system_type: 'Boiler' });
     for (const system_type of ['HVAC', 'hvac']) {
@@ -243,12 +219,12 @@ describe('systems: duplicate system_type on a site', () => {
     expect(moved.record.system_type).toBe('hvac');
     expect('confirmed' in moved.record).toBe(false);
     // A type on another site does not count.
-    const elsewhere = await createSystem(api, (await newSite()).id, { system_type: 'Solar' });
+    const elsewhere = await createSystem(api, ((await createPlace(api)).site).id, { system_type: 'Solar' });
     await updateRecord(api, 'systems', 'system', elsewhere, { system_type: 'Boiler' });
   });
 
   it('refuses a non-boolean confirmed with 422 naming it', async () => {
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     expectProblem(await api.post('/systems', { system: { site_id: site.id, system_type: 'HVAC', name: 'x', confirmed: 'yes' } }), {
       status: 422,
       code: 'validation.failed',
@@ -260,9 +236,9 @@ describe('systems: duplicate system_type on a site', () => {
 
 describe('systems: list filters, sorts and q', () => {
   it('filters site_id, system_type (= and [in]) and created_at range; sorts by name and system_type', async () => {
-    const own = await newTenant();
-    const site = await newSite(own.api);
-    const otherSite = await newSite(own.api);
+    const own = await t.newTenant();
+    const site = (await createPlace(own.api)).site;
+    const otherSite = (await createPlace(own.api)).site;
     const hvac = await createSystem(own.api, site.id, { system_type: 'HVAC', name: 'Charlie' });
     clock.advance(1000);
     const plumbing = await createSystem(own.api, site.id, { system_type: 'Plumbing', name: 'Alpha' });
@@ -280,8 +256,8 @@ describe('systems: list filters, sorts and q', () => {
   });
 
   it('searches q over system type, name, manufacturer, model and serial number', async () => {
-    const own = await newTenant();
-    const site = await newSite(own.api);
+    const own = await t.newTenant();
+    const site = (await createPlace(own.api)).site;
     const token = unique('sys');
     const made = [
       await createSystem(own.api, site.id, { system_type: `T-${token}` }),
@@ -310,7 +286,7 @@ describe('GET /system_options', () => {
 
   it('is readable with any valid key, answers 401 without one and 400 filter.invalid for an unknown parameter', async () => {
     const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read'] });
-    expect(idsOf(await client(`${t.url}/api/v2`, key.token).get('/system_options'))).toEqual(systemOptionIds);
+    expect(idsOf(await t.client(key.token).get('/system_options'))).toEqual(systemOptionIds);
     expect((await api.get('/system_options', { token: null })).status).toBe(401);
     expectProblem(await api.get('/system_options?kind=HVAC'), { status: 400, code: 'filter.invalid', detail: 'kind' });
   });
@@ -319,9 +295,9 @@ describe('GET /system_options', () => {
 describe('scopes', () => {
   it('needs systems:read to list and systems:write to create (403 auth.scope_missing)', async () => {
     const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['systems:read'] });
-    const limited = client(`${t.url}/api/v2`, key.token);
+    const limited = t.client(key.token);
     expect((await limited.get('/systems')).status).toBe(200);
-    const site = await newSite();
+    const site = (await createPlace(api)).site;
     const body = expectProblem(await limited.post('/systems', { system: { site_id: site.id, system_type: 'HVAC', name: 'x' } }), {
       status: 403,
       code: 'auth.scope_missing',

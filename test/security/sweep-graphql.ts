@@ -1,6 +1,6 @@
 import { getIntrospectionQuery } from 'graphql';
-import type { Gql } from '../graphql/client.ts';
-import { camel, garbageCursor, kindOfBase, kindOfDescription, normalise, pascal, pool, randomIdLike, randomMarker, snake, spread, type Catalog, type IdValue } from './sweep-kit.ts';
+import type { Gql } from '../helpers/graphql.ts';
+import { camel, garbageCursor, kindOfBase, kindOfDescription, normalise, pascal, pool, randomIdLike, randomMarker, setAt, snake, spread, type Catalog, type IdValue } from './sweep-kit.ts';
 import { deref, type Model } from './sweep-openapi.ts';
 import { pick, sharedKinds, type Check, type Side } from './sweep-rest.ts';
 
@@ -325,12 +325,6 @@ export class GqlBuilder {
     }
     return parts.join(' ');
   }
-}
-
-function setAt(target: any, path: (string | number)[], value: unknown): void {
-  let node = target;
-  for (const seg of path.slice(0, -1)) node = node[seg];
-  node[path[path.length - 1]] = value;
 }
 
 /** The operation text and the variables for a field with the given argument values. */

@@ -138,6 +138,13 @@ export function spread<T>(values: T[], n = 3): T[] {
   return Array.from({ length: n }, (_, i) => values[Math.round((i * (values.length - 1)) / (n - 1))]);
 }
 
+/** Sets the value at a path of keys and indexes inside `target` (every step but the last must exist). */
+export function setAt(target: any, path: (string | number)[], value: unknown): void {
+  let node = target;
+  for (const seg of path.slice(0, -1)) node = node[seg];
+  node[path[path.length - 1]] = value;
+}
+
 /** Runs `task` over `items` with at most `width` in flight; results in input order. */
 export async function pool<T, R>(items: T[], width: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);

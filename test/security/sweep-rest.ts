@@ -1,5 +1,5 @@
 import type { Client } from '../helpers/http.ts';
-import { camel, garbageCursor, normalise, pool, randomIdLike, randomMarker, spread, type Catalog, type IdValue, type Ref } from './sweep-kit.ts';
+import { camel, garbageCursor, normalise, pool, randomIdLike, randomMarker, setAt, spread, type Catalog, type IdValue, type Ref } from './sweep-kit.ts';
 import { collectionKind, restPositions, resourceKind, type Model, type Operation, type RestPosition } from './sweep-openapi.ts';
 
 // The REST half of the sweep: for every id position of every operation of the OpenAPI document, tenant A sends
@@ -58,12 +58,6 @@ function pathValues(model: Model, op: Operation, catalog: Catalog): Record<strin
     previous = values[p.name];
   }
   return values;
-}
-
-function setAt(target: any, path: string[], value: unknown): void {
-  let node = target;
-  for (const seg of path.slice(0, -1)) node = node[seg];
-  node[path[path.length - 1]] = value;
 }
 
 /** Whether the answer to the random value shows that the position was looked at (see Check.vacuous). */

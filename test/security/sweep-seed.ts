@@ -1,13 +1,18 @@
 import { expect } from 'vitest';
+import type { FieldSpec } from '../../src/kernel/fields.ts';
+import type { ResourceDefinition } from '../../src/kernel/resource.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
-import { client, type Client } from '../helpers/http.ts';
+import { link } from '../helpers/factories/contacts.ts';
+import { createRecord, readRecord, updateRecord, type Created } from '../helpers/factories/records.ts';
+import type { Client } from '../helpers/http.ts';
 
 // Seeds one tenant of the sweep through the API (custom field definitions and a second user through the admin
 // service, as the `fieldline` command does: there is no API for them). Every text the tenant writes carries its
 // marker, so that any answer to the other tenant that contains it is a leak. Records are made in an order that
 // keeps the first record of each kind coherent with the first of the others (the first site belongs to the
 // first customer, the first system to the first site, the first linkage of the first contact is to the first
-// customer ...): the sweep builds valid requests from the first records of its own tenant.
+// customer ...): the sweep builds valid requests from the first records of its own tenant. A resource of the app
+// that the records made by hand do not cover gets two records of its required fields (plainFields).
 
 export interface Seeded {
   tenant: Tenant;
@@ -21,23 +26,65 @@ const u = (marker: string, what: string) => {
   return `${marker} ${what} ${n}`;
 };
 
-async function created(api: Client, plural: string, key: string, fields: Record<string, unknown>): Promise<any> {
-  const res = await api.post(`/${plural}`, { [key]: fields });
-  expect(res.status, `seed POST /${plural}: ${res.text.slice(0, 500)}`).toBe(201);
-  return res.body.data;
+/** A number the field accepts: 1, or the nearest end of its range. */
+function inRange(spec: FieldSpec): number {
+  const [min, max] = spec.range ?? [1, 1];
+  return Math.min(Math.max(1, min), max);
 }
 
-async function patched(api: Client, plural: string, id: string, key: string, fields: Record<string, unknown>): Promise<any> {
-  const read = await api.get(`/${plural}/${id}`);
-  const res = await api.patch(`/${plural}/${id}`, { [key]: fields }, { headers: { 'if-match': read.headers.get('etag')! } });
-  expect(res.status, `seed PATCH /${plural}/${id}: ${res.text.slice(0, 500)}`).toBe(200);
-  return res.body.data;
+/**
+ * A create body of a resource's required fields (and its custom field), each a plain value of its kind that
+ * carries the marker; a required reference is the first record of the referenced model (`reference`). Throws for
+ * a required field no plain value fits (a polymorphic id): such a resource is seeded by hand in seedTenant.
+ */
+export function plainFields(def: ResourceDefinition, marker: string, reference: (model: string) => string | number | undefined, custom: Record<string, unknown>) {
+  const value = (name: string, spec: FieldSpec): unknown => {
+    if (spec.enum) return spec.enum[0];
+    if (spec.references) return reference(spec.references.model);
+    switch (spec.kind) {
+      case 'string':
+      case 'text':
+        return u(marker, name).slice(0, spec.max ?? 255);
+      case 'email':
+        return `${marker.toLowerCase()}-${name}-${(n += 1)}@example.test`;
+      case 'url':
+        return `https://example.test/${marker}`;
+      case 'integer':
+      case 'int64':
+      case 'number':
+        return inRange(spec);
+      case 'decimal':
+        return String(inRange(spec));
+      case 'boolean':
+        return true;
+      case 'date':
+        return '2026-06-01';
+      case 'datetime':
+        return '2026-06-01T09:00:00.000Z';
+      case 'uuid':
+        return undefined;
+    }
+  };
+  const body: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(def.fields)) {
+    if (spec.create !== 'required') continue;
+    body[name] = value(name, spec);
+    if (body[name] === undefined) throw new Error(`seedTenant: no plain value for ${def.plural}.${name}; seed ${def.plural} by hand`);
+  }
+  return { ...body, ...(def.conventions.customFields ? custom : {}) };
 }
 
 /** Two or more records of every resource, linked the way real data is, plus converted leads and estimates. */
 export async function seedTenant(t: TestApp, marker: string, relatedNames: string[]): Promise<Seeded> {
-  const tenant = await t.tenant({ name: `${marker} account` });
-  const api = client(`${t.url}/api/v2`, tenant.token);
+  const { tenant, api } = await t.newTenant({ name: `${marker} account` });
+  const made = new Map<string, Created[]>();
+  const created = async (plural: string, key: string, fields: Record<string, unknown>): Promise<Created> => {
+    const record = await createRecord(api, plural, key, fields);
+    made.set(plural, [...(made.get(plural) ?? []), record]);
+    return record;
+  };
+  const patched = async (plural: string, id: string, key: string, fields: Record<string, unknown>) =>
+    updateRecord(api, plural, key, await readRecord(api, plural, id), fields);
   const admin = t.app.domain.admin;
   const fields: Record<string, string> = {};
   for (const relatedName of relatedNames) {
@@ -47,17 +94,17 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   const tech = await admin.createUser({ accountId: tenant.accountId, name: `${marker} Technician`, email: `${marker.toLowerCase()}-tech@example.test`, role: 'technician' });
   const cf = (relatedName: string) => (fields[relatedName] ? { custom_fields: { [fields[relatedName]]: u(marker, 'custom value') } } : {});
 
-  const c0 = await created(api, 'customers', 'customer', { organization: u(marker, 'Customer'), reference: u(marker, 'ref'), assignee_id: tenant.userId, ...cf('Customer') });
-  const c1 = await created(api, 'customers', 'customer', { organization: u(marker, 'Customer') });
-  const l0 = await created(api, 'leads', 'lead', { organization: u(marker, 'Lead'), first_name: marker, assignee_id: tenant.userId, ...cf('Lead') });
-  const l1 = await created(api, 'leads', 'lead', { organization: u(marker, 'Lead') });
+  const c0 = await created('customers', 'customer', { organization: u(marker, 'Customer'), reference: u(marker, 'ref'), assignee_id: tenant.userId, ...cf('Customer') });
+  const c1 = await created('customers', 'customer', { organization: u(marker, 'Customer') });
+  const l0 = await created('leads', 'lead', { organization: u(marker, 'Lead'), first_name: marker, assignee_id: tenant.userId, ...cf('Lead') });
+  const l1 = await created('leads', 'lead', { organization: u(marker, 'Lead') });
   const site = (parent: any, type: string, extra: Record<string, unknown> = {}) =>
-    created(api, 'sites', 'site', { site_name: u(marker, 'Site'), street: u(marker, 'Street'), city: 'Springfield', state: 'IL', siteable_id: parent.id, siteable_type: type, ...extra });
+    created('sites', 'site', { site_name: u(marker, 'Site'), street: u(marker, 'Street'), city: 'Springfield', state: 'IL', siteable_id: parent.id, siteable_type: type, ...extra });
   const s0 = await site(c0, 'Customer', cf('Site'));
   await site(c0, 'Customer');
   await site(l0, 'Lead');
   await site(l1, 'Lead');
-  const ct0 = await created(api, 'contacts', 'contact', {
+  const ct0 = await created('contacts', 'contact', {
     first_name: marker,
     last_name: u(marker, 'Contact'),
     email: `${marker.toLowerCase()}@example.test`,
@@ -66,21 +113,20 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     linkable_type: 'Customer',
     ...cf('Contact'),
   });
-  const ct1 = await created(api, 'contacts', 'contact', { first_name: marker, last_name: u(marker, 'Contact'), phone_numbers: [{ number: '555-0102' }], linkable_id: c1.id, linkable_type: 'Customer' });
+  const ct1 = await created('contacts', 'contact', { first_name: marker, last_name: u(marker, 'Contact'), phone_numbers: [{ number: '555-0102' }], linkable_id: c1.id, linkable_type: 'Customer' });
   for (const [contact, id, type] of [[ct0, s0.id, 'Site'], [ct0, l0.id, 'Lead'], [ct1, l1.id, 'Lead']] as const) {
-    const res = await api.post(`/contacts/${contact.id}/linkages`, { linkage: { linkable_id: id, linkable_type: type, relationship_type: 'billing' } });
-    expect(res.status, res.text).toBe(201);
+    await link(api, contact.id, { type, id }, { relationship_type: 'billing' });
   }
-  const i0 = await created(api, 'items', 'item', { name: u(marker, 'Item'), item_type: 'material', unit_price: '12.5', ...cf('Item') });
-  const i1 = await created(api, 'items', 'item', { name: u(marker, 'Item'), item_type: 'labor', unit_price: '80' });
-  const t0 = await created(api, 'tax_rates', 'tax_rate', { name: u(marker, 'Tax'), rate: '8.25' });
-  await created(api, 'tax_rates', 'tax_rate', { name: u(marker, 'Tax'), rate: '5' });
-  await created(api, 'customer_item_prices', 'customer_item_price', { customer_id: c0.id, item_id: i0.id, unit_price: '11' });
-  await created(api, 'customer_item_prices', 'customer_item_price', { customer_id: c1.id, item_id: i1.id, unit_price: '75' });
-  const sy0 = await created(api, 'systems', 'system', { site_id: s0.id, system_type: 'HVAC', name: u(marker, 'System'), ...cf('System') });
-  await created(api, 'systems', 'system', { site_id: s0.id, system_type: 'Plumbing', name: u(marker, 'System') });
+  const i0 = await created('items', 'item', { name: u(marker, 'Item'), item_type: 'material', unit_price: '12.5', ...cf('Item') });
+  const i1 = await created('items', 'item', { name: u(marker, 'Item'), item_type: 'labor', unit_price: '80' });
+  const t0 = await created('tax_rates', 'tax_rate', { name: u(marker, 'Tax'), rate: '8.25' });
+  await created('tax_rates', 'tax_rate', { name: u(marker, 'Tax'), rate: '5' });
+  await created('customer_item_prices', 'customer_item_price', { customer_id: c0.id, item_id: i0.id, unit_price: '11' });
+  await created('customer_item_prices', 'customer_item_price', { customer_id: c1.id, item_id: i1.id, unit_price: '75' });
+  const sy0 = await created('systems', 'system', { site_id: s0.id, system_type: 'HVAC', name: u(marker, 'System'), ...cf('System') });
+  await created('systems', 'system', { site_id: s0.id, system_type: 'Plumbing', name: u(marker, 'System') });
   const line = () => ({ item_id: i0.id, quantity: '2', tax_rate_id: t0.id, description: u(marker, 'line') });
-  await created(api, 'jobs', 'job', {
+  await created('jobs', 'job', {
     customer_id: c0.id,
     site_id: s0.id,
     contact_id: ct0.id,
@@ -92,8 +138,8 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     assignments: [{ user_id: tenant.userId }, { user_id: tech.id }],
     ...cf('Job'),
   });
-  await created(api, 'jobs', 'job', { site_id: s0.id, title: u(marker, 'Job'), scheduled_start: '2026-06-02T09:00:00.000Z', lineitems: [line()], assignments: [{ user_id: tech.id }] });
-  const e0 = await created(api, 'estimates', 'estimate', {
+  await created('jobs', 'job', { site_id: s0.id, title: u(marker, 'Job'), scheduled_start: '2026-06-02T09:00:00.000Z', lineitems: [line()], assignments: [{ user_id: tech.id }] });
+  const e0 = await created('estimates', 'estimate', {
     customer_id: c0.id,
     site_id: s0.id,
     contact_id: ct0.id,
@@ -103,15 +149,22 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     lineitems: [line(), { description: u(marker, 'labor'), quantity: 1, unit_price: '50', labor_visible: false }],
     ...cf('Estimate'),
   });
-  const e1 = await created(api, 'estimates', 'estimate', { site_id: s0.id, title: u(marker, 'Estimate'), lineitems: [line()] });
+  const e1 = await created('estimates', 'estimate', { site_id: s0.id, title: u(marker, 'Estimate'), lineitems: [line()] });
   // The first estimate is Accepted and not converted (a conversion by the other tenant would show); the second
   // is converted, so that estimates and jobs carry converted_job_id / estimate_id.
-  await patched(api, 'estimates', e0.id, 'estimate', { status: 'Accepted' });
-  await patched(api, 'estimates', e1.id, 'estimate', { status: 'Accepted' });
+  await patched('estimates', e0.id, 'estimate', { status: 'Accepted' });
+  await patched('estimates', e1.id, 'estimate', { status: 'Accepted' });
   const converted = await api.post(`/estimates/${e1.id}/convert`);
   expect(converted.status, converted.text).toBe(201);
   // The second lead is converted (converted_customer_id, moved site and linkage); the first stays a lead.
   const lead = await api.post(`/leads/${l1.id}/convert`, { customer: { organization: u(marker, 'Converted customer') } });
   expect(lead.status, lead.text).toBe(201);
+
+  // Any other resource of the app: two records of its required fields.
+  const resources = [...t.app.domain.resources.values()].map((service) => service.def);
+  const reference = (model: string) => (model === 'user' ? tenant.userId : made.get(resources.find((def) => def.model === model)?.plural ?? '')?.[0]?.id);
+  for (const def of resources) {
+    while ((made.get(def.plural)?.length ?? 0) < 2) await created(def.plural, def.name, plainFields(def, marker, reference, cf(def.className)));
+  }
   return { tenant, api, marker };
 }

@@ -1,9 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { client } from '../helpers/http.ts';
-import { graphqlClient, type Gql } from '../graphql/client.ts';
+import { highRateLimits, useTestApp } from '../helpers/app.ts';
+import type { Gql } from '../helpers/graphql.ts';
 import { foreignIn, graphqlCursors, GqlBuilder, introspect, operation, relationQueries, runGraphqlSweep, type GqlSweep } from './sweep-graphql.ts';
 import { applyForgeries, planForgeries, restoreForgeries } from './sweep-forge.ts';
 import { kindOfBase, pool, snake, type Catalog } from './sweep-kit.ts';
@@ -37,7 +36,8 @@ import { accountRows, apiSnapshot, snapshotDiff, tenantTables, type ApiSnapshot 
 //    is A's; nothing A reads or stores names B.
 
 const WIDTH = 4;
-let t: TestApp;
+// Every bucket the server knows, raised (the sweep sends a few thousand requests a minute).
+const t = useTestApp({ rateLimits: { ...highRateLimits, graphql: 100_000_000 } });
 let model: Model;
 let A: Seeded;
 let B: Seeded;
@@ -82,11 +82,7 @@ async function restCursors(side: Seeded): Promise<Map<string, string>> {
 
 beforeAll(async () => {
   const started = Date.now();
-  // Every bucket the server knows, raised (the sweep sends a few thousand requests a minute).
-  const rateLimits: Record<string, number> = { read: 100_000, write: 100_000, graphql: 100_000_000 };
-  t = await startTestApp({ rateLimits });
-  timings.start = Date.now() - started;
-  const doc = (await client(`${t.url}/api/v2`).get('/openapi.json')).body;
+  const doc = (await t.client().get('/openapi.json')).body;
   model = buildModel(doc);
   const lookup = model.ops.find((o) => o.method === 'get' && o.path === '/custom_field_definitions');
   const relatedNames: string[] = lookup?.params.find((p) => p.name === 'related_name')?.schema?.enum ?? [];
@@ -95,8 +91,8 @@ beforeAll(async () => {
   timings.seed = Date.now() - started;
   const [catA, catB] = [await collectCatalog(model, A.api), await collectCatalog(model, B.api)];
   userKind = [...catA.refs].find(([, refs]) => refs.some((r) => typeof r.id === 'number'))?.[0] ?? 'user';
-  gqlA = graphqlClient(t.url, A.tenant.token);
-  gqlB = graphqlClient(t.url, B.tenant.token);
+  gqlA = t.graphql(A.tenant.token);
+  gqlB = t.graphql(B.tenant.token);
   builder = new GqlBuilder(await introspect(gqlA), model, userKind);
   a = { catalog: catA, restCursors: await restCursors(A), gqlCursors: await graphqlCursors(builder, gqlA), marker: A.marker };
   b = { catalog: catB, restCursors: await restCursors(B), gqlCursors: await graphqlCursors(builder, gqlB), marker: B.marker };
@@ -110,15 +106,17 @@ beforeAll(async () => {
   timings.setup = Date.now() - started;
 }, 180_000);
 
-afterAll(async () => {
+afterAll(() => {
   console.log(`tenant sweep timings (ms): ${JSON.stringify(timings)}; checks: ${JSON.stringify(counts)}`);
-  await t?.close();
 });
 
 describe('tenant isolation sweep', () => {
   it('seeds two or more records of every kind the document lists, for both tenants', () => {
     const kinds = [...model.kinds];
-    expect(kinds).toEqual(expect.arrayContaining(['customer', 'site', 'contact', 'contact_linkage', 'lead', 'item', 'customer_item_price', 'tax_rate', 'system', 'job', 'estimate', 'lineitem', 'job_assignment', 'contact_phone_number', 'custom_field_definition', 'user']));
+    // Every resource of the app, and the records that are not resources of their own.
+    const resources = [...t.app.domain.resources.values()].map((service) => service.def.name);
+    expect(resources.length).toBeGreaterThan(0);
+    expect(kinds).toEqual(expect.arrayContaining([...resources, 'contact_linkage', 'lineitem', 'job_assignment', 'contact_phone_number', 'custom_field_definition', 'user']));
     for (const [name, catalog] of [['A', a.catalog], ['B', b.catalog]] as [string, Catalog][]) {
       for (const kind of kinds) {
         expect((catalog.refs.get(kind) ?? []).length, `${name} has records of ${kind}`).toBeGreaterThan(0);

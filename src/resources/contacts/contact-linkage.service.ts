@@ -1,11 +1,14 @@
 import { addError, recordFromBody, throwIfErrors } from '../../kernel/body.ts';
 import type { Clock } from '../../kernel/clock.ts';
-import { currentTenant, runAsTenant, type RequestContext } from '../../kernel/context.ts';
+import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound, type FieldErrors } from '../../kernel/errors.ts';
 import { appendEvent } from '../../kernel/events.ts';
 import { isUuid, newId } from '../../kernel/ids.ts';
 import { inTransaction, type TenantClient, type TenantTx } from '../../kernel/tenancy.ts';
+import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { linkableTypes, lockLinkable, type LinkableType } from './linkables.ts';
+import type { WireOf } from '../../kernel/wire-shape.ts';
+import { linkageShape, relationshipTypes } from './contact-linkage.shape.ts';
 
 // Contact linkages, the spec's rules 1–5:
 // 1. the first contact linked to a record becomes its primary, whatever `primary` says;
@@ -20,7 +23,6 @@ import { linkableTypes, lockLinkable, type LinkableType } from './linkables.ts';
 // is being made: one of the two waits for the other and then sees its result (404, or 409 contact.has_linkages).
 // Hence no linkage ever belongs to a deleted contact, and the "first link" count below needs no contact filter.
 
-export const relationshipTypes = ['associated', 'billing', 'technical', 'decision_maker'] as const;
 /**
  * POST and PATCH bodies carry the fields at the top level, as the spec's endpoint table lists them
  * ({"linkable_id": ..., "linkable_type": "Customer", "primary": true}), or under this key as every other
@@ -40,7 +42,7 @@ export interface LinkageRow {
   updated_at: Date;
 }
 
-export function serializeLinkage(row: LinkageRow) {
+export function serializeLinkage(row: LinkageRow): WireLinkage {
   return {
     id: row.id,
     contact_id: row.contact_id,
@@ -53,7 +55,7 @@ export function serializeLinkage(row: LinkageRow) {
   };
 }
 
-export type WireLinkage = ReturnType<typeof serializeLinkage>;
+export type WireLinkage = WireOf<typeof linkageShape>;
 
 /** The order a contact's or a record's linkages are served in: oldest link first. */
 export const linkageOrder = [{ created_at: 'asc' }, { id: 'asc' }] as const;
@@ -65,11 +67,7 @@ async function event(tx: TenantTx, ctx: RequestContext, row: LinkageRow, action:
 /** Locks the live contact's row (FOR UPDATE) until the transaction ends; 404 when it is absent or deleted. */
 async function lockContact(tx: TenantTx, contactId: string): Promise<void> {
   const rows = isUuid(contactId)
-    ? await tx.$queryRawUnsafe<unknown[]>(
-        `SELECT 1 FROM contacts WHERE id = $1::uuid AND account_id = $2::uuid AND deleted_at IS NULL FOR UPDATE`,
-        contactId,
-        currentTenant(),
-      )
+    ? await tenantQuery(tx, `SELECT 1 FROM contacts WHERE account_id = $1::uuid AND id = $2::uuid AND deleted_at IS NULL FOR UPDATE`, contactId)
     : [];
   if (rows.length === 0) throw notFound('Contact');
 }

@@ -4,6 +4,7 @@ import { rangeOps } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import { checkLinkInput, linkContact } from './contact-linkage.service.ts';
 import { linkableTypes, type LinkableType } from './linkables.ts';
+import { contactLinkageActions } from './contact-linkage.actions.ts';
 
 export const phoneKinds = ['mobile', 'office', 'home', 'fax', 'other'] as const;
 
@@ -56,6 +57,7 @@ export const contactResource: ResourceDefinition = {
     defaultSort: '-created_at',
     searchable: 'first name, last name, email and title',
   },
+  actions: contactLinkageActions,
   hooks: {
     async beforeWrite({ mode, input, values, children, errors }) {
       if (mode !== 'create') return;

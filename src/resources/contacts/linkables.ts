@@ -1,5 +1,5 @@
-import { currentTenant } from '../../kernel/context.ts';
 import type { TenantTx } from '../../kernel/tenancy.ts';
+import { tenantQuery } from '../../kernel/tenant-sql.ts';
 
 // Records a contact can be linked to, and sites can belong to. Each is a live (not deleted) row of the tenant.
 export const linkableTables = { Customer: 'customers', Lead: 'leads', Site: 'sites' } as const;
@@ -11,10 +11,6 @@ export const linkableTypes = Object.keys(linkableTables) as LinkableType[];
  * and sites take this lock first, so concurrent requests on one record queue instead of racing.
  */
 export async function lockLinkable(tx: TenantTx, type: LinkableType, id: string): Promise<boolean> {
-  const rows = await tx.$queryRawUnsafe<unknown[]>(
-    `SELECT 1 FROM ${linkableTables[type]} WHERE id = $1::uuid AND account_id = $2::uuid AND deleted_at IS NULL FOR UPDATE`,
-    id,
-    currentTenant(),
-  );
+  const rows = await tenantQuery(tx, `SELECT 1 FROM ${linkableTables[type]} WHERE account_id = $1::uuid AND id = $2::uuid AND deleted_at IS NULL FOR UPDATE`, id);
   return rows.length > 0;
 }

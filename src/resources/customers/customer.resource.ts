@@ -1,7 +1,7 @@
 import { rangeOps } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import { addError } from '../../kernel/body.ts';
-import { currentTenant } from '../../kernel/context.ts';
+import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 
 
@@ -58,9 +58,9 @@ export const customerResource: ResourceDefinition = {
       const organization = values.organization;
       if (typeof organization !== 'string' || errors.organization) return;
       // Same expression as the unique index customers_account_organization_ci_live, which settles races.
-      const clash = await tx.$queryRawUnsafe<unknown[]>(
+      const clash = await tenantQuery(
+        tx,
         `SELECT 1 FROM customers WHERE account_id = $1::uuid AND lower(organization) = lower($2) AND deleted_at IS NULL AND id <> $3::uuid LIMIT 1`,
-        currentTenant(),
         organization,
         (existing?.id as string | undefined) ?? '00000000-0000-0000-0000-000000000000',
       );

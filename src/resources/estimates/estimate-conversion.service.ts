@@ -1,9 +1,10 @@
 import type { Clock } from '../../kernel/clock.ts';
-import { currentTenant, runAsTenant, type RequestContext } from '../../kernel/context.ts';
+import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound, validationError } from '../../kernel/errors.ts';
 import { isUuid } from '../../kernel/ids.ts';
 import type { ResourceService, Single } from '../../kernel/resource-service.ts';
 import { inTransaction, type TenantClient } from '../../kernel/tenancy.ts';
+import { tenantQuery } from '../../kernel/tenant-sql.ts';
 
 // POST /estimates/{id}/convert: an Accepted estimate becomes a job, in one transaction. The job takes the
 // estimate's customer, site, contact, system, title, scope of work, job type, reference and notes (checked
@@ -32,10 +33,10 @@ export class EstimateConversionService {
     return runAsTenant(ctx.principal.accountId, () =>
       inTransaction(this.db, async (tx) => {
         const locked = isUuid(estimateId)
-          ? await tx.$queryRawUnsafe<{ status: string; converted_job_id: string | null }[]>(
-              `SELECT status, converted_job_id FROM estimates WHERE id = $1::uuid AND account_id = $2::uuid AND deleted_at IS NULL FOR UPDATE`,
+          ? await tenantQuery<{ status: string; converted_job_id: string | null }>(
+              tx,
+              `SELECT status, converted_job_id FROM estimates WHERE account_id = $1::uuid AND id = $2::uuid AND deleted_at IS NULL FOR UPDATE`,
               estimateId,
-              currentTenant(),
             )
           : [];
         if (locked.length === 0) throw notFound('Estimate');

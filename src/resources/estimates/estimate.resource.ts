@@ -1,10 +1,11 @@
-import { addError } from '../../kernel/body.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import { requirePermission, type Role } from '../../kernel/permissions.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { checkWorkLocation } from '../jobs/work-location.ts';
+import { checkTaxRateActive } from '../tax-rates/active-tax-rate.ts';
+import { estimateActions } from './estimate.actions.ts';
 
 /**
  * Statuses that record the customer's decision (or sending it): only roles with estimates.decide may move an
@@ -63,17 +64,19 @@ export const estimateResource: ResourceDefinition = {
     searchable: 'number, amount, status and customer organization',
   },
   uniqueIndexes: { estimates_account_id_number_key: { field: 'number', message: 'has already been taken' } },
+  actions: estimateActions,
   hooks: {
     async beforeWrite(args) {
       const { ctx, mode, values, existing } = args;
       if (mode === 'update') checkDecision(ctx.principal.user.role, existing?.status, values.status);
       await checkWorkLocation(args, 'with_site');
-      // The default tax rate of new lines must be active when it is set (a rate deactivated since stays).
+      // The default tax rate of new lines must be active when it is set or changed (that it exists is the field
+      // reference's check).
       const { tx, errors } = args;
       const taxRateId = values.tax_rate_id as string | null | undefined;
       if (taxRateId && !errors.tax_rate_id && taxRateId.toLowerCase() !== existing?.tax_rate_id) {
         const taxRate = await tx.taxRate.findFirst({ where: { id: taxRateId, deleted_at: null }, select: { active: true } });
-        if (taxRate && !taxRate.active) addError(errors, 'tax_rate_id', 'is an inactive tax rate');
+        if (taxRate) checkTaxRateActive(taxRate, errors, 'tax_rate_id');
       }
     },
     async afterWrite({ tx, row }) {

@@ -1,7 +1,9 @@
 import type { RequestContext } from '../../kernel/context.ts';
+import type { WireOf } from '../../kernel/wire-shape.ts';
+import type { meShape } from './me.shape.ts';
 
 /** GET /me: who is calling. Never the token, its hash or any prefix of it. */
-export function describeCaller(ctx: RequestContext) {
+export function describeCaller(ctx: RequestContext): WireOf<typeof meShape> {
   const { account, user, key } = ctx.principal;
   return {
     account: { id: account.id, name: account.name, sandbox: account.sandbox, modules: account.modules },

@@ -1,13 +1,13 @@
 import { recordFromBody } from '../../kernel/body.ts';
 import type { Clock } from '../../kernel/clock.ts';
-import { currentTenant, runAsTenant, type RequestContext } from '../../kernel/context.ts';
+import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound, validationError } from '../../kernel/errors.ts';
 import { isUuid } from '../../kernel/ids.ts';
 import { liveStatuses } from '../../kernel/lookups.ts';
 import { printable } from '../../kernel/storable.ts';
 import type { ResourceService, Single } from '../../kernel/resource-service.ts';
-import type { Scope } from '../../kernel/scopes.ts';
 import { inTransaction, type TenantClient } from '../../kernel/tenancy.ts';
+import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { moveLinkages } from '../contacts/contact-linkage.service.ts';
 
 // POST /leads/{id}/convert: in one transaction, creates a customer from the lead (the body may override or add
@@ -15,9 +15,6 @@ import { moveLinkages } from '../contacts/contact-linkage.service.ts';
 // primaries), and marks the lead converted (status "Converted" when that status is live). A lead converts once.
 
 export const CONVERTED_STATUS = 'Converted';
-
-/** A conversion writes the lead and creates a customer: the caller needs both write scopes (REST and GraphQL check these, in this order). */
-export const convertLeadScopes: readonly Scope[] = ['leads:write', 'customers:write'];
 
 /** The optional {"customer": {...}} body; any other key is refused, so that a misspelt one never converts with defaults silently. */
 function overridesOf(body: unknown): Record<string, unknown> {
@@ -41,10 +38,10 @@ export class LeadConversionService {
     return runAsTenant(ctx.principal.accountId, () =>
       inTransaction(this.db, async (tx) => {
         const locked = isUuid(leadId)
-          ? await tx.$queryRawUnsafe<{ converted_customer_id: string | null }[]>(
-              `SELECT converted_customer_id FROM leads WHERE id = $1::uuid AND account_id = $2::uuid AND deleted_at IS NULL FOR UPDATE`,
+          ? await tenantQuery<{ converted_customer_id: string | null }>(
+              tx,
+              `SELECT converted_customer_id FROM leads WHERE account_id = $1::uuid AND id = $2::uuid AND deleted_at IS NULL FOR UPDATE`,
               leadId,
-              currentTenant(),
             )
           : [];
         if (locked.length === 0) throw notFound('Lead');
@@ -66,11 +63,11 @@ export class LeadConversionService {
         const customerId = customer.record.id as string;
         const now = this.clock.now();
 
-        // The lead's live sites, locked (in their display order) so that each moves from its current version;
-        // each move is an ordinary write of the site (updated_at forward, new ETag, site.updated).
-        const sites = await tx.$queryRawUnsafe<{ id: string }[]>(
-          `SELECT id FROM sites WHERE account_id = $1::uuid AND lead_id = $2::uuid AND deleted_at IS NULL ORDER BY position, created_at, id FOR UPDATE`,
-          currentTenant(),
+        // The lead's live sites, locked (in their display order, fl_site_order_key) so that each moves from its
+        // current version; each move is an ordinary write of the site (updated_at forward, new ETag, site.updated).
+        const sites = await tenantQuery<{ id: string }>(
+          tx,
+          `SELECT s.id FROM sites s WHERE s.account_id = $1::uuid AND s.lead_id = $2::uuid AND s.deleted_at IS NULL ORDER BY fl_site_order_key(s) FOR UPDATE`,
           leadId,
         );
         for (const { id } of sites) {

@@ -2,6 +2,7 @@ import { addError } from '../../kernel/body.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
+import { leadActions } from './lead.actions.ts';
 
 
 export const leadResource: ResourceDefinition = {
@@ -38,6 +39,7 @@ export const leadResource: ResourceDefinition = {
     searchable: 'organization, first name, last name, email, phone, number and status',
   },
   uniqueIndexes: { leads_account_id_number_key: { field: 'number', message: 'has already been taken' } },
+  actions: leadActions,
   hooks: {
     async beforeWrite({ mode, values, existing, errors }) {
       const named = (v: unknown) => typeof v === 'string' && v !== '';

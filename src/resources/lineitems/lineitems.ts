@@ -2,6 +2,8 @@ import { addError } from '../../kernel/body.ts';
 import { validationError } from '../../kernel/errors.ts';
 import type { ChildCollection } from '../../kernel/resource.ts';
 import type { TenantTx } from '../../kernel/tenancy.ts';
+import { tenantQuery } from '../../kernel/tenant-sql.ts';
+import { checkTaxRateActive } from '../tax-rates/active-tax-rate.ts';
 import { adjustedPrice, lineAmounts } from './line-math.ts';
 
 // LineitemInput, shared by every parent that has lines (jobs and estimates now; invoices and sales orders
@@ -124,8 +126,7 @@ export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildC
           const taxRate = taxRates.get(entry.tax_rate_id as string);
           const from = defaultedTax.has(index) ? ` (the ${parentLabel}'s tax_rate_id, the default of new lines)` : '';
           if (!taxRate) addError(errors, `${at}.tax_rate_id`, `does not match any TaxRate${from}`);
-          else if (!taxRate.active) addError(errors, `${at}.tax_rate_id`, `is an inactive tax rate${from}`);
-          else entry.applied_tax_rate = taxRate.rate;
+          else if (checkTaxRateActive(taxRate, errors, `${at}.tax_rate_id`, from)) entry.applied_tax_rate = taxRate.rate;
         } else if (entry.tax_rate_id === null || entry.tax_rate_id === undefined) {
           entry.applied_tax_rate = null;
         }
@@ -157,8 +158,9 @@ const fitsAmount = (value: string) => /^-?\d{1,12}(\.\d+)?$/.test(value);
 
 /** A parent's amount (the sum of its line totals) must fit its column too: 422 naming lineitems otherwise. */
 export async function checkParentAmount(tx: TenantTx, foreignKey: 'job_id' | 'estimate_id', parentId: string): Promise<void> {
-  const [row] = await tx.$queryRawUnsafe<{ total: string | null }[]>(
-    `SELECT coalesce(sum(line_total), 0)::text AS total FROM lineitems WHERE ${foreignKey} = $1::uuid`,
+  const [row] = await tenantQuery<{ total: string | null }>(
+    tx,
+    `SELECT coalesce(sum(line_total), 0)::text AS total FROM lineitems WHERE account_id = $1::uuid AND ${foreignKey} = $2::uuid`,
     parentId,
   );
   if (row && !fitsAmount(row.total ?? '0')) throw validationError({ lineitems: [`the sum of the line totals exceeds the maximum amount ${MAX_AMOUNT}`] });

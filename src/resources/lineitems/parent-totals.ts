@@ -1,5 +1,5 @@
-import { currentTenant } from '../../kernel/context.ts';
 import type { TenantTx } from '../../kernel/tenancy.ts';
+import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { checkParentAmount } from './lineitems.ts';
 
 // What the server derives on a parent of line items (jobs and estimates now; invoices and sales orders later)
@@ -22,17 +22,17 @@ export async function refreshParentTotals(tx: TenantTx, parent: LineParent, id: 
   const { table, foreignKey, searchText } = parents[parent];
   await checkParentAmount(tx, foreignKey, id);
   // Each statement writes the row only when the value changes.
-  await tx.$executeRawUnsafe(
-    `WITH lines AS (SELECT coalesce(sum(line_total), 0) AS total FROM lineitems WHERE ${foreignKey} = $1::uuid AND account_id = $2::uuid)
+  await tenantQuery(
+    tx,
+    `WITH lines AS (SELECT coalesce(sum(line_total), 0) AS total FROM lineitems WHERE account_id = $1::uuid AND ${foreignKey} = $2::uuid)
      UPDATE ${table} p SET amount = lines.total FROM lines
-     WHERE p.id = $1::uuid AND p.account_id = $2::uuid AND p.amount IS DISTINCT FROM lines.total`,
+     WHERE p.account_id = $1::uuid AND p.id = $2::uuid AND p.amount IS DISTINCT FROM lines.total`,
     id,
-    currentTenant(),
   );
-  await tx.$executeRawUnsafe(
+  await tenantQuery(
+    tx,
     `UPDATE ${table} p SET search_text = ${searchText}(p)
-     WHERE p.id = $1::uuid AND p.account_id = $2::uuid AND p.search_text IS DISTINCT FROM ${searchText}(p)`,
+     WHERE p.account_id = $1::uuid AND p.id = $2::uuid AND p.search_text IS DISTINCT FROM ${searchText}(p)`,
     id,
-    currentTenant(),
   );
 }

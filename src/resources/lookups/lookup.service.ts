@@ -4,17 +4,16 @@ import { toWire } from '../../kernel/fields.ts';
 import { relatedNames } from '../../kernel/lookups.ts';
 import { assertStorableParameters } from '../../kernel/storable.ts';
 import type { TenantClient } from '../../kernel/tenancy.ts';
+import type { WireOf } from '../../kernel/wire-shape.ts';
+import { customFieldDefinitionShape, labelShape, statusShape, systemOptionShape } from './lookup.shapes.ts';
 
 // Lookup catalogs (statuses, labels, custom field definitions): readable by any valid key, filtered by
 // related_name, ordered by position, not paginated (has_more is always false).
 
 export const lookupKinds = {
-  statuses: { model: 'status', fields: ['id', 'related_name', 'display_name', 'position', 'created_at', 'updated_at'] },
-  labels: { model: 'label', fields: ['id', 'related_name', 'display_name', 'position', 'created_at', 'updated_at'] },
-  custom_field_definitions: {
-    model: 'customFieldDefinition',
-    fields: ['id', 'related_name', 'name', 'field_type', 'options', 'required', 'position', 'created_at', 'updated_at'],
-  },
+  statuses: { model: 'status', shape: statusShape },
+  labels: { model: 'label', shape: labelShape },
+  custom_field_definitions: { model: 'customFieldDefinition', shape: customFieldDefinitionShape },
 } as const;
 
 export type LookupKind = keyof typeof lookupKinds;
@@ -33,7 +32,8 @@ export class LookupService {
       }
       relatedName = value;
     }
-    const { model, fields } = lookupKinds[kind];
+    const { model, shape } = lookupKinds[kind];
+    const fields = Object.keys(shape.fields);
     return runAsTenant(ctx.principal.accountId, async () => {
       const delegate = (this.db as unknown as Record<string, { findMany(args: object): Promise<Record<string, unknown>[]> }>)[model];
       const rows = await delegate.findMany({
@@ -46,7 +46,7 @@ export class LookupService {
   }
 
   /** The system options catalog (shared by every account, read-only), optionally of one system_type. */
-  async systemOptions(entries: [string, string][]): Promise<{ data: Record<string, unknown>[]; hasMore: false }> {
+  async systemOptions(entries: [string, string][]): Promise<{ data: WireOf<typeof systemOptionShape>[]; hasMore: false }> {
     let systemType: string | undefined;
     assertStorableParameters(entries);
     for (const [key, value] of entries) {

@@ -1,7 +1,7 @@
 import { addError } from '../../kernel/body.ts';
-import { currentTenant } from '../../kernel/context.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 import { lockLinkable } from '../contacts/linkables.ts';
 
@@ -9,9 +9,6 @@ export const siteableTypes = ['Customer', 'Lead'] as const;
 
 /** The highest position a site can have (the declared range of position). */
 export const MAX_SITE_POSITION = 1_000_000;
-
-/** The order of a parent's sites: by position, ties by age (also the order the primary site is chosen by). */
-export const siteOrder = [{ position: 'asc' }, { created_at: 'asc' }, { id: 'asc' }] as const;
 
 export const siteResource: ResourceDefinition = {
   name: 'site',
@@ -74,9 +71,9 @@ export const siteResource: ResourceDefinition = {
       values.lead_id = type === 'Lead' ? parentId : null;
       if (values.position === undefined) {
         // The end of the list. Past the bound, the new site shares the last position and still sorts last (by age).
-        const [{ next }] = await tx.$queryRawUnsafe<{ next: number }[]>(
+        const [{ next }] = await tenantQuery<{ next: number }>(
+          tx,
           `SELECT least(coalesce(max(position) + 1, 0), $3)::int AS next FROM sites WHERE account_id = $1::uuid AND siteable_id = $2::uuid AND deleted_at IS NULL`,
-          currentTenant(),
           parentId,
           MAX_SITE_POSITION,
         );

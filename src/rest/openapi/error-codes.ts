@@ -1,7 +1,6 @@
-import { errorCatalog, docSlug, type ErrorCode } from '../kernel/errors.ts';
-import { MAX_LIMIT } from '../kernel/listing.ts';
-import type { ResourceDefinition } from '../kernel/resource.ts';
-import type { ExtraOperation } from './openapi-operations.ts';
+import { errorCatalog, type ErrorCode } from '../../kernel/errors.ts';
+import type { ResourceDefinition } from '../../kernel/resource.ts';
+import type { ExtraOperation } from '../openapi-operations.ts';
 
 // Which problem codes each operation the REST adapter mounts can answer, derived from what the kernel does
 // on that path (gate.ts identify/authorize/jsonBody, ResourceService, runList, LookupService), plus the codes a
@@ -88,53 +87,4 @@ export function byStatus(codes: ErrorCode[]): [number, ErrorCode[]][] {
     groups.set(status, [...(groups.get(status) ?? []), code]);
   }
   return [...groups.entries()].sort(([a], [b]) => a - b);
-}
-
-/** What an example problem of an operation shows: the scope it needs and the key its body travels under. */
-export interface ExampleContext {
-  instance: string;
-  scope: string | null;
-  bodyKey?: string;
-}
-
-function extras(code: ErrorCode, ctx: ExampleContext): Record<string, unknown> {
-  switch (code) {
-    case 'auth.scope_missing':
-      return { required_scope: ctx.scope, granted_scopes: [] };
-    case 'account.deactivated':
-      return { reason: 'Closed at the account owner\'s request' };
-    case 'pagination.limit_too_large':
-      return { max_limit: MAX_LIMIT };
-    case 'validation.failed':
-      return { errors: { [ctx.bodyKey ?? 'body']: ['is missing'] } };
-    default:
-      return {};
-  }
-}
-
-/** An example problem body of a code, as sendProblem() renders it. */
-export function problemExample(code: ErrorCode, ctx: ExampleContext, errorsUrl: string): Record<string, unknown> {
-  const { status, title } = errorCatalog[code];
-  return {
-    type: `${errorsUrl}/${code}`,
-    title,
-    status,
-    code,
-    detail: null,
-    instance: ctx.instance,
-    request_id: '0190f7a2-5b1c-7d3e-8f4a-2b6c9d0e1f23',
-    doc_url: `${errorsUrl}/${docSlug(code)}`,
-    ...extras(code, ctx),
-  };
-}
-
-/** The whole catalog, for agents: code -> status, title, type and doc_url. */
-export function errorCatalogEntries(errorsUrl: string) {
-  return (Object.keys(errorCatalog) as ErrorCode[]).map((code) => ({
-    code,
-    status: errorCatalog[code].status,
-    title: errorCatalog[code].title,
-    type: `${errorsUrl}/${code}`,
-    doc_url: `${errorsUrl}/${docSlug(code)}`,
-  }));
 }

@@ -1,0 +1,145 @@
+import type { ActionDefinition } from '../kernel/action.ts';
+import { requireScope } from '../kernel/auth.ts';
+import type { FieldSpec } from '../kernel/fields.ts';
+import type { ResourceDefinition } from '../kernel/resource.ts';
+import type { Single } from '../kernel/resource-service.ts';
+import type { WireShape } from '../kernel/wire-shape.ts';
+import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
+import { written } from './loaders.ts';
+import { camelCase, pascalCase } from './naming.ts';
+import { graphqlType, recordInput, toWireBody, type RecordShape, type ResourceTypes } from './resource-schema.ts';
+import type { SharedTypes } from './shared-types.ts';
+import { wireObject } from './wire-object.ts';
+
+// The GraphQL field of every declared action (src/kernel/action.ts): a query for GET actions, a mutation
+// otherwise. Arguments are the record id, the further path parameters (camelCase) and the body as an input type;
+// the resolver checks the action's scopes in order, builds the wire body REST would receive and calls the same
+// service. Answers: records as a payload of the resources' types (each with its ETag), a wire shape in
+// `<Shape>Payload`, a list of a wire shape, or the DeletedRecord id of a 204 action.
+
+type AnyOptions = never;
+
+/** The input type of an action's own fields, named after the field: LinkContactInput. */
+function fieldsInput(builder: Builder, name: string, description: string, fields: Readonly<Record<string, FieldSpec>>, mode: 'create' | 'update') {
+  return builder.inputType(name, {
+    description,
+    fields: (t) =>
+      Object.fromEntries(
+        Object.entries(fields)
+          .filter(([, spec]) => (mode === 'create' ? spec.create : spec.update) !== 'not_accepted')
+          .map(([wire, spec]) => [
+            camelCase(wire),
+            t.field({ type: graphqlType(spec.kind), required: mode === 'create' && spec.create === 'required', description: spec.description } as AnyOptions),
+          ]),
+      ) as never,
+  });
+}
+
+/** A GraphQL input of an action's own fields -> its wire fields; omitted stays omitted, null stays null. */
+function wireFields(fields: Readonly<Record<string, FieldSpec>>, input: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const wire of Object.keys(fields)) if (input[camelCase(wire)] !== undefined) out[wire] = input[camelCase(wire)];
+  return out;
+}
+
+const shapePayloads = new WeakMap<Builder, Map<string, unknown>>();
+
+/** `<Shape>Payload { <key>: <Shape> }`, one per shape and schema. */
+function shapePayload(builder: Builder, shape: WireShape, key: string) {
+  const made = shapePayloads.get(builder) ?? shapePayloads.set(builder, new Map()).get(builder)!;
+  const name = `${shape.name}Payload`;
+  if (!made.has(name)) {
+    const object = wireObject(builder, shape);
+    made.set(
+      name,
+      builder.objectRef<Record<string, unknown>>(name).implement({
+        description: `The ${key} as written.`,
+        fields: (t) => ({ [key]: t.field({ type: object, resolve: (parent) => parent[key] as never }) }) as never,
+      }),
+    );
+  }
+  return made.get(name) as never;
+}
+
+/** Registers the actions of `def`, when every resource they answer with or take input of is in the schema. */
+export function registerActions(builder: Builder, def: ResourceDefinition, types: ReadonlyMap<string, ResourceTypes>, shared: SharedTypes): void {
+  for (const action of def.actions ?? []) {
+    const response = action.response;
+    const needed = [...('records' in response ? Object.values(response.records) : []), ...(action.body && 'overrides' in action.body ? [action.body.overrides] : [])];
+    if (needed.some((name) => !types.has(name))) continue;
+    registerAction(builder, def, action, types, shared);
+  }
+}
+
+function registerAction(builder: Builder, def: ResourceDefinition, action: ActionDefinition, types: ReadonlyMap<string, ResourceTypes>, shared: SharedTypes): void {
+  const field = action.graphql?.field ?? action.name;
+  const idArg = action.graphql?.idArg ?? 'id';
+  const bodyArg = action.graphql?.bodyArg ?? 'input';
+  const params = Object.keys(action.params ?? {});
+  const response = action.response;
+  const mutation = action.method !== 'get';
+
+  const type = (() => {
+    if ('records' in response) {
+      return builder.objectRef<Record<string, Single>>(`${pascalCase(field)}Payload`).implement({
+        description: `${response.description} Each record carries its new ETag.`,
+        fields: (t) =>
+          Object.fromEntries(
+            Object.entries(response.records).map(([key, resource]) => [
+              key,
+              t.field({ type: types.get(resource)!.record, resolve: (parent): RecordShape => ({ record: parent[key].record, etag: parent[key].etag }) }),
+            ]),
+          ),
+      });
+    }
+    if ('shape' in response) return shapePayload(builder, response.shape, response.key);
+    if ('list' in response) return [wireObject(builder, response.list)];
+    return shared.DeletedRecord;
+  })();
+
+  const body = action.body;
+  const input = (() => {
+    if (!body || 'empty' in body) return null;
+    if ('overrides' in body) {
+      const target = types.get(body.overrides)!.def;
+      return { type: recordInput(builder, target, `${pascalCase(field)}${pascalCase(bodyArg)}Input`, 'create', body.description, true), target };
+    }
+    return { type: fieldsInput(builder, `${pascalCase(field)}${bodyArg === 'input' ? '' : pascalCase(bodyArg)}Input`, body.description, body.fields, body.mode), target: null };
+  })();
+  /** The GraphQL argument -> the wire body REST would receive. */
+  const wireBody = (value: unknown): unknown => {
+    if (!body || 'empty' in body || !input) return undefined;
+    if (value === undefined || value === null) return body.required ? { [body.key]: {} } : {};
+    const record = input.target ? toWireBody(input.target, 'create', value as Record<string, unknown>)[input.target.name] : wireFields((body as { fields: Record<string, FieldSpec> }).fields, value as Record<string, unknown>);
+    return { [body.key]: record };
+  };
+
+  const rest = `${action.method.toUpperCase()} /api/v2/${def.plural}/{id}${action.path}`;
+  const options = {
+    type,
+    nullable: true,
+    description: `${action.description} Needs ${action.scopes.join(' and ')}; as ${rest}.`,
+    authScopes: { authenticated: true },
+    args: (t: any) => ({
+      [idArg]: t.arg.id({ required: true }),
+      ...Object.fromEntries(params.map((param) => [camelCase(param), t.arg.id({ required: true })])),
+      ...(input ? { [bodyArg]: t.arg({ type: input.type, required: body!.required }) } : {}),
+    }),
+    resolve: async (_root: unknown, args: Record<string, unknown>, ctx: GraphQLContext) => {
+      for (const scope of action.scopes) requireScope(ctx.principal, scope);
+      const call = action.run({
+        domain: ctx.domain,
+        ctx: requestContext(ctx),
+        id: String(args[idArg]),
+        params: Object.fromEntries(params.map((param) => [param, String(args[camelCase(param)])])),
+        body: wireBody(args[bodyArg]),
+      });
+      const result = mutation ? await written(ctx, call) : await call;
+      if (response.status === 204) return { id: String(args[camelCase(params[params.length - 1] ?? idArg)]) };
+      return 'shape' in response ? { [response.key]: result } : result;
+    },
+  };
+  const fieldOf = ((t: any) => t.field({ ...options, args: options.args(t) })) as never;
+  if (mutation) builder.mutationField(field, fieldOf);
+  else builder.queryField(field, fieldOf);
+}

@@ -1,0 +1,123 @@
+import type { Domain } from '../domain.ts';
+import type { RequestContext } from './context.ts';
+import type { ErrorCode } from './errors.ts';
+import type { FieldSpec } from './fields.ts';
+import type { Single } from './resource-service.ts';
+import type { Scope } from './scopes.ts';
+import type { WireShape } from './wire-shape.ts';
+
+// An action: an operation of a resource beyond its five standard ones (convert a lead, link a contact ...),
+// declared once with its resource. The REST route (src/rest/api-router.ts), its OpenAPI operation
+// (src/rest/openapi-operations.ts) and its GraphQL query or mutation (src/graphql/actions.ts) are generated from
+// the declaration: the path, the scopes, the body, the service call and the answer are written nowhere else.
+//
+// Every adapter hands the service the same wire body (snake_case fields under `body.key`), so rules, results and
+// error codes are the same on both APIs.
+
+/** The body of an action, under `key` in the JSON body as every resource's record is. */
+export type ActionBody =
+  | {
+      /** The request's fields, with their create/update rules (see FieldSpec). */
+      fields: Readonly<Record<string, FieldSpec>>;
+      /** Which of the fields' rules apply. */
+      mode: 'create' | 'update';
+      key: string;
+      required: boolean;
+      /** The fields may also be sent at the top level of the body instead of under `key` (REST only). */
+      topLevel?: boolean;
+      description: string;
+    }
+  | {
+      /** The create fields of another resource (by name), every one optional: overrides of what the action derives. */
+      overrides: string;
+      key: string;
+      required: false;
+      description: string;
+    }
+  | {
+      /** The action takes no input: no body, or `{}`. */
+      empty: true;
+      required: false;
+      description: string;
+    };
+
+/** What a successful action answers. */
+export type ActionResponse =
+  | {
+      /** Records of resources (by name) under these keys, each with its ETag: `{"data": {"lead": {...}, "customer": {...}}}`. */
+      records: Readonly<Record<string, string>>;
+      status: 200 | 201;
+      /** The key whose record the Location header names (201). */
+      location?: string;
+      description: string;
+    }
+  | {
+      /** One object of a wire shape: `{"data": {...}}`; GraphQL wraps it in `<Shape>Payload { <key> }`. */
+      shape: WireShape;
+      key: string;
+      status: 200 | 201;
+      /** The path of the created object, under /api/v2, for the Location header (201). */
+      location?: (value: Record<string, unknown>) => string;
+      description: string;
+    }
+  | {
+      /** A list of a wire shape, not paginated: `{"data": [...], "has_more": false}`. */
+      list: WireShape;
+      status: 200;
+      description: string;
+    }
+  | {
+      /** Nothing: 204 (GraphQL answers the id of what was removed, the last path parameter). */
+      status: 204;
+      description: string;
+    };
+
+/** What the service call of an action receives. */
+export interface ActionCall {
+  domain: Domain;
+  ctx: RequestContext;
+  /** The id of the resource's record in the path. */
+  id: string;
+  /** The other path parameters, by their wire names. */
+  params: Readonly<Record<string, string>>;
+  /** The wire body (undefined when none was sent). */
+  body: unknown;
+}
+
+export interface ActionDefinition {
+  /** The GraphQL field and the OpenAPI operationId: "convertLead". */
+  name: string;
+  method: 'get' | 'post' | 'patch' | 'delete';
+  /** The path under the record, `{param}` for further parameters: "/convert", "/linkages/{linkage_id}". */
+  path: string;
+  /** Further path parameters with their descriptions. */
+  params?: Readonly<Record<string, string>>;
+  /** Every scope the caller needs, checked in this order. */
+  scopes: readonly Scope[];
+  summary: string;
+  /** The rules, for both APIs' documentation. */
+  description: string;
+  body?: ActionBody;
+  response: ActionResponse;
+  /** The service call. */
+  run(call: ActionCall): Promise<unknown>;
+  /** Event types the action appends to the outbox (`<resource>.<verb>`), beyond those of the records it writes. */
+  events: readonly string[];
+  /** Codes of the action's own rules (the codes every route gives are derived from its shape). */
+  errors: readonly ErrorCode[];
+  /** Standard operations whose rules the action also runs (converting a lead creates a customer): their codes apply too. */
+  includes?: readonly { kind: 'list' | 'create' | 'get' | 'update' | 'delete'; resource: string }[];
+  /**
+   * GraphQL names, when not the defaults: the field (`name`), the record id argument ("id") and the body argument
+   * ("input"). GraphQL reads name fields as nouns (`contactLinkages`) where REST operation ids are verbs.
+   */
+  graphql?: { field?: string; idArg?: string; bodyArg?: string };
+}
+
+/** The records of a `records` response, as the services return them. */
+export type ActionRecords = Record<string, Single>;
+
+/** Declares an action (checked against ActionDefinition, keeping its literal types). */
+export function action<const A extends ActionDefinition>(definition: A): A {
+  return definition;
+}

@@ -1,0 +1,142 @@
+import { addError, throwIfErrors } from './body.ts';
+import type { Clock } from './clock.ts';
+import type { RequestContext } from './context.ts';
+import type { FieldErrors } from './errors.ts';
+import { toStorage } from './fields.ts';
+import { newId } from './ids.ts';
+import { modelDelegate, type RecordRow } from './model-delegates.ts';
+import { childOutputFields, type ChildCollection, type ResourceDefinition } from './resource.ts';
+import type { TenantTx } from './tenancy.ts';
+import { tenantQuery, type RawRunner } from './tenant-sql.ts';
+
+/** Child rows of many parents: collection name -> parent id -> its rows in position order. */
+export type ChildRows = Map<string, Map<string, Record<string, unknown>[]>>;
+
+/** Validated child entries of one write, per collection; undefined: the collection was not sent. */
+export type ChildEntries = Record<string, Record<string, unknown>[] | undefined>;
+
+/** The child collections of one resource (def.children): read for many parents at once, written as snapshots. */
+export class ChildCollections {
+  /** The columns read of each collection: its served fields and the parent key. */
+  private readonly columns: Map<string, string>;
+
+  constructor(
+    private readonly def: ResourceDefinition,
+    private readonly clock: Clock,
+  ) {
+    this.columns = new Map(
+      Object.entries(def.children ?? {}).map(([name, collection]) => [
+        name,
+        [...new Set([...childOutputFields(collection).map((field) => field.name), collection.foreignKey])].join(', '),
+      ]),
+    );
+  }
+
+  /** The collections to read: those named (in declaration order), all when `names` is omitted. */
+  private selected(names: readonly string[] | undefined): [string, ChildCollection][] {
+    const all = Object.entries(this.def.children ?? {});
+    if (names === undefined) return all;
+    for (const name of names) if (!this.columns.has(name)) throw new Error(`${this.def.name} has no child collection ${name}`);
+    return all.filter(([name]) => names.includes(name));
+  }
+
+  /**
+   * Child rows of the given parents: one statement per collection read, whatever the number of parents, the
+   * caller's rows only; `names` picks the collections (all when omitted, none with []).
+   */
+  async load(db: RawRunner, parentIds: readonly string[], names?: readonly string[]): Promise<ChildRows> {
+    const selected = this.selected(names);
+    const loaded: ChildRows = new Map();
+    if (parentIds.length === 0) return loaded;
+    for (const [name, collection] of selected) {
+      const rows = await tenantQuery<Record<string, unknown>>(
+        db,
+        `SELECT ${this.columns.get(name)} FROM ${collection.table} WHERE account_id = $1::uuid AND ${collection.foreignKey} = ANY($2::uuid[]) ORDER BY position, created_at`,
+        [...parentIds],
+      );
+      const byParent = new Map<string, Record<string, unknown>[]>();
+      for (const child of rows) {
+        const parentId = child[collection.foreignKey] as string;
+        (byParent.get(parentId) ?? byParent.set(parentId, []).get(parentId)!).push(child);
+      }
+      loaded.set(name, byParent);
+    }
+    return loaded;
+  }
+
+  /**
+   * Writes each collection sent as a snapshot: entries with an id update that child, entries without one create a
+   * child, existing children whose id is absent are deleted. Positions follow the order given.
+   */
+  async writeSnapshots(tx: TenantTx, ctx: RequestContext, parent: RecordRow, children: ChildEntries, mode: 'create' | 'update'): Promise<void> {
+    const now = this.clock.now();
+    for (const [name, entries] of Object.entries(children)) {
+      if (entries === undefined) continue;
+      const collection = this.def.children![name];
+      const delegate = modelDelegate(tx, collection.model);
+      const existing = mode === 'update' ? await delegate.findMany({ where: { [collection.foreignKey]: parent.id } }) : [];
+      const byId = new Map(existing.map((child) => [child.id, child as Record<string, unknown>]));
+      const errors: FieldErrors = {};
+      const seen = new Set<string>();
+      entries.forEach((entry, index) => {
+        if (entry.id === undefined) return;
+        if (!byId.has(entry.id as string)) addError(errors, `${name}.${index}.id`, `does not match any ${collection.label} of this ${this.def.className}`);
+        else if (seen.has(entry.id as string)) addError(errors, `${name}.${index}.id`, 'is given more than once');
+        seen.add(entry.id as string);
+      });
+      throwIfErrors(errors);
+      // Each entry as it will be stored: the existing child's values, then what was sent, then what the
+      // collection computes from them (defaults, resolved prices, totals).
+      const rows = [];
+      const computed = [];
+      for (const [position, entry] of entries.entries()) {
+        const { id, ...fields } = entry;
+        const previous = id !== undefined ? byId.get(id as string)! : null;
+        const merged: Record<string, unknown> = previous ? { ...previous } : {};
+        const sent: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(fields)) merged[key] = sent[key] = toStorage(collection.fields[key], value);
+        computed.push({ entry: merged, sent, previous, at: `${name}.${position}` });
+        rows.push({ id: id as string | undefined, position, merged });
+      }
+      await collection.compute?.({ tx, ctx, parent, entries: computed, existing, errors });
+      throwIfErrors(errors);
+      const kept = new Set(entries.filter((e) => e.id !== undefined).map((e) => e.id as string));
+      const removed = [...byId.keys()].filter((id) => !kept.has(id));
+      if (removed.length > 0) await delegate.deleteMany({ where: { id: { in: removed } } });
+      const stored = storedColumns(collection);
+      // Kept entries are written before new ones, so a new entry may take a value (e.g. a user) that a kept entry
+      // gives up in the same snapshot without meeting it in a unique index on the way.
+      const ordered = [...rows.filter((row) => row.id !== undefined), ...rows.filter((row) => row.id === undefined)];
+      for (const { id, position, merged } of ordered) {
+        const data: Record<string, unknown> = { position, updated_at: now };
+        for (const key of stored) if (merged[key] !== undefined) data[key] = merged[key];
+        if (id !== undefined) await delegate.updateMany({ where: { id, [collection.foreignKey]: parent.id }, data });
+        else await delegate.create({ data: { ...data, id: newId(), [collection.foreignKey]: parent.id, created_at: now } });
+      }
+    }
+  }
+
+  /**
+   * Stores child rows a composing service took from records already validated (see ResourceService.createWithin)
+   * as given: the collection's columns only, in order. A collection may not be both trusted and sent.
+   */
+  async insertTrusted(tx: TenantTx, parent: RecordRow, trusted: Record<string, Record<string, unknown>[]>, sent: ChildEntries): Promise<void> {
+    const now = this.clock.now();
+    for (const [name, rows] of Object.entries(trusted)) {
+      const collection = this.def.children?.[name];
+      if (!collection || sent[name] !== undefined) throw new Error(`trusted ${name}: not a child collection, or also given as input`);
+      const delegate = modelDelegate(tx, collection.model);
+      const stored = storedColumns(collection);
+      for (const [position, row] of rows.entries()) {
+        const data: Record<string, unknown> = { id: newId(), [collection.foreignKey]: parent.id, position, created_at: now, updated_at: now };
+        for (const key of stored) if (row[key] !== undefined) data[key] = row[key];
+        await delegate.create({ data });
+      }
+    }
+  }
+}
+
+/** The columns of a child a write stores: its writable fields and those the collection computes. */
+function storedColumns(collection: ChildCollection): string[] {
+  return [...new Set([...Object.keys(collection.fields), ...Object.keys(collection.readOnly ?? {})])];
+}

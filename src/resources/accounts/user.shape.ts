@@ -1,0 +1,14 @@
+import { roles } from '../../kernel/permissions.ts';
+import { wireShape } from '../../kernel/wire-shape.ts';
+
+/** A user of the account as other records show it (a job's assignees). */
+export const userShape = wireShape({
+  name: 'User',
+  description: 'A user of the account (an assignee).',
+  fields: {
+    id: { kind: 'int64' },
+    name: { kind: 'string' },
+    email: { kind: 'email' },
+    role: { kind: 'string', enum: roles, description: 'admin, office or technician.' },
+  },
+});

@@ -1,0 +1,94 @@
+import { action } from '../../kernel/action.ts';
+import { linkageFields, linkageShape } from './contact-linkage.shape.ts';
+
+// A contact's linkages (REST /contacts/{id}/linkages, GraphQL contactLinkages, linkContact, updateContactLinkage,
+// unlinkContact), through domain.linkages. No If-Match: linkages carry no ETag.
+
+const rules =
+  'Rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary: 409 contact.primary_linkage; make another contact primary instead); (4) removing the primary\'s linkage is 409 contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests.';
+
+const linkageId = { linkage_id: 'Linkage id (UUID v7) of this contact. Unknown, of another contact or of another account: 404 resource.not_found.' };
+const events = {
+  created: ['contact_linkage.created', 'contact_linkage.updated'],
+  updated: ['contact_linkage.updated'],
+  deleted: ['contact_linkage.deleted'],
+} as const;
+
+export const contactLinkageActions = [
+  action({
+    name: 'listContactLinkages',
+    method: 'get',
+    path: '/linkages',
+    scopes: ['contacts:read'],
+    summary: "List a contact's linkages",
+    description: 'Every linkage of a live contact, oldest first. Not paginated (has_more is always false); takes no list parameters.',
+    response: { list: linkageShape, status: 200, description: 'The linkages, oldest first.' },
+    run: ({ domain, ctx, id }) => domain.linkages.list(ctx, id),
+    events: [],
+    errors: [],
+    graphql: { field: 'contactLinkages', idArg: 'contactId' },
+  }),
+  action({
+    name: 'createContactLinkage',
+    method: 'post',
+    path: '/linkages',
+    scopes: ['contacts:write'],
+    summary: 'Link a contact to a customer, lead or site',
+    description: `A record of another account or none, or a record the contact is already linked to: 422 validation.failed naming linkable_id. ${rules}`,
+    body: {
+      fields: linkageFields,
+      mode: 'create',
+      key: 'linkage',
+      required: true,
+      topLevel: true,
+      description: 'A new linkage.',
+    },
+    response: {
+      shape: linkageShape,
+      key: 'linkage',
+      status: 201,
+      location: (linkage) => `/contacts/${linkage.contact_id as string}/linkages/${linkage.id as string}`,
+      description: 'The new linkage.',
+    },
+    run: ({ domain, ctx, id, body }) => domain.linkages.create(ctx, id, body),
+    events: events.created,
+    errors: ['validation.failed'],
+    graphql: { field: 'linkContact', idArg: 'contactId' },
+  }),
+  action({
+    name: 'updateContactLinkage',
+    method: 'patch',
+    path: '/linkages/{linkage_id}',
+    params: linkageId,
+    scopes: ['contacts:write'],
+    summary: 'Change a linkage (relationship type, primary)',
+    description: `linkable_id and linkable_type cannot be changed (422 validation.failed): link the contact to the new record instead. ${rules}`,
+    body: {
+      fields: linkageFields,
+      mode: 'update',
+      key: 'linkage',
+      required: true,
+      topLevel: true,
+      description: 'Changes to a linkage: relationship_type and/or primary.',
+    },
+    response: { shape: linkageShape, key: 'linkage', status: 200, description: 'The linkage as written.' },
+    run: ({ domain, ctx, id, params, body }) => domain.linkages.update(ctx, id, params.linkage_id, body),
+    events: events.updated,
+    errors: ['validation.failed', 'contact.primary_linkage'],
+    graphql: { idArg: 'contactId' },
+  }),
+  action({
+    name: 'deleteContactLinkage',
+    method: 'delete',
+    path: '/linkages/{linkage_id}',
+    params: linkageId,
+    scopes: ['contacts:write'],
+    summary: 'Unlink a contact',
+    description: `Removes the link; the contact stays. ${rules}`,
+    response: { status: 204, description: 'Unlinked.' },
+    run: ({ domain, ctx, id, params }) => domain.linkages.remove(ctx, id, params.linkage_id),
+    events: events.deleted,
+    errors: ['contact.primary_linkage'],
+    graphql: { field: 'unlinkContact', idArg: 'contactId' },
+  }),
+];

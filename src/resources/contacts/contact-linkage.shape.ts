@@ -1,0 +1,41 @@
+import type { FieldSpec } from '../../kernel/fields.ts';
+import { servedFields, wireShape } from '../../kernel/wire-shape.ts';
+import { linkableTypes } from './linkables.ts';
+
+// A contact linkage: one link between a contact and a Customer, Lead or Site (REST /contacts/{id}/linkages,
+// GraphQL linkContact, Contact.linkages ...). Its written fields and the served object.
+
+export const relationshipTypes = ['associated', 'billing', 'technical', 'decision_maker'] as const;
+
+/** The written fields of a linkage with their create/update rules (contact-linkage.service.ts checks them). */
+export const linkageFields = {
+  linkable_id: { kind: 'uuid', create: 'required', update: 'not_accepted', nullable: false, description: 'Id of the live Customer, Lead or Site of this account to link to.' },
+  linkable_type: { kind: 'string', enum: linkableTypes, create: 'required', update: 'not_accepted', nullable: false, description: 'Customer, Lead or Site.' },
+  relationship_type: {
+    kind: 'string',
+    enum: relationshipTypes,
+    create: 'optional',
+    update: 'optional',
+    nullable: false,
+    description: 'associated (the default), billing, technical or decision_maker.',
+  },
+  primary: {
+    kind: 'boolean',
+    create: 'optional',
+    update: 'optional',
+    nullable: false,
+    description: "Whether the contact is the record's primary contact; at most one per record.",
+  },
+} as const satisfies Record<string, FieldSpec>;
+
+export const linkageShape = wireShape({
+  name: 'ContactLinkage',
+  description: 'One link between a contact and a Customer, Lead or Site (no ETag: linkage writes take no If-Match).',
+  fields: {
+    id: { kind: 'uuid' },
+    contact_id: { kind: 'uuid' },
+    ...servedFields(linkageFields),
+    created_at: { kind: 'datetime' },
+    updated_at: { kind: 'datetime' },
+  },
+});

@@ -1,0 +1,109 @@
+import type { ZodType } from 'zod';
+import type { ActionDefinition } from '../kernel/action.ts';
+import type { ResourceDefinition } from '../kernel/resource.ts';
+import { pascalCase } from '../graphql/naming.ts';
+import type { ExtraOperation, SchemaRefs } from './openapi-operations.ts';
+import { bodyObject, notAccepted, writeShape } from './openapi/write-fields.ts';
+import { createSchema } from './openapi/write-schemas.ts';
+import { z } from './openapi/zod.ts';
+import { wireShapeSchema } from './wire-shape-schema.ts';
+
+// The OpenAPI operations of the declared actions (src/kernel/action.ts) and the components they use, named after
+// the action (ConvertLeadRequest, ConvertLeadCustomer, CreateContactLinkageFields, ConvertLeadResponse) or after
+// the wire shape they serve (ContactLinkage, ContactLinkageResponse, ContactLinkageList).
+
+type Component = (refs: SchemaRefs) => ZodType;
+
+function requestComponents(action: ActionDefinition, components: Map<string, Component>): ExtraOperation['body'] {
+  const body = action.body;
+  if (!body) return undefined;
+  const name = `${pascalCase(action.name)}Request`;
+  if ('empty' in body) {
+    components.set(name, () => z.object({}).strict().openapi({ description: body.description }));
+    return { required: false, schema: (refs) => refs.component(name) };
+  }
+  if ('overrides' in body) {
+    const overridesName = `${pascalCase(action.name)}${pascalCase(body.key)}`;
+    components.set(overridesName, (refs) => createSchema(refs.definition(body.overrides)).partial().openapi({ description: body.description }));
+    components.set(name, (refs) =>
+      z.object({ [body.key]: refs.component(overridesName).optional() }).openapi({
+        description: `Optional: without a body (or without "${body.key}") the action works from the record alone.`,
+      }),
+    );
+    return { key: body.key, required: false, schema: (refs) => refs.component(name) };
+  }
+  const fieldsName = `${pascalCase(action.name)}Fields`;
+  components.set(fieldsName, () => bodyObject(writeShape(body.fields as never, body.mode), body.description, notAccepted(body.fields as never, body.mode)));
+  components.set(name, (refs) => {
+    const fields = refs.component(fieldsName);
+    const keyed = z.object({ [body.key]: fields }).strict();
+    if (!body.topLevel) return keyed;
+    return z.union([fields, keyed]).openapi({
+      description: `Either the fields themselves or the same fields under the key "${body.key}". A body with "${body.key}" and any other member is ambiguous: 422 validation.failed naming each other member. Unknown fields are refused in both shapes.`,
+    });
+  });
+  return { key: body.key, required: body.required, schema: (refs) => refs.component(name) };
+}
+
+function responseSchema(action: ActionDefinition, components: Map<string, Component>): ExtraOperation['ok']['schema'] {
+  const response = action.response;
+  if (response.status === 204) return undefined;
+  if ('records' in response) {
+    const name = `${pascalCase(action.name)}Response`;
+    components.set(name, (refs) =>
+      z.object({
+        data: z.object(Object.fromEntries(Object.entries(response.records).map(([key, resource]) => [key, refs.record(resource)]))).openapi({ description: response.description }),
+      }),
+    );
+    return (refs) => refs.component(name);
+  }
+  const shape = 'shape' in response ? response.shape : response.list;
+  if (!components.has(shape.name)) components.set(shape.name, () => wireShapeSchema(shape));
+  if ('shape' in response) {
+    const name = `${shape.name}Response`;
+    if (!components.has(name)) components.set(name, (refs) => z.object({ data: refs.component(shape.name) }));
+    return (refs) => refs.component(name);
+  }
+  const name = `${shape.name}List`;
+  components.set(name, (refs) =>
+    z.object({
+      data: z.array(refs.component(shape.name)).openapi({ description: response.description }),
+      has_more: z.boolean().openapi({ description: 'Always false: not paginated.' }),
+    }),
+  );
+  return (refs) => refs.component(name);
+}
+
+/** What the Location header of a 201 action names: the record's key, or the shape's. */
+function locatedName(action: ActionDefinition): string {
+  const response = action.response;
+  return 'records' in response ? (response.location ?? '') : 'shape' in response ? response.key : '';
+}
+
+/** The components and operations of every action of the given resources. */
+export function actionOperations(definitions: readonly ResourceDefinition[]): { components: Map<string, Component>; operations: ExtraOperation[] } {
+  const components = new Map<string, Component>();
+  const operations: ExtraOperation[] = [];
+  for (const def of definitions) {
+    for (const action of def.actions ?? []) {
+      const body = requestComponents(action, components);
+      const schema = responseSchema(action, components);
+      const located = action.response.status !== 204 && 'location' in action.response && action.response.location !== undefined;
+      operations.push({
+        method: action.method,
+        path: `/${def.plural}/{id}${action.path}`,
+        operationId: action.name,
+        resource: def.name,
+        summary: action.summary,
+        description: located ? `${action.description} Answers 201 with Location of the new ${locatedName(action)} (no ETag).` : action.description,
+        scopes: [...action.scopes],
+        params: action.params,
+        body,
+        ok: { status: action.response.status, description: action.response.description, schema, headers: located ? ['Location'] : undefined },
+        errors: [...action.errors],
+        includes: action.includes ? [...action.includes] : undefined,
+      });
+    }
+  }
+  return { components, operations };
+}

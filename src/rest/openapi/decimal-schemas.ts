@@ -1,0 +1,36 @@
+import type { FieldSpec } from '../../kernel/fields.ts';
+import { z } from './zod.ts';
+
+// Decimal fields travel as strings: accepted as a decimal string or a JSON number, always served as a string
+// with exactly the field's scale.
+
+/** Bounds and places of a decimal field, as decimalSchema() in src/kernel/fields.ts checks them. */
+function decimalRules(spec: FieldSpec): { scale: number; min: number; max: number } {
+  const [min, max] = spec.range ?? [0, 9_999_999_999];
+  return { scale: spec.scale ?? 2, min, max };
+}
+
+/** A decimal as accepted on write: a decimal string or a JSON number, at most `scale` places, within its range. */
+export function decimalInputSchema(spec: FieldSpec): z.ZodType {
+  const { scale, min, max } = decimalRules(spec);
+  const fraction = scale > 0 ? `(\\.\\d{1,${scale}})?` : '';
+  return z.union([
+    z.string().regex(new RegExp(`^-?\\d{1,10}${fraction}$`)).openapi({ description: `Decimal string, e.g. "12.5".` }),
+    z.number().min(min).max(max).openapi({ description: 'JSON number; its shortest decimal form must satisfy the same rules.' }),
+  ]);
+}
+
+/** A decimal as served: always a string with exactly `scale` places (never a JSON number). */
+export function decimalServedSchema(spec: FieldSpec): z.ZodType {
+  const { scale } = decimalRules(spec);
+  return z.string().regex(new RegExp(scale > 0 ? `^-?\\d+\\.\\d{${scale}}$` : '^-?\\d+$')).openapi({ format: 'decimal' });
+}
+
+/** The sentence describing a decimal field's wire format, on write and as served. */
+export function decimalNote(spec: FieldSpec, mode: 'write' | 'served'): string {
+  const { scale, min, max } = decimalRules(spec);
+  const served = `served as a string with exactly ${scale} decimal places (e.g. "${(12.5).toFixed(scale)}")`;
+  return mode === 'served'
+    ? `Exact decimal ${served}.`
+    : `Exact decimal, ${min} to ${max}, at most ${scale} decimal places: a decimal string ("12.5") or a JSON number; ${served}. Other values: 422 validation.failed.`;
+}

@@ -1,0 +1,64 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { loadConfig } from '../../config.ts';
+import { resources } from '../../domain.ts';
+import { supportedVersions } from '../../kernel/versioning.ts';
+import { createDocumentBuilder } from './document-builder.ts';
+import { documentInfo } from './document-info.ts';
+import { registerDocumentOperation } from './document-operation.ts';
+import { errorCatalogEntries } from './error-catalog.ts';
+import { registerExtraOperations } from './extra-operations.ts';
+import { registerResponseHeaders } from './headers.ts';
+import { registerIdentityOperation } from './identity-operation.ts';
+import { registerLookupOperations } from './lookup-operations.ts';
+import { title } from './naming.ts';
+import { problemSchema } from './problem-schema.ts';
+import { registerRequestParameters } from './request-parameters.ts';
+import { registerResourceOperations } from './resource-operations.ts';
+import { documentSecurity, registerSecurityScheme } from './security.ts';
+
+// GET /api/v2/openapi.json: an OpenAPI 3.1 document generated from the resource declarations (src/domain.ts
+// `resources`), the kernel's field kinds, list rules and error catalog, for exactly the routes api-router.ts
+// mounts. Nothing in this folder is written per resource; a new declaration appears in the document by itself.
+// Routes beyond the five standard ones (linkages, lead and estimate conversion, system options) are declared in
+// openapi-operations.ts. Registration order is document order (components, paths).
+
+const BASE_PATH = '/api/v2';
+
+export interface OpenApiOptions {
+  /** Base of the problem `type` and `doc_url` links (config ERRORS_URL); defaults to the configured default. */
+  errorsUrl?: string;
+  /** The API versions this server accepts (config API_VERSIONS); defaults to the built-in list. */
+  versions?: readonly string[];
+}
+
+/** Builds the document. Deterministic: the same declarations give the same document on every call. */
+export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
+  const errorsUrl = options.errorsUrl ?? loadConfig({}).ERRORS_URL;
+  const versions = [...(options.versions ?? supportedVersions)] as [string, ...string[]];
+  const registry = new OpenAPIRegistry();
+  registerSecurityScheme(registry);
+  registerResponseHeaders(registry);
+  const parameters = registerRequestParameters(registry, versions);
+  const problem = registry.register('Problem', problemSchema());
+  const builder = createDocumentBuilder(registry, parameters, { schema: problem, errorsUrl, basePath: BASE_PATH });
+
+  registerIdentityOperation(builder);
+  registerLookupOperations(builder);
+  const records = new Map(resources.map((def) => [def.name, registerResourceOperations(builder, def)]));
+  registerExtraOperations(builder, records);
+  registerDocumentOperation(builder);
+
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: documentInfo(errorsUrl, versions),
+    servers: [{ url: BASE_PATH, description: 'This server' }],
+    security: documentSecurity(),
+    tags: [
+      { name: 'Identity', description: 'The caller.' },
+      { name: 'Lookups', description: 'Tenant-configured statuses, labels and custom field definitions.' },
+      ...resources.map((def) => ({ name: title(def.plural), description: def.description })),
+      { name: 'Meta', description: 'This document.' },
+    ],
+  });
+  return { ...document, 'x-error-codes': errorCatalogEntries(errorsUrl) };
+}

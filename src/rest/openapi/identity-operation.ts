@@ -1,0 +1,25 @@
+import { meShape } from '../../resources/identity/me.shape.ts';
+import { wireShapeSchema } from '../wire-shape-schema.ts';
+import type { DocumentBuilder } from './document-builder.ts';
+import { singleEnvelope } from './envelopes.ts';
+import { responseHeaders } from './headers.ts';
+
+// GET /me: the account, user and key of the caller.
+
+export function registerIdentityOperation({ registry, addOperation }: DocumentBuilder): void {
+  const me = registry.register('Me', wireShapeSchema(meShape));
+  const response = registry.register('MeResponse', singleEnvelope(me));
+  addOperation(
+    { kind: 'me' },
+    {
+      method: 'get',
+      path: '/me',
+      operationId: 'getMe',
+      tags: ['Identity'],
+      summary: 'Who is calling',
+      description: 'The account, the user, the key (id and granted scopes) and the resolved api_version. Read-only and idempotent.',
+      scopes: [],
+      ok: { 200: { description: 'The caller.', headers: responseHeaders('Cache-Control'), content: { 'application/json': { schema: response } } } },
+    },
+  );
+}

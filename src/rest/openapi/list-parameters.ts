@@ -1,0 +1,113 @@
+import { DEFAULT_LIMIT, MAX_LIMIT, type Operator, type ValueType } from '../../kernel/listing.ts';
+import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { timestamp, uuid } from './field-schemas.ts';
+import { z } from './zod.ts';
+
+// The query parameters of a resource's list, from def.list and the kernel's list rules: cursor, limit, sort,
+// q, one parameter per filter operator, custom_fields[<id>].
+
+function filterValueSchema(type: ValueType): z.ZodType {
+  switch (type) {
+    case 'string':
+      return z.string().max(500);
+    case 'uuid':
+      return uuid();
+    case 'datetime':
+      return timestamp();
+    case 'integer':
+      return z.number().int();
+    case 'boolean':
+      return z.boolean();
+  }
+}
+
+function filterNote(field: string, op: Operator, type: ValueType): string {
+  switch (op) {
+    case 'eq':
+      return `${field} equals the value`;
+    case 'in':
+      return `${field} is one of the comma-separated values (1 to 100, each a ${type})`;
+    case 'gt':
+      return `${field} is greater than the value`;
+    case 'gte':
+      return `${field} is greater than or equal to the value`;
+    case 'lt':
+      return `${field} is less than the value`;
+    case 'lte':
+      return `${field} is less than or equal to the value`;
+  }
+}
+
+/** Query parameter name of a filter operator: `field` for equality, `field[op]` otherwise. */
+function filterParameterName(field: string, op: Operator): string {
+  return op === 'eq' ? field : `${field}[${op}]`;
+}
+
+/** The sort values a list accepts: each sortable field, also with the - prefix. */
+function sortValues(def: ResourceDefinition): string[] {
+  return Object.keys(def.list.sorts).flatMap((name) => [name, `-${name}`]);
+}
+
+/** Every query parameter of the resource's list. */
+export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {
+    cursor: z
+      .string()
+      .optional()
+      .openapi({
+        param: {
+          description:
+            'Opaque, HMAC-signed continuation cursor from the Link header of the previous page. Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid.',
+        },
+      }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LIMIT)
+      .default(DEFAULT_LIMIT)
+      .optional()
+      .openapi({ param: { description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}). Above ${MAX_LIMIT}: 400 pagination.limit_too_large with max_limit.` } }),
+  };
+  const sorts = sortValues(def);
+  if (sorts.length > 0) {
+    shape.sort = z
+      .enum(sorts as [string, ...string[]])
+      .default(def.list.defaultSort)
+      .optional()
+      .openapi({
+        param: {
+          description: `Exactly one field; prefix - for descending. Default ${def.list.defaultSort}. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid.`,
+        },
+      });
+  }
+  if (def.list.searchable) {
+    shape.q = z
+      .string()
+      .max(200)
+      .optional()
+      .openapi({ param: { description: `Free-text search over ${def.list.searchable}. Narrows the results; order follows sort, not relevance.` } });
+  }
+  for (const [field, filter] of Object.entries(def.list.filters)) {
+    for (const op of filter.ops) {
+      const base = filterValueSchema(filter.type);
+      const schema = op === 'in' ? z.string() : base;
+      shape[filterParameterName(field, op)] = schema.optional().openapi({
+        param: { description: `Filter: ${filterNote(field, op, filter.type)}. An unparseable value: 400 filter.invalid.` },
+      });
+    }
+  }
+  if (def.conventions.customFields) {
+    shape.custom_fields = z
+      .record(z.string(), z.string())
+      .optional()
+      .openapi({
+        param: {
+          style: 'deepObject',
+          explode: true,
+          description: `custom_fields[<field_id>]=<value>, where <field_id> is a custom field definition id of ${def.className} (GET /custom_field_definitions?related_name=${def.className}). Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid.`,
+        },
+      });
+  }
+  return z.object(shape).strict();
+}

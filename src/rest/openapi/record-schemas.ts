@@ -1,0 +1,50 @@
+import { outputFields, type RecordFieldInfo, type ResourceDefinition } from '../../kernel/resource.ts';
+import { childRecordSchema } from './child-schemas.ts';
+import { customFieldsSchema, labelsSchema } from './convention-schemas.ts';
+import { readOnlySchema, served, timestamp } from './field-schemas.ts';
+import { z } from './zod.ts';
+
+// A resource's record as served, field by field from outputFields(def).
+
+/** A served field that the kernel's conventions add (id, timestamps, number, status, labels, custom_fields). */
+function conventionSchema(def: ResourceDefinition, info: RecordFieldInfo): z.ZodType {
+  switch (info.name) {
+    case 'id':
+      return served.id();
+    case 'created_at':
+    case 'updated_at':
+      return timestamp();
+    case 'number':
+      return z.string().openapi({ description: info.description });
+    case 'status':
+      return z.string().openapi({ description: `${(info.description ?? '').replace(/\.$/, '')} (GET /statuses?related_name=${def.className}).` });
+    case 'labels':
+      return labelsSchema(def, 'record');
+    case 'custom_fields':
+      return customFieldsSchema(def, 'record');
+    default:
+      throw new Error(`openapi: no schema for the field ${def.name}.${info.name} (kind ${info.kind})`);
+  }
+}
+
+/** The record as served: own fields, read-only fields, child collections and the conventions. */
+export function recordSchema(def: ResourceDefinition): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  const writeOnly = new Set(def.writeOnly ?? []);
+  for (const info of outputFields(def)) {
+    const readOnly = def.readOnly?.[info.name];
+    const spec = writeOnly.has(info.name) ? undefined : def.fields[info.name];
+    if (readOnly) {
+      shape[info.name] = readOnlySchema(readOnly, info.nullable);
+    } else if (info.kind === 'children') {
+      const collection = info.children!;
+      shape[info.name] = z.array(childRecordSchema(def, collection)).openapi({ description: `The ${collection.label} entries, in the order last written.` });
+    } else if (spec) {
+      shape[info.name] = served.field(spec, info.nullable);
+    } else {
+      const schema = conventionSchema(def, info);
+      shape[info.name] = info.nullable ? schema.nullable() : schema;
+    }
+  }
+  return z.object(shape).openapi({ description: def.description });
+}

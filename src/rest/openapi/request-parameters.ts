@@ -1,0 +1,46 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { VERSION_HEADER } from '../../kernel/versioning.ts';
+import { z } from './zod.ts';
+
+// The request parameters operations share, registered under components.parameters: the version header (every
+// authenticated operation), the request id header (every operation), If-Match (updates and deletes) and {id}.
+
+export type RequestParameters = ReturnType<typeof registerRequestParameters>;
+
+export function registerRequestParameters(registry: OpenAPIRegistry, versions: [string, ...string[]]) {
+  return {
+    version: registry.registerParameter(
+      'FieldlineVersion',
+      z.enum(versions).optional().openapi({
+        param: {
+          name: VERSION_HEADER,
+          in: 'header',
+          description: `API version (supported: ${versions.join(', ')}). Omitted: the version pinned on the key. Unknown value: 400 version.invalid.`,
+        },
+      }),
+    ),
+    requestId: registry.registerParameter(
+      'RequestId',
+      z
+        .string()
+        .regex(/^[A-Za-z0-9._:-]{1,128}$/)
+        .optional()
+        .openapi({ param: { name: 'X-Request-Id', in: 'header', description: 'Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable).' } }),
+    ),
+    ifMatch: registry.registerParameter(
+      'IfMatch',
+      z.string().openapi({
+        param: {
+          name: 'If-Match',
+          in: 'header',
+          required: true,
+          description: 'The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed.',
+        },
+      }),
+    ),
+    recordId: registry.registerParameter(
+      'RecordId',
+      z.string().openapi({ format: 'uuid', param: { name: 'id', in: 'path', description: 'Record id (UUID v7). Unknown or in another account: 404 resource.not_found.' } }),
+    ),
+  };
+}

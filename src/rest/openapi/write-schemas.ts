@@ -1,0 +1,85 @@
+import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { childCreateSchema, childUpdateSchema } from './child-schemas.ts';
+import { customFieldsSchema, labelsSchema } from './convention-schemas.ts';
+import { bodyObject, immutableFields, notAccepted, writeShape, type FieldNotes } from './write-fields.ts';
+import { z } from './zod.ts';
+
+// A resource's create and update bodies (the record under the key named after the resource): its fields with
+// their create or update rules, the conventions and the child collections.
+
+/** Each child collection of the resource as a body member: new entries on create, a snapshot on update. */
+function childrenBody(def: ResourceDefinition, mode: 'create' | 'update'): Record<string, z.ZodType> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, collection] of Object.entries(def.children ?? {})) {
+    const entry = mode === 'create' ? childCreateSchema(def, collection) : childUpdateSchema(def, collection);
+    const rule =
+      mode === 'create'
+        ? 'Omitted: no entries (unless a hook supplies a default).'
+        : 'A snapshot replace: entries with id update that entry, entries without id are created, existing entries whose id is absent are removed; the order given is the new order. Omit the key to keep the list; supplying it changes the ETag even when nothing else changes.';
+    shape[name] = z
+      .array(entry)
+      .max(200)
+      .optional()
+      .openapi({ description: [collection.description, rule, 'Not null; at most 200 entries.'].filter(Boolean).join(' ') });
+  }
+  return shape;
+}
+
+/**
+ * The sentence a write-only field carries in a body, and whether it is marked writeOnly (it is, unless a
+ * read-only field of the same name serves it: contact linkable_id is accepted on create and served).
+ */
+function writeOnlyNote(def: ResourceDefinition): FieldNotes {
+  const writeOnly = new Set(def.writeOnly ?? []);
+  return (name) => {
+    if (!writeOnly.has(name)) return undefined;
+    return def.readOnly?.[name]
+      ? { text: `Write-only: consumed when written, not stored as sent; the record's ${name} is read-only (${(def.readOnly[name].description ?? '').replace(/\.$/, '')}).` }
+      : { text: 'Write-only: consumed when written, never stored or served.', writeOnly: true };
+  };
+}
+
+/** The create body's record: every field with its create rule, plus the conventions and child collections. */
+export function createSchema(def: ResourceDefinition): z.ZodObject {
+  const shape = writeShape(def.fields, 'create', writeOnlyNote(def));
+  if (def.conventions.number) {
+    shape.number = z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .openapi({ description: 'Optional. When omitted the server assigns the next sequential number; when given it is kept and must be unique in the account. Immutable after creation.' });
+  }
+  if (def.conventions.labels) shape.labels = labelsSchema(def, 'create').optional();
+  if (def.conventions.customFields) shape.custom_fields = customFieldsSchema(def, 'create').optional();
+  Object.assign(shape, childrenBody(def, 'create'));
+  return bodyObject(shape, `${def.className} create body (under the key "${def.name}").`, notAccepted(def.fields, 'create', def.conventions));
+}
+
+/** The update body's record: every field is optional; conventions with their update semantics. */
+export function updateSchema(def: ResourceDefinition): z.ZodObject {
+  const shape = writeShape(def.fields, 'update', writeOnlyNote(def));
+  if (def.conventions.number) {
+    shape.number = z
+      .string()
+      .optional()
+      .openapi({ description: 'Not changeable: the current value is accepted as a no-op, any other value gives 422 number.immutable.' });
+  }
+  if (def.conventions.status) {
+    shape.status = z
+      .string()
+      .optional()
+      .openapi({
+        description: `display_name of a live ${def.className} status (GET /statuses?related_name=${def.className}), case-sensitive; any other value gives 422 status.transition_invalid naming it.`,
+      });
+  }
+  if (def.conventions.labels) shape.labels = labelsSchema(def, 'update').optional();
+  if (def.conventions.customFields) shape.custom_fields = customFieldsSchema(def, 'update').optional();
+  Object.assign(shape, childrenBody(def, 'update'));
+  return bodyObject(
+    shape,
+    `${def.className} update body (under the key "${def.name}"); omitted fields are unchanged.`,
+    notAccepted(def.fields, 'update', def.conventions),
+    immutableFields(def.fields),
+  );
+}
