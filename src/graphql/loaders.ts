@@ -29,8 +29,11 @@ type WireSystemOption = WireOf<typeof systemOptionShape>;
 export type ParentKey = `${'Customer' | 'Lead' | 'Site'}:${string}`;
 
 export interface RelationLoaders {
-  /** A live record of a resource by id (customer, lead, site, contact), wire-serialized; null when absent or deleted. */
-  record(name: RecordName): DataLoader<string, WireRecord | null>;
+  /**
+   * A live record of a resource by id, wire-serialized; null when absent or deleted. `children`: the child
+   * collections to read (the ones the query selects; the others are served empty); omitted: all of them.
+   */
+  record(name: RecordName, children?: readonly string[]): DataLoader<string, WireRecord | null>;
   /** Live sites of `Customer:<id>` or `Lead:<id>`, in the parent's order (position, then creation). */
   sitesOf: DataLoader<ParentKey, WireRecord[]>;
   /** Linkages to `Customer|Lead|Site:<id>` whose contact is live, oldest first. */
@@ -38,7 +41,7 @@ export interface RelationLoaders {
   /** Linkages of a live contact, oldest first. */
   linkagesOf: DataLoader<string, WireLinkage[]>;
   /** Live records of a resource whose `column` is the key (Site.systems, Customer.jobs ...), oldest first. */
-  recordsBy(name: RecordName, column: string): DataLoader<string, WireRecord[]>;
+  recordsBy(name: RecordName, column: string, children?: readonly string[]): DataLoader<string, WireRecord[]>;
   /** Users of the caller's account by id (assignees), active or not; null when absent. */
   user: DataLoader<string, WireUser | null>;
   /** Entries of the shared system options catalog by id (System.systemOption, Site.systemOption); null when absent. */
@@ -105,15 +108,18 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
   // tenant-scoped client never depends on which async context DataLoader schedules them from.
   const asTenant = <K, V>(batch: (keys: readonly K[]) => Promise<V[]>) => (keys: readonly K[]) => runAsTenant(ctx.principal.accountId, () => batch(keys));
 
-  const records = new Map<RecordName, DataLoader<string, WireRecord | null>>();
-  const record = (name: RecordName) => {
-    let loader = records.get(name);
+  // One loader per resource and set of child collections: DataLoader caches by key, and a record read without
+  // its lines must not answer a selection that wants them.
+  const records = new Map<string, DataLoader<string, WireRecord | null>>();
+  const record = (name: RecordName, children?: readonly string[]) => {
+    const cacheKey = `${name}|${children?.join(',') ?? '*'}`;
+    let loader = records.get(cacheKey);
     if (!loader) {
       const service = domain.resource(name);
       loader = new DataLoader<string, WireRecord | null>(
-        asTenant((ids) => service.getMany(db, ids)),
+        asTenant((ids) => service.getMany(db, ids, { children })),
       );
-      records.set(name, loader);
+      records.set(cacheKey, loader);
     }
     return loader;
   };
@@ -161,13 +167,13 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
   );
 
   const byColumn = new Map<string, DataLoader<string, WireRecord[]>>();
-  const recordsBy = (name: RecordName, column: string) => {
-    const cacheKey = `${name}.${column}`;
+  const recordsBy = (name: RecordName, column: string, children?: readonly string[]) => {
+    const cacheKey = `${name}.${column}|${children?.join(',') ?? '*'}`;
     let loader = byColumn.get(cacheKey);
     if (!loader) {
       const service = domain.resource(name);
       loader = new DataLoader<string, WireRecord[]>(
-        asTenant((keys) => service.listBy(db, column, keys)),
+        asTenant((keys) => service.listBy(db, column, keys, { children })),
       );
       byColumn.set(cacheKey, loader);
     }

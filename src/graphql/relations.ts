@@ -4,7 +4,9 @@ import type { WireRecord } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { linkageShape } from '../resources/contacts/contact-linkage.shape.ts';
 import type { WireOf } from '../kernel/wire-shape.ts';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { Builder, GraphQLContext } from './builder.ts';
+import { selectedChildren } from './selection.ts';
 import { loadersOf, type ParentKey, type RecordName } from './loaders.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 import { wireObject } from './wire-object.ts';
@@ -48,18 +50,18 @@ export function registerRelations(builder: Builder, types: Record<'customer' | '
 
   const ContactLinkage = wireObject(builder, linkageShape);
 
-  const contactsOf = async (ctx: GraphQLContext, key: ParentKey) => {
-    const loaders = loadersOf(ctx);
-    const linkages = await loaders.linkagesTo.load(key);
-    const contacts = await loaders.record('contact').loadMany(linkages.map((linkage) => linkage.contact_id));
+  /** The loader of live records of `name` with the child collections the query selects under this field. */
+  const recordLoader = (ctx: GraphQLContext, name: RecordName, info: GraphQLResolveInfo) => loadersOf(ctx).record(name, selectedChildren(ctx.domain.resource(name).def, info));
+  const contactsOf = async (ctx: GraphQLContext, key: ParentKey, info: GraphQLResolveInfo) => {
+    const linkages = await loadersOf(ctx).linkagesTo.load(key);
+    const contacts = await recordLoader(ctx, 'contact', info).loadMany(linkages.map((linkage) => linkage.contact_id));
     const failed = contacts.find((c) => c instanceof Error);
     if (failed) throw failed;
     return (contacts as (WireRecord | null)[]).filter((c) => c !== null).map(shape);
   };
-  const primaryContactOf = async (ctx: GraphQLContext, key: ParentKey) => {
-    const loaders = loadersOf(ctx);
-    const primary = (await loaders.linkagesTo.load(key)).find((linkage) => linkage.primary);
-    const contact = primary ? await loaders.record('contact').load(primary.contact_id) : null;
+  const primaryContactOf = async (ctx: GraphQLContext, key: ParentKey, info: GraphQLResolveInfo) => {
+    const primary = (await loadersOf(ctx).linkagesTo.load(key)).find((linkage) => linkage.primary);
+    const contact = primary ? await recordLoader(ctx, 'contact', info).load(primary.contact_id) : null;
     return contact ? shape(contact) : null;
   };
 
@@ -69,8 +71,8 @@ export function registerRelations(builder: Builder, types: Record<'customer' | '
       nullable: true,
       description: 'The contact (needs contacts:read).',
       authScopes: { scope: 'contacts:read' },
-      resolve: async (linkage, _args, ctx) => {
-        const contact = await loadersOf(ctx).record('contact').load(linkage.contact_id);
+      resolve: async (linkage, _args, ctx, info) => {
+        const contact = await recordLoader(ctx, 'contact', info).load(linkage.contact_id);
         return contact ? shape(contact) : null;
       },
     }),
@@ -78,10 +80,10 @@ export function registerRelations(builder: Builder, types: Record<'customer' | '
       type: Linkable,
       nullable: true,
       description: 'The linked record (needs the read scope of its type: customers:read, leads:read or sites:read).',
-      resolve: async (linkage, _args, ctx) => {
+      resolve: async (linkage, _args, ctx, info) => {
         const type = linkage.linkable_type as LinkableType;
         requireScope(ctx.principal, readScopeOfType[type]);
-        const record = await loadersOf(ctx).record(recordOfType[type]).load(linkage.linkable_id);
+        const record = await recordLoader(ctx, recordOfType[type], info).load(linkage.linkable_id);
         return record ? { ...shape(record), linkableType: type } : null;
       },
     }),
@@ -95,7 +97,7 @@ export function registerRelations(builder: Builder, types: Record<'customer' | '
         nullable: true,
         description: `Live contacts linked to this ${noun}, oldest link first (needs contacts:read).`,
         authScopes: { scope: 'contacts:read' },
-        resolve: (parent, _args, ctx) => contactsOf(ctx, `${type}:${parent.record.id as string}`),
+        resolve: (parent, _args, ctx, info) => contactsOf(ctx, `${type}:${parent.record.id as string}`, info),
       }),
       contactLinkages: t.field({
         type: [ContactLinkage],
@@ -109,7 +111,7 @@ export function registerRelations(builder: Builder, types: Record<'customer' | '
         nullable: true,
         description: `The primary contact of this ${noun}, null when no contact is linked (needs contacts:read).`,
         authScopes: { scope: 'contacts:read' },
-        resolve: (parent, _args, ctx) => primaryContactOf(ctx, `${type}:${parent.record.id as string}`),
+        resolve: (parent, _args, ctx, info) => primaryContactOf(ctx, `${type}:${parent.record.id as string}`, info),
       }),
     }));
   contactFields(Customer, 'Customer', 'customer');
@@ -130,9 +132,9 @@ export function registerRelations(builder: Builder, types: Record<'customer' | '
   sitesField(Lead, 'Lead', 'lead');
 
   /** A record by id through its loader, or null (no id, deleted, or another tenant's). */
-  const byId = async (ctx: GraphQLContext, name: RecordName, id: unknown) => {
+  const byId = async (ctx: GraphQLContext, name: RecordName, id: unknown, info: GraphQLResolveInfo) => {
     if (typeof id !== 'string') return null;
-    const record = await loadersOf(ctx).record(name).load(id);
+    const record = await recordLoader(ctx, name, info).load(id);
     return record ? shape(record) : null;
   };
 
@@ -142,14 +144,14 @@ export function registerRelations(builder: Builder, types: Record<'customer' | '
       nullable: true,
       description: 'The parent customer; null when the site belongs to a lead (needs customers:read).',
       authScopes: { scope: 'customers:read' },
-      resolve: (site, _args, ctx) => (site.record.siteable_type === 'Customer' ? byId(ctx, 'customer', site.record.siteable_id) : null),
+      resolve: (site, _args, ctx, info) => (site.record.siteable_type === 'Customer' ? byId(ctx, 'customer', site.record.siteable_id, info) : null),
     }),
     lead: t.field({
       type: Lead,
       nullable: true,
       description: 'The parent lead; null when the site belongs to a customer (needs leads:read).',
       authScopes: { scope: 'leads:read' },
-      resolve: (site, _args, ctx) => (site.record.siteable_type === 'Lead' ? byId(ctx, 'lead', site.record.siteable_id) : null),
+      resolve: (site, _args, ctx, info) => (site.record.siteable_type === 'Lead' ? byId(ctx, 'lead', site.record.siteable_id, info) : null),
     }),
   }));
 
@@ -159,7 +161,7 @@ export function registerRelations(builder: Builder, types: Record<'customer' | '
       nullable: true,
       description: 'The customer the lead was converted into, while it is live (needs customers:read).',
       authScopes: { scope: 'customers:read' },
-      resolve: (lead, _args, ctx) => byId(ctx, 'customer', lead.record.converted_customer_id),
+      resolve: (lead, _args, ctx, info) => byId(ctx, 'customer', lead.record.converted_customer_id, info),
     }),
   );
 

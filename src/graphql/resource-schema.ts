@@ -5,6 +5,7 @@ import { DEFAULT_LIMIT, type ValueType } from '../kernel/listing.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
 import { pageCost } from './limits.ts';
+import { selectedChildren } from './selection.ts';
 import { written } from './loaders.ts';
 import type { SharedTypes } from './shared-types.ts';
 import { camelCase, pascalCase, snakeCase } from './naming.ts';
@@ -257,8 +258,8 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       description: `One ${def.name} by id (needs ${readScope}).`,
       authScopes: { scope: readScope },
       args: { id: t.arg.id({ required: true }) },
-      resolve: async (_root, args, ctx) => {
-        const single = await service(ctx).get(requestContext(ctx), String(args.id));
+      resolve: async (_root, args, ctx, info) => {
+        const single = await service(ctx).get(requestContext(ctx), String(args.id), { children: selectedChildren(def, info) });
         return { record: single.record, etag: single.etag };
       },
     }),
@@ -276,8 +277,8 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
             : t.arg({ type: arg.type, description: arg.description } as AnyOptions),
         ]),
       ) as never,
-      resolve: async (_root, args, ctx) => {
-        const result = await service(ctx).list(requestContext(ctx), listEntries(listArgs, args as Record<string, unknown>));
+      resolve: async (_root, args, ctx, info) => {
+        const result = await service(ctx).list(requestContext(ctx), listEntries(listArgs, args as Record<string, unknown>), { children: selectedChildren(def, info, ['nodes']) });
         return {
           nodes: result.data.map((record) => ({ record, etag: null })),
           pageInfo: { hasNextPage: result.hasMore, endCursor: result.nextCursor },

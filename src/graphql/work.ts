@@ -1,7 +1,9 @@
 import type { ObjectRef } from '@pothos/core';
 import type { WireRecord } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
+import type { GraphQLResolveInfo } from 'graphql';
 import type { Builder, GraphQLContext } from './builder.ts';
+import { fieldReadsChildren, selectedChildren } from './selection.ts';
 import { loadersOf, type RecordName, type WireUser } from './loaders.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 import { wireObject } from './wire-object.ts';
@@ -23,9 +25,9 @@ function shape(record: WireRecord): RecordShape {
 }
 
 /** A live record by id through its loader, or null (no id, deleted, or another tenant's). */
-async function byId(ctx: GraphQLContext, name: RecordName, id: unknown): Promise<RecordShape | null> {
+async function byId(ctx: GraphQLContext, name: RecordName, id: unknown, info: GraphQLResolveInfo): Promise<RecordShape | null> {
   if (typeof id !== 'string') return null;
-  const record = await loadersOf(ctx).record(name).load(id);
+  const record = await loadersOf(ctx).record(name, selectedChildren(ctx.domain.resource(name).def, info)).load(id);
   return record ? shape(record) : null;
 }
 
@@ -56,7 +58,7 @@ export function registerWorkRelations(builder: Builder, types: Record<RecordName
         nullable: true,
         description: `${description} (needs ${readScope[target]}).`,
         authScopes: { scope: readScope[target] },
-        resolve: (p, _args, ctx) => byId(ctx, target, p.record[column]),
+        resolve: (p, _args, ctx, info) => byId(ctx, target, p.record[column], info),
       }),
     );
   /** `<field>: [Type]`: live records of `target` whose `column` is the parent's id, oldest first. */
@@ -67,7 +69,8 @@ export function registerWorkRelations(builder: Builder, types: Record<RecordName
         nullable: true,
         description: `${description}, oldest first, not paginated (needs ${readScope[target]}).`,
         authScopes: { scope: readScope[target] },
-        resolve: async (p, _args, ctx) => (await loadersOf(ctx).recordsBy(target, column).load(p.record.id as string)).map(shape),
+        resolve: async (p, _args, ctx, info) =>
+          (await loadersOf(ctx).recordsBy(target, column, selectedChildren(ctx.domain.resource(target).def, info)).load(p.record.id as string)).map(shape),
       }),
     );
 
@@ -103,6 +106,7 @@ export function registerWorkRelations(builder: Builder, types: Record<RecordName
   collection(Customer, 'jobs', 'job', 'customer_id', "Live jobs of the customer");
   collection(Customer, 'estimates', 'estimate', 'customer_id', 'Live estimates of the customer');
 
+  fieldReadsChildren('job', 'assignees', 'assignments');
   builder.objectField(Job, 'assignees', (t) =>
     t.field({
       type: [User],
@@ -125,7 +129,7 @@ export function registerWorkRelations(builder: Builder, types: Record<RecordName
         nullable: true,
         description: `${description} (needs ${readScope[target]}).`,
         authScopes: { scope: readScope[target] },
-        resolve: (line, _args, ctx) => byId(ctx, target, line[column]),
+        resolve: (line, _args, ctx, info) => byId(ctx, target, line[column], info),
       }),
     );
   lineReference('item', 'item', 'item_id', 'The price book item of the line; null when unset or deleted');

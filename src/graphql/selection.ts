@@ -1,0 +1,54 @@
+import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { ResourceDefinition } from '../kernel/resource.ts';
+import { camelCase } from './naming.ts';
+
+// What a query selects below a resolver's field, so that a read loads only what will be served (a record's child
+// collections are read only when one of their fields is selected). Fragments are expanded; @skip and @include
+// are not evaluated, so a skipped selection still counts (the read is then unneeded, never missing).
+
+function fieldsOf(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[], out: Map<string, SelectionSetNode[]>): void {
+  for (const set of sets) {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const subs = out.get(selection.name.value) ?? out.set(selection.name.value, []).get(selection.name.value)!;
+        if (selection.selectionSet) subs.push(selection.selectionSet);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        fieldsOf(info, [selection.selectionSet], out);
+      } else {
+        const fragment = info.fragments[selection.name.value];
+        if (fragment) fieldsOf(info, [fragment.selectionSet], out);
+      }
+    }
+  }
+}
+
+/** Names of the fields selected under the resolver's field, at `path` below it (e.g. ["nodes"] for a page). */
+export function selectedFields(info: GraphQLResolveInfo, path: readonly string[] = []): Set<string> {
+  let sets = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+  for (const step of path) {
+    const fields = new Map<string, SelectionSetNode[]>();
+    fieldsOf(info, sets, fields);
+    sets = fields.get(step) ?? [];
+  }
+  const fields = new Map<string, SelectionSetNode[]>();
+  fieldsOf(info, sets, fields);
+  return new Set(fields.keys());
+}
+
+/** GraphQL fields of a resource's type that resolve from one of its child collections (Job.assignees: assignments). */
+const readsChildren = new Map<string, Map<string, string>>();
+
+/** Declares that `field` of the resource's type resolves from its child collection `children`. */
+export function fieldReadsChildren(resource: string, field: string, children: string): void {
+  (readsChildren.get(resource) ?? readsChildren.set(resource, new Map()).get(resource)!).set(field, children);
+}
+
+/** The child collections of `def` the query selects under the resolver's field (at `path`), by their names in def.children. */
+export function selectedChildren(def: ResourceDefinition, info: GraphQLResolveInfo, path: readonly string[] = []): string[] {
+  const children = Object.keys(def.children ?? {});
+  if (children.length === 0) return [];
+  const selected = selectedFields(info, path);
+  const needed = new Set(children.filter((name) => selected.has(camelCase(name))));
+  for (const [field, collection] of readsChildren.get(def.name) ?? []) if (selected.has(field)) needed.add(collection);
+  return children.filter((name) => needed.has(name));
+}
