@@ -5,7 +5,7 @@ import { systemClock, type Clock } from './kernel/clock.ts';
 import { CursorCodec, SigningKeys } from './kernel/cursor.ts';
 import { RateLimits, defaultBucketLimits, type Bucket } from './kernel/rate-limit.ts';
 import type { ResourceDefinition } from './kernel/resource.ts';
-import type { RawQueryable } from './kernel/listing.ts';
+import type { RawRunner } from './kernel/tenant-sql.ts';
 import { ResourceService } from './kernel/resource-service.ts';
 import { tenantScoped } from './kernel/tenancy.ts';
 import { ApiVersions } from './kernel/versioning.ts';
@@ -43,7 +43,7 @@ export const resources: ResourceDefinition[] = [
 export interface DomainOptions {
   prisma: PrismaClient;
   /** Raw reads for list pages (Database.raw); defaults to Prisma. */
-  raw?: RawQueryable;
+  raw?: RawRunner;
   clock?: Clock;
   authCacheTtlMs?: number;
   rateLimits?: Partial<Record<Bucket, number>>;

@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery } from '@prisma/driver-adapter-utils';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
-import type { RawQueryable } from '../kernel/listing.ts';
+import type { RawRunner } from '../kernel/tenant-sql.ts';
 import { applyMigrations } from './migrate.ts';
 import { pgliteExtensions } from './pglite-extensions.ts';
 
@@ -19,7 +19,7 @@ export interface Database {
    * uses (same named statements, no ORM result mapping: about 100 µs less per request, see bench/README.md); on the
    * embedded database they go through Prisma.
    */
-  raw: RawQueryable;
+  raw: RawRunner;
   close(): Promise<void>;
 }
 
@@ -84,7 +84,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let factory: SqlMigrationAwareDriverAdapterFactory;
   let closeDriver: () => Promise<void>;
   let kind: Database['kind'];
-  let raw: RawQueryable | undefined;
+  let raw: RawRunner | undefined;
   if (options.url) {
     kind = 'postgresql';
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });

@@ -1,6 +1,6 @@
 import { nextCursor, parseListParameters, type ListParameters } from './list-parameters.ts';
-import type { ListDeps, ListQuery, ListResult, ListSpec, Operator, RawQueryable, ValueType } from './listing.ts';
-import { tenantQuery } from './tenant-sql.ts';
+import type { ListDeps, ListQuery, ListResult, ListSpec, Operator, ValueType } from './listing.ts';
+import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 
 // The SQL of a list page: one statement built from a validated list query, scoped to the caller's account
 // ($1, bound by tenantQuery), seeking past the previous page on (sort column, id) and reading limit + 1 rows
@@ -61,7 +61,7 @@ function pageStatement(spec: ListSpec, list: ListParameters): { sql: string; par
 }
 
 /** A page of the list: the rows of the request's parameters (refused with a 400 when invalid) and the cursor of the next page. */
-export async function runList<Row extends { id: string }>(db: RawQueryable, spec: ListSpec, query: ListQuery, deps: ListDeps): Promise<ListResult<Row>> {
+export async function runList<Row extends { id: string }>(db: RawRunner, spec: ListSpec, query: ListQuery, deps: ListDeps): Promise<ListResult<Row>> {
   const list = await parseListParameters(spec, query, deps);
   const { sql, params } = pageStatement(spec, list);
   const rows = await tenantQuery<Row & Record<string, unknown>>(db, sql, ...params);

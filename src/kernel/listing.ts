@@ -1,6 +1,5 @@
 import type { CursorCodec } from './cursor.ts';
 import type { CustomFieldDefinition } from './lookups.ts';
-import type { RawRunner } from './tenant-sql.ts';
 
 // Lists: one parameterised SQL statement per request, always led by the tenant (account_id from the request
 // context), keyset-paginated on (sort column, id), never OFFSET or COUNT. Every rule of the spec's
@@ -62,8 +61,6 @@ export interface ListResult<Row> {
   nextCursor: string | null;
 }
 
-/** Where list pages are read: the database's raw pool (Database.raw) or the tenant client. */
-export type RawQueryable = RawRunner;
 
 export interface ListDeps {
   cursors: CursorCodec;

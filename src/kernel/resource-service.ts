@@ -9,7 +9,7 @@ import { appendEvent } from './events.ts';
 import { toStorage } from './fields.ts';
 import { isUuid, newId } from './ids.ts';
 import { runList } from './list-sql.ts';
-import type { ListResult, ListSpec, RawQueryable } from './listing.ts';
+import type { ListResult, ListSpec } from './listing.ts';
 import { customFieldDefinitions, liveStatuses } from './lookups.ts';
 import { modelDelegate, type ModelDelegate, type RecordRow } from './model-delegates.ts';
 import { nextNumber } from './numbering.ts';
@@ -28,7 +28,7 @@ export interface Single {
 export interface ResourceServiceDeps {
   db: TenantClient;
   /** Where list pages are read (outside any transaction; tenantQuery scopes them to the caller's account). */
-  raw: RawQueryable;
+  raw: RawRunner;
   cursors: CursorCodec;
   clock: Clock;
   /** The other resources' services (hooks cascade through them). */
