@@ -1,7 +1,7 @@
 import { roles } from '../../kernel/permissions.ts';
 import { wireShape } from '../../kernel/wire-shape.ts';
 
-/** A user of the account as other records show it (a job's assignees). */
+/** A user of the account: the caller's (me.user) and a job's assignees. */
 export const userShape = wireShape({
   name: 'User',
   description: 'A user of the account (an assignee).',

@@ -1,7 +1,7 @@
-import { roles } from '../../kernel/permissions.ts';
 import { allScopes } from '../../kernel/scopes.ts';
 import { supportedVersions } from '../../kernel/versioning.ts';
 import { wireShape } from '../../kernel/wire-shape.ts';
+import { userShape } from '../accounts/user.shape.ts';
 
 // GET /me and GraphQL `me`: who is calling. Never the token, its hash or any prefix of it.
 
@@ -17,17 +17,6 @@ export const meAccountShape = wireShape({
       values: { AddressRequired: ['Yes', 'No'], System: ['on', 'off'] },
       description: 'Enabled modules, e.g. {"AddressRequired": "Yes", "System": "off"}.',
     },
-  },
-});
-
-export const meUserShape = wireShape({
-  name: 'MeUser',
-  description: 'The user the key belongs to; a key never has more rights than its user.',
-  fields: {
-    id: { kind: 'int64' },
-    name: { kind: 'string' },
-    email: { kind: 'email' },
-    role: { kind: 'string', enum: roles, description: 'admin, office or technician.' },
   },
 });
 
@@ -47,7 +36,7 @@ export const meShape = wireShape({
   description: 'Who is calling: account, user, key and the resolved API version.',
   fields: {
     account: { kind: meAccountShape },
-    user: { kind: meUserShape },
+    user: { kind: userShape, description: 'The user the key belongs to; a key never has more rights than its user.' },
     key: { kind: meKeyShape },
     api_version: { kind: 'string', enum: supportedVersions, description: 'From the Fieldline-Version header, else the version pinned on the key.' },
   },
