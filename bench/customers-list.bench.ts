@@ -8,7 +8,8 @@ import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { hashToken } from '../src/kernel/api-keys.ts';
-import { startChild, stopAllChildren, type Child } from './lib/children.ts';
+import { startChild, type Child } from './lib/children.ts';
+import { benchCleanup } from './lib/cleanup.ts';
 import { createBenchDatabase, seedCustomers, SEED, type BenchDatabase } from './lib/db.ts';
 import { get, keepAlive, type Target } from './lib/http.ts';
 import { openLoop, sequential, type OpenLoopResult } from './lib/raw.ts';
@@ -50,28 +51,7 @@ let benchDb: BenchDatabase | null = null;
 let setupApp: App | null = null;
 let setupDatabase: Database | null = null;
 let sqlClient: pg.Client | null = null;
-let cleaning: Promise<void> | null = null;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await stopAllChildren().catch(() => {});
-    await setupApp?.close().catch(() => {});
-    await setupDatabase?.close().catch(() => {});
-    await sqlClient?.end().catch(() => {});
-    if (benchDb) {
-      await benchDb.drop().then(
-        () => log(`dropped ${benchDb!.name}`),
-        (error: unknown) => console.error(`could not drop ${benchDb!.name}: ${(error as Error).message}`),
-      );
-    }
-  })();
-  return cleaning;
-}
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping the servers and dropping the bench database`);
-    void cleanup().finally(() => process.exit(code));
-  });
-}
+const cleanup = benchCleanup(() => ({ benchDb, app: setupApp, database: setupDatabase, sql: sqlClient }), log);
 
 function log(message: string): void {
   console.log(`[bench ${(performance.now() / 1000).toFixed(1)}s] ${message}`);

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
+import { benchCleanup } from './lib/cleanup.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
 import { BOARD, createDispatchAccount, DISPATCH, seedDispatch, WINDOW } from './lib/dispatch-seed.ts';
 import { ms, quantile, table } from './lib/stats.ts';
@@ -19,20 +20,8 @@ let benchDb: BenchDatabase | null = null;
 let app: App | null = null;
 let database: Database | null = null;
 let sql: pg.Client | null = null;
-let cleaning: Promise<void> | null = null;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await app?.close().catch(() => {});
-    await database?.close().catch(() => {});
-    await sql?.end().catch(() => {});
-    await benchDb?.drop().catch((error: unknown) => console.error(`could not drop ${benchDb!.name}: ${(error as Error).message}`));
-  })();
-  return cleaning;
-}
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-  process.on(signal, () => void cleanup().finally(() => process.exit(code)));
-}
 const log = (message: string) => console.log(`[bench ${(performance.now() / 1000).toFixed(1)}s] ${message}`);
+const cleanup = benchCleanup(() => ({ benchDb, app, database, sql }), log);
 
 /** The same data in one statement: jobs of the window with their customer, site, contact, assignees and lines. */
 const HAND_SQL = `

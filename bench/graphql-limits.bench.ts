@@ -15,7 +15,8 @@ import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { meterSchema, OperationCost } from '../src/graphql/limits.ts';
-import { startChild, stopAllChildren, type Child } from './lib/children.ts';
+import { startChild, type Child } from './lib/children.ts';
+import { benchCleanup } from './lib/cleanup.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
 import { BOARD, createDispatchAccount, DISPATCH, seedDispatch, WINDOW } from './lib/dispatch-seed.ts';
 import type { Target } from './lib/http.ts';
@@ -58,22 +59,7 @@ let benchDb: BenchDatabase | null = null;
 let setupApp: App | null = null;
 let setupDatabase: Database | null = null;
 let sqlClient: pg.Client | null = null;
-let cleaning: Promise<void> | null = null;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await stopAllChildren().catch(() => {});
-    await setupApp?.close().catch(() => {});
-    await setupDatabase?.close().catch(() => {});
-    await sqlClient?.end().catch(() => {});
-    if (benchDb) {
-      await benchDb.drop().then(
-        () => log(`dropped ${benchDb!.name}`),
-        (error: unknown) => console.error(`could not drop ${benchDb!.name}: ${(error as Error).message}`),
-      );
-    }
-  })();
-  return cleaning;
-}
+const cleanup = benchCleanup(() => ({ benchDb, app: setupApp, database: setupDatabase, sql: sqlClient }), log);
 
 function log(message: string): void {
   console.log(`[bench ${(performance.now() / 1000).toFixed(1)}s] ${message}`);
@@ -648,12 +634,6 @@ ${table([
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
-  process.on(signal, () => {
-    console.error(`\n${signal}: stopping the servers and dropping the bench database`);
-    void cleanup().finally(() => process.exit(code));
-  });
-}
 main().then(
   async () => {
     await cleanup();
