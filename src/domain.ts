@@ -11,34 +11,14 @@ import { tenantScoped } from './kernel/tenancy.ts';
 import { ApiVersions } from './kernel/versioning.ts';
 import { AdminService } from './resources/accounts/admin.service.ts';
 import { ContactLinkageService } from './resources/contacts/contact-linkage.service.ts';
-import { contactResource } from './resources/contacts/contact.resource.ts';
-import { customerResource } from './resources/customers/customer.resource.ts';
 import { LeadConversionService } from './resources/leads/lead-conversion.service.ts';
-import { leadResource } from './resources/leads/lead.resource.ts';
-import { siteResource } from './resources/sites/site.resource.ts';
-import { customerItemPriceResource } from './resources/items/customer-item-price.resource.ts';
-import { itemResource } from './resources/items/item.resource.ts';
-import { systemResource } from './resources/systems/system.resource.ts';
-import { taxRateResource } from './resources/tax-rates/tax-rate.resource.ts';
 import { EstimateConversionService } from './resources/estimates/estimate-conversion.service.ts';
-import { estimateResource } from './resources/estimates/estimate.resource.ts';
-import { jobResource } from './resources/jobs/job.resource.ts';
 import { DispatchBoardService } from './resources/jobs/dispatch-board.service.ts';
 import { LookupService } from './resources/lookups/lookup.service.ts';
+import { resources as declaredResources } from './resources/index.ts';
 
-/** Every standard resource of the API, in the order they appear in docs. */
-export const resources: ResourceDefinition[] = [
-  customerResource,
-  siteResource,
-  contactResource,
-  leadResource,
-  itemResource,
-  customerItemPriceResource,
-  taxRateResource,
-  systemResource,
-  jobResource,
-  estimateResource,
-];
+/** Every standard resource of the API, in the order they appear in docs (the list is src/resources/index.ts). */
+export const resources: ResourceDefinition[] = declaredResources;
 
 export interface DomainOptions {
   prisma: PrismaClient;

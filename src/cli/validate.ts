@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { AccountModules } from '../kernel/context.ts';
-import { customFieldTypes, relatedNames } from '../kernel/lookups.ts';
+import { customFieldTypes } from '../kernel/lookups.ts';
+import { allScopes, isScope, relatedNames } from '../resources/catalog.ts';
 import { roles, type Role } from '../kernel/permissions.ts';
-import { allScopes, isScope, type Scope } from '../kernel/scopes.ts';
+import type { Scope } from '../kernel/scopes.ts';
 import type { ApiVersions } from '../kernel/versioning.ts';
 
 // Parsing and validation of command-line values. Every failure is a UsageError whose message names the

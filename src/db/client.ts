@@ -6,6 +6,7 @@ import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory, SqlQuery 
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaClient } from '../generated/prisma/client.ts';
 import type { RawRunner } from '../kernel/tenant-sql.ts';
+import { seedDefaultStatuses } from './default-statuses.ts';
 import { applyMigrations } from './migrate.ts';
 import { pgliteExtensions } from './pglite-extensions.ts';
 
@@ -115,6 +116,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     (prisma as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => onQuery(e.query));
   }
   await prisma.$connect();
+  // Data the declarations need that no migration writes: default statuses of classes added since an account was made.
+  if (options.migrate !== false) await seedDefaultStatuses(prisma);
   return {
     prisma,
     kind,

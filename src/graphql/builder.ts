@@ -1,8 +1,6 @@
 import SchemaBuilder from '@pothos/core';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import ErrorsPlugin from '@pothos/plugin-errors';
 import PrismaPlugin from '@pothos/plugin-prisma';
-import DataloaderPlugin from '@pothos/plugin-dataloader';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import type { Domain } from '../domain.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
@@ -50,12 +48,12 @@ export interface FieldlineSchemaTypes {
 export type Builder = PothosSchemaTypes.SchemaBuilder<PothosSchemaTypes.ExtendDefaultTypes<FieldlineSchemaTypes>>;
 
 /**
- * A new builder with the plugins in the agreed order: scope-auth first, errors before prisma and dataloader.
- * Building needs no database: the Prisma client is taken from the request context when a resolver runs.
+ * A new builder: scope-auth first (its checks run before every other plugin's resolvers), then prisma and
+ * complexity; relations batch through loaders.ts with dataloader itself. Building needs no database: the Prisma client is taken from the request context when a resolver runs.
  */
 export function createBuilder(): Builder {
   return new SchemaBuilder<FieldlineSchemaTypes>({
-    plugins: [ScopeAuthPlugin, ErrorsPlugin, PrismaPlugin, DataloaderPlugin, ComplexityPlugin],
+    plugins: [ScopeAuthPlugin, PrismaPlugin, ComplexityPlugin],
     defaultFieldNullability: false,
     scopeAuth: {
       // The kernel's requireScope throws auth.scope_missing with required_scope and granted_scopes, the same
@@ -69,9 +67,6 @@ export function createBuilder(): Builder {
       }),
       unauthorizedError: () => new AppError('auth.permission_denied', 'This operation is not allowed for this API key.'),
     },
-    // Errors travel as GraphQL errors with the catalog code in extensions.code (see errors.ts); no field
-    // returns error unions yet, so there are no default error types.
-    errors: { defaultTypes: [] },
     // Each field carries its cost in the schema (fieldCost unless the field says otherwise); the limits are
     // enforced once per operation before execution by src/graphql/limits.ts, so the plugin's own per-resolver
     // check is off.

@@ -1,179 +1,200 @@
 import type { ObjectRef } from '@pothos/core';
+import type { GraphQLResolveInfo } from 'graphql';
 import { requireScope } from '../kernel/auth.ts';
+import {
+  childRelationsOf,
+  relationsOf,
+  type BatchedRelation,
+  type ReferenceTarget,
+  type RelationDefinition,
+  type Relations,
+} from '../kernel/relation.ts';
+import type { ResourceDefinition } from '../kernel/resource.ts';
 import type { WireRecord } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
-import { linkageShape } from '../resources/contacts/contact-linkage.shape.ts';
-import type { WireOf } from '../kernel/wire-shape.ts';
-import type { GraphQLResolveInfo } from 'graphql';
+import type { WireShape } from '../kernel/wire-shape.ts';
 import type { Builder, GraphQLContext } from './builder.ts';
-import { selectedChildren } from './selection.ts';
-import { loadersOf, type ParentKey, type RecordName } from './loaders.ts';
+import { loadersOf } from './loaders.ts';
+import { camelCase } from './naming.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
+import { selectedChildren } from './selection.ts';
 import { wireObject } from './wire-object.ts';
 
-// Relations between customers, leads, sites and contacts, in both directions:
-//   Customer.sites / .contacts / .contactLinkages / .primaryContact
-//   Lead.sites / .contacts / .contactLinkages / .primaryContact / .convertedCustomer
-//   Site.customer / .lead / .contacts / .contactLinkages / .primaryContact
-//   Contact.linkages, ContactLinkage.contact / .linkable (Customer | Lead | Site)
-// Each reads through the operation's loaders (loaders.ts): batched, tenant-scoped, live records only, and
-// serialized by the resources' services. A relation needs the read scope of the records it returns (as
-// reading them over REST would); without it the field is null with auth.scope_missing and the rest of the
-// result stands. Relations are not paginated: a parent's sites, contacts and linkages come whole, in the
-// parent's order (sites by position, linkages and contacts oldest link first).
+// The relation fields of the schema, generated from the declarations (src/kernel/relation.ts): for each resource
+// its derived references and declared relations, for each child entry type (Lineitem) its references, for each
+// wire shape reached (ContactLinkage) its declared relations. Every field reads through the operation's loaders
+// (loaders.ts): batched, tenant-scoped, live records only, serialized by the domain, so a record reached through
+// a relation has the wire shape of the same record read by id (without an ETag: read it by id for one). A
+// relation needs the read scope of what it returns; without it the field is null with auth.scope_missing and the
+// rest of the result stands. Relations are not paginated. A record's child collections are read only when the
+// query selects them below the relation.
 
-export type LinkableType = 'Customer' | 'Lead' | 'Site';
+/** What a model's records are served as: a declared resource's record type, or a reference target's object. */
+type Target =
+  | { kind: 'resource'; def: ResourceDefinition; ref: ObjectRef<any, RecordShape>; scope: Scope }
+  | { kind: 'target'; target: ReferenceTarget; ref: ObjectRef<any, any>; scope: Scope | null };
 
-/** A record reached through a relation: no ETag (read it by id for one). */
-function shape(record: WireRecord): RecordShape {
-  return { record, etag: null };
+/** A record reached through a relation; `typename` picks the member of a union. */
+type Reached = RecordShape & { typename?: string };
+
+function reached(record: WireRecord | null, typename?: string): Reached | null {
+  return record ? { record, etag: null, typename } : null;
 }
 
-const recordOfType: Record<LinkableType, RecordName> = { Customer: 'customer', Lead: 'lead', Site: 'site' };
-const readScopeOfType: Record<LinkableType, Scope> = { Customer: 'customers:read', Lead: 'leads:read', Site: 'sites:read' };
-
-export interface RelationTypes {
-  ContactLinkage: ObjectRef<any, WireOf<typeof linkageShape>>;
+function present<T>(values: readonly (T | null | Error)[]): T[] {
+  const failed = values.find((value) => value instanceof Error);
+  if (failed) throw failed;
+  return values.filter((value): value is T => value !== null);
 }
 
-export function registerRelations(builder: Builder, types: Record<'customer' | 'lead' | 'site' | 'contact', ResourceTypes>): RelationTypes {
-  const Customer = types.customer.record;
-  const Lead = types.lead.record;
-  const Site = types.site.record;
-  const Contact = types.contact.record;
+function describe(description: string, needs: string | null): string {
+  return needs === null ? description : `${description} Needs ${needs}.`;
+}
 
-  const Linkable = builder.unionType('Linkable', {
-    description: 'A record a contact can be linked to.',
-    types: [Customer, Lead, Site],
-    resolveType: (value) => (value as RecordShape & { linkableType: LinkableType }).linkableType,
-  });
-
-  const ContactLinkage = wireObject(builder, linkageShape);
-
-  /** The loader of live records of `name` with the child collections the query selects under this field. */
-  const recordLoader = (ctx: GraphQLContext, name: RecordName, info: GraphQLResolveInfo) => loadersOf(ctx).record(name, selectedChildren(ctx.domain.resource(name).def, info));
-  const contactsOf = async (ctx: GraphQLContext, key: ParentKey, info: GraphQLResolveInfo) => {
-    const linkages = await loadersOf(ctx).linkagesTo.load(key);
-    const contacts = await recordLoader(ctx, 'contact', info).loadMany(linkages.map((linkage) => linkage.contact_id));
-    const failed = contacts.find((c) => c instanceof Error);
-    if (failed) throw failed;
-    return (contacts as (WireRecord | null)[]).filter((c) => c !== null).map(shape);
+export function registerRelations(builder: Builder, types: ReadonlyMap<string, ResourceTypes>, referenceTargets: readonly ReferenceTarget[]): void {
+  const targets = new Map<string, Target>();
+  for (const { def, record } of types.values()) targets.set(def.model, { kind: 'resource', def, ref: record, scope: `${def.scope}:read` as Scope });
+  for (const target of referenceTargets) targets.set(target.model, { kind: 'target', target, ref: wireObject(builder, target.shape), scope: target.scope });
+  const targetOf = (model: string, where: string): Target => {
+    const target = targets.get(model);
+    if (!target) throw new Error(`${where}: no resource or reference target for model ${model}`);
+    return target;
   };
-  const primaryContactOf = async (ctx: GraphQLContext, key: ParentKey, info: GraphQLResolveInfo) => {
-    const primary = (await loadersOf(ctx).linkagesTo.load(key)).find((linkage) => linkage.primary);
-    const contact = primary ? await recordLoader(ctx, 'contact', info).load(primary.contact_id) : null;
-    return contact ? shape(contact) : null;
+  const unions = new Map<string, unknown>();
+  const shapes = new Map<string, WireShape>();
+
+  /** The value a target serves for an id, read through the operation's loaders. */
+  const load = async (ctx: GraphQLContext, target: Target, ids: string[], info: GraphQLResolveInfo, typename?: string): Promise<unknown[]> => {
+    const loaders = loadersOf(ctx);
+    if (target.kind === 'target') return present(await loaders.target(target.target).loadMany(ids));
+    const records = present(await loaders.record(target.def.name, selectedChildren(target.def, info)).loadMany(ids));
+    return records.map((record) => reached(record, typename));
   };
 
-  builder.objectFields(ContactLinkage, (t) => ({
-    contact: t.field({
-      type: Contact,
-      nullable: true,
-      description: 'The contact (needs contacts:read).',
-      authScopes: { scope: 'contacts:read' },
-      resolve: async (linkage, _args, ctx, info) => {
-        const contact = await recordLoader(ctx, 'contact', info).load(linkage.contact_id);
-        return contact ? shape(contact) : null;
-      },
-    }),
-    linkable: t.field({
-      type: Linkable,
-      nullable: true,
-      description: 'The linked record (needs the read scope of its type: customers:read, leads:read or sites:read).',
-      resolve: async (linkage, _args, ctx, info) => {
-        const type = linkage.linkable_type as LinkableType;
-        requireScope(ctx.principal, readScopeOfType[type]);
-        const record = await recordLoader(ctx, recordOfType[type], info).load(linkage.linkable_id);
-        return record ? { ...shape(record), linkableType: type } : null;
-      },
-    }),
-  }));
+  /**
+   * The fields of `relations` on `parent`, whose value's served object is `objectOf(value)`; `children` are the
+   * parent's child collections (a through relation may go via one).
+   */
+  const register = (parent: ObjectRef<any, any>, owner: string, relations: Relations, objectOf: (value: any) => Record<string, unknown>, children: readonly string[] = []) => {
+    for (const [name, relation] of Object.entries(relations)) {
+      const where = `${owner}.${name}`;
+      const field = relationField(name, relation, where);
+      builder.objectField(parent, camelCase(name), (t) =>
+        t.field({
+          type: field.type,
+          // A list that needs no scope cannot fail on its own (Job.assignees); everything else may be null.
+          nullable: !(Array.isArray(field.type) && field.scopes.length === 0 && !field.needs),
+          description: describe(relation.description, field.needs ?? (field.scopes.length > 0 ? field.scopes.join(' and ') : null)),
+          ...(field.scopes[0] ? { authScopes: { scope: field.scopes[0] } } : {}),
+          resolve: (value: unknown, _args: unknown, ctx: GraphQLContext, info: GraphQLResolveInfo) => {
+            for (const scope of field.scopes.slice(1)) requireScope(ctx.principal, scope);
+            return field.resolve(objectOf(value), ctx, info);
+          },
+        } as never),
+      );
+    }
 
-  // Fields every linkable record has: its contacts, its linkages and its primary contact.
-  const contactFields = (ref: ObjectRef<any, RecordShape>, type: LinkableType, noun: string) =>
-    builder.objectFields(ref, (t) => ({
-      contacts: t.field({
-        type: [Contact],
-        nullable: true,
-        description: `Live contacts linked to this ${noun}, oldest link first (needs contacts:read).`,
-        authScopes: { scope: 'contacts:read' },
-        resolve: (parent, _args, ctx, info) => contactsOf(ctx, `${type}:${parent.record.id as string}`, info),
-      }),
-      contactLinkages: t.field({
-        type: [ContactLinkage],
-        nullable: true,
-        description: `The linkages of contacts to this ${noun}, oldest first (needs contacts:read).`,
-        authScopes: { scope: 'contacts:read' },
-        resolve: (parent, _args, ctx) => loadersOf(ctx).linkagesTo.load(`${type}:${parent.record.id as string}`),
-      }),
-      primaryContact: t.field({
-        type: Contact,
-        nullable: true,
-        description: `The primary contact of this ${noun}, null when no contact is linked (needs contacts:read).`,
-        authScopes: { scope: 'contacts:read' },
-        resolve: (parent, _args, ctx, info) => primaryContactOf(ctx, `${type}:${parent.record.id as string}`, info),
-      }),
-    }));
-  contactFields(Customer, 'Customer', 'customer');
-  contactFields(Lead, 'Lead', 'lead');
-  contactFields(Site, 'Site', 'site');
-
-  const sitesField = (ref: ObjectRef<any, RecordShape>, type: 'Customer' | 'Lead', noun: string) =>
-    builder.objectField(ref, 'sites', (t) =>
-      t.field({
-        type: [Site],
-        nullable: true,
-        description: `Live sites of this ${noun} by position (the first is its primary billing address) (needs sites:read).`,
-        authScopes: { scope: 'sites:read' },
-        resolve: async (parent, _args, ctx) => (await loadersOf(ctx).sitesOf.load(`${type}:${parent.record.id as string}`)).map(shape),
-      }),
-    );
-  sitesField(Customer, 'Customer', 'customer');
-  sitesField(Lead, 'Lead', 'lead');
-
-  /** A record by id through its loader, or null (no id, deleted, or another tenant's). */
-  const byId = async (ctx: GraphQLContext, name: RecordName, id: unknown, info: GraphQLResolveInfo) => {
-    if (typeof id !== 'string') return null;
-    const record = await recordLoader(ctx, name, info).load(id);
-    return record ? shape(record) : null;
+    function relationField(name: string, relation: RelationDefinition, where: string): { type: unknown; scopes: Scope[]; needs?: string; resolve(object: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown> } {
+      const scopesOf = (...scopes: (Scope | null)[]) => [...new Set(scopes.filter((scope): scope is Scope => scope !== null))];
+      switch (relation.kind) {
+        case 'reference': {
+          const target = targetOf(relation.model, where);
+          return {
+            type: target.ref,
+            scopes: scopesOf(target.scope),
+            resolve: async (object, ctx, info) => {
+              const id = object[relation.column];
+              return id === null || id === undefined ? null : ((await load(ctx, target, [String(id)], info))[0] ?? null);
+            },
+          };
+        }
+        case 'collection': {
+          const target = targetOf(relation.model, where);
+          if (target.kind !== 'resource') throw new Error(`${where}: a collection relation returns records of a declared resource`);
+          return {
+            type: [target.ref],
+            scopes: [target.scope],
+            resolve: async (object, ctx, info) => {
+              const records = await loadersOf(ctx).recordsBy(target.def.name, relation.column, selectedChildren(target.def, info)).load(object.id as string);
+              return records.map((record) => reached(record));
+            },
+          };
+        }
+        case 'batched': {
+          shapes.set(relation.shape.name, relation.shape);
+          const ref = wireObject(builder, relation.shape);
+          return {
+            type: relation.many ? [ref] : ref,
+            scopes: scopesOf(relation.scope),
+            resolve: async (object, ctx) => {
+              const key = relation.key(object);
+              return key === null ? (relation.many ? [] : null) : loadersOf(ctx).batched(relation).load(key);
+            },
+          };
+        }
+        case 'through': {
+          const target = targetOf(relation.model, where);
+          const via = relations[relation.via];
+          if (via?.kind !== 'batched' && !children.includes(relation.via)) throw new Error(`${where}: via ${relation.via} is neither a batched relation nor a child collection`);
+          const viaRelation = via?.kind === 'batched' ? via : null;
+          return {
+            type: relation.many ? [target.ref] : target.ref,
+            scopes: scopesOf(target.scope, viaRelation?.scope ?? null),
+            resolve: async (object, ctx, info) => {
+              const key = viaRelation?.key(object);
+              const entries = (viaRelation ? (key ? await loadersOf(ctx).batched(viaRelation).load(key) : []) : (object[relation.via] ?? [])) as Record<string, unknown>[];
+              const kept = relation.where ? entries.filter(relation.where) : entries;
+              const ids = (relation.many ? kept : kept.slice(0, 1)).map(relation.idOf);
+              const values = await load(ctx, target, ids, info);
+              return relation.many ? values : (values[0] ?? null);
+            },
+          };
+        }
+        case 'polymorphic': {
+          const members = Object.entries(relation.models).map(([type, model]) => [type, targetOf(model, where)] as const);
+          for (const [, member] of members) if (member.kind !== 'resource') throw new Error(`${where}: a polymorphic relation returns records of declared resources`);
+          const byType = new Map(members);
+          const union =
+            unions.get(relation.union.name) ??
+            unions
+              .set(
+                relation.union.name,
+                builder.unionType(relation.union.name, {
+                  description: relation.union.description,
+                  types: members.map(([, member]) => member.ref),
+                  resolveType: (value) => (value as Reached).typename!,
+                }),
+              )
+              .get(relation.union.name)!;
+          return {
+            type: union,
+            scopes: [],
+            needs: `the read scope of its type (${members.map(([, member]) => member.scope).join(', ')})`,
+            resolve: async (object, ctx, info) => {
+              const target = byType.get(object[relation.typeColumn] as string);
+              const id = object[relation.idColumn];
+              if (!target || target.kind !== 'resource' || typeof id !== 'string') return null;
+              requireScope(ctx.principal, target.scope);
+              return (await load(ctx, target, [id], info, target.def.className))[0] ?? null;
+            },
+          };
+        }
+      }
+    }
   };
 
-  builder.objectFields(Site, (t) => ({
-    customer: t.field({
-      type: Customer,
-      nullable: true,
-      description: 'The parent customer; null when the site belongs to a lead (needs customers:read).',
-      authScopes: { scope: 'customers:read' },
-      resolve: (site, _args, ctx, info) => (site.record.siteable_type === 'Customer' ? byId(ctx, 'customer', site.record.siteable_id, info) : null),
-    }),
-    lead: t.field({
-      type: Lead,
-      nullable: true,
-      description: 'The parent lead; null when the site belongs to a customer (needs leads:read).',
-      authScopes: { scope: 'leads:read' },
-      resolve: (site, _args, ctx, info) => (site.record.siteable_type === 'Lead' ? byId(ctx, 'lead', site.record.siteable_id, info) : null),
-    }),
-  }));
-
-  builder.objectField(Lead, 'convertedCustomer', (t) =>
-    t.field({
-      type: Customer,
-      nullable: true,
-      description: 'The customer the lead was converted into, while it is live (needs customers:read).',
-      authScopes: { scope: 'customers:read' },
-      resolve: (lead, _args, ctx, info) => byId(ctx, 'customer', lead.record.converted_customer_id, info),
-    }),
-  );
-
-  builder.objectField(Contact, 'linkages', (t) =>
-    t.field({
-      type: [ContactLinkage],
-      nullable: true,
-      description: "The contact's linkages, oldest first (as GET /contacts/{id}/linkages; needs contacts:read).",
-      authScopes: { scope: 'contacts:read' },
-      resolve: (contact, _args, ctx) => loadersOf(ctx).linkagesOf.load(contact.record.id as string),
-    }),
-  );
-
-  return { ContactLinkage };
+  const childTypesDone = new Set<unknown>();
+  for (const { def, record, children } of types.values()) {
+    register(record, def.className, relationsOf(def), (value: RecordShape) => value.record, Object.keys(def.children ?? {}));
+    for (const [name, collection] of Object.entries(def.children ?? {})) {
+      const ref = children[name]!;
+      if (childTypesDone.has(ref)) continue;
+      childTypesDone.add(ref);
+      register(ref, collection.label, childRelationsOf(collection), (value: Record<string, unknown>) => value);
+    }
+  }
+  // Shapes served by batched relations (ContactLinkage) have relations of their own.
+  for (const shape of shapes.values()) {
+    if (shape.relations) register(wireObject(builder, shape), shape.name, shape.relations, (value: Record<string, unknown>) => value);
+  }
 }

@@ -1,4 +1,5 @@
 import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { relationsOf } from '../kernel/relation.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
 import { camelCase } from './naming.ts';
 
@@ -35,14 +36,6 @@ export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]
   return new Set(fields.keys());
 }
 
-/** GraphQL fields of a resource's type that resolve from one of its child collections (Job.assignees: assignments). */
-const readsChildren = new Map<string, Map<string, string>>();
-
-/** Declares that `field` of the resource's type resolves from its child collection `children`. */
-export function fieldReadsChildren(resource: string, field: string, children: string): void {
-  (readsChildren.get(resource) ?? readsChildren.set(resource, new Map()).get(resource)!).set(field, children);
-}
-
 /**
  * Answers per field of the operation: graphql-js hands every item of a list the same fieldNodes array, so a
  * relation resolved for each of 1,000 rows walks its selection once.
@@ -59,7 +52,10 @@ export function selectedChildren(def: ResourceDefinition, info: GraphQLResolveIn
   if (cached) return cached;
   const selected = selectedFields(info, path);
   const needed = new Set(children.filter((name) => selected.has(camelCase(name))));
-  for (const [field, collection] of readsChildren.get(def.name) ?? []) if (selected.has(field)) needed.add(collection);
+  // A relation through a child collection (Job.assignees, via assignments) needs that collection read.
+  for (const [field, relation] of Object.entries(relationsOf(def))) {
+    if (relation.kind === 'through' && selected.has(camelCase(field))) needed.add(relation.via);
+  }
   const result = children.filter((name) => needed.has(name));
   known.set(key, result);
   return result;

@@ -2,6 +2,7 @@ import { Decimal } from 'decimal.js';
 import { z } from 'zod';
 import { parseCalendarDate, parseTimestamp } from './dates.ts';
 import { isUuid } from './ids.ts';
+import type { ModelName } from './model-delegates.ts';
 
 // Field kinds shared by every resource: how a value is validated at the boundary, stored, serialised to the
 // REST wire format, typed in GraphQL and described in OpenAPI. A resource declares its fields with these.
@@ -22,8 +23,11 @@ export interface FieldSpec {
   range?: readonly [number, number];
   /** Decimal places of a decimal value: accepted on input at most, always written on output (default 2). */
   scale?: number;
-  /** The value must be the id of a live record of this Prisma model in the same tenant. */
-  references?: { model: string; live?: boolean; label: string };
+  /**
+   * The value must be the id of a (live) record of this Prisma model in the same tenant: checked by the kernel for a
+   * resource's own fields, by the collection's compute for a child entry's. Also gives a relation (relation.ts).
+   */
+  references?: { model: ModelName; live?: boolean; label: string };
   description?: string;
 }
 

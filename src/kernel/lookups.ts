@@ -1,19 +1,10 @@
 import type { TenantTx, TenantClient } from './tenancy.ts';
 
 // Tenant-configured lookup values: statuses, labels and custom field definitions, per resource class
-// (`related_name`: Customer, Job, Estimate ...). Only live rows (not deleted) count.
+// (`related_name`: Customer, Job, Estimate ...). Only live rows (not deleted) count. Which classes exist and their
+// default statuses come from the resource declarations (src/resources/catalog.ts).
 
 type Reader = TenantTx | TenantClient;
-
-export const defaultStatuses: Record<string, string[]> = {
-  Customer: ['Active', 'Inactive'],
-  Lead: ['New', 'Contacted', 'Qualified', 'Converted', 'Lost'],
-  Job: ['Pending', 'Scheduled', 'In Progress', 'Completed', 'Cancelled'],
-  Estimate: ['Draft', 'Sent', 'Accepted', 'Declined'],
-  Invoice: ['Draft', 'Sent', 'Paid', 'Void'],
-};
-
-export const relatedNames = ['Customer', 'Site', 'Contact', 'Lead', 'Job', 'Estimate', 'Invoice', 'Item', 'System'] as const;
 
 export const customFieldTypes = ['text', 'number', 'date', 'checkbox', 'select', 'multiselect', 'attachment'] as const;
 export type CustomFieldType = (typeof customFieldTypes)[number];

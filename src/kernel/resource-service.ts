@@ -147,15 +147,18 @@ export class ResourceService {
   }
 
   /**
-   * Live records whose `column` (a column of this resource, e.g. customer_id) is one of `keys`, serialized and
-   * grouped per key, aligned with `keys`, each group oldest first (created_at, then id). Runs in the caller's
-   * tenant context; one statement, plus one per child collection read.
+   * Live records whose `column` (a uuid column of this resource, e.g. customer_id) is one of `keys`, serialized and
+   * grouped per key, aligned with `keys`, each group in the resource's sibling order (def.siblingOrder; default
+   * oldest first). Runs in the caller's tenant context; one statement, plus one per child collection read.
    */
   async listBy(db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions = {}): Promise<WireRecord[][]> {
-    const rows = await this.delegate(db).findMany({
-      where: { [column]: { in: [...new Set(keys)] }, ...this.live },
-      orderBy: [{ created_at: 'asc' }, { id: 'asc' }],
-    });
+    if (!this.listSpec.columns.includes(column)) throw new Error(`${this.def.plural}.${column} is not a served column`);
+    const live = this.listSpec.live ? ` AND t.${this.listSpec.live}` : '';
+    const rows = await tenantQuery<RecordRow>(
+      db,
+      `SELECT ${this.listSpec.columns.map((c) => `t.${c}`).join(', ')} FROM ${this.def.table} t WHERE t.account_id = $1::uuid AND t.${column} = ANY($2::uuid[])${live} ORDER BY ${this.def.siblingOrder ?? 't.created_at, t.id'}`,
+      [...new Set(keys)],
+    );
     const children = await this.loadChildren(db, rows.map((row) => row.id), options);
     const groups = new Map<string, WireRecord[]>();
     for (const row of rows) {

@@ -6,22 +6,25 @@ import type { RequestContext } from './context.ts';
 import type { TenantTx } from './tenancy.ts';
 import type { ResourceService } from './resource-service.ts';
 import type { ActionDefinition } from './action.ts';
+import type { Relations } from './relation.ts';
+import type { ModelName, RecordRow } from './model-delegates.ts';
 
 /** Other resources' services, for hooks that cascade (e.g. a customer's sites). */
 export type ResourceLookup = (name: string) => ResourceService;
 
 // A resource declares only what is its own; every shared convention (ids, timestamps, ETag, number, status,
 // labels, custom_fields, list parameters, events, soft delete) is applied by the kernel's resource service
-// and adapters from this declaration.
+// and adapters from this declaration. Declaration files write it with defineResource (define-resource.ts), which
+// types the hooks' `Values` and `Row` from the declaration; the kernel sees the defaults below.
 
-export interface WriteHookArgs<Row = Record<string, unknown>> {
+export interface WriteHookArgs<Values = Record<string, unknown>, Row = RecordRow> {
   tx: TenantTx;
   ctx: RequestContext;
   mode: 'create' | 'update';
   /** The record under the body key, as sent. */
   input: Record<string, unknown>;
   /** Validated values about to be written (wire names); hooks may add columns or remove write-only fields. */
-  values: Record<string, unknown>;
+  values: Values;
   /** Validated child entries per collection; undefined means "not supplied" (hooks may supply defaults). */
   children: Record<string, Record<string, unknown>[] | undefined>;
   /** The record before the change (update only). */
@@ -30,30 +33,30 @@ export interface WriteHookArgs<Row = Record<string, unknown>> {
   resources: ResourceLookup;
 }
 
-export interface AfterWriteArgs {
+export interface AfterWriteArgs<Values = Record<string, unknown>, Row = RecordRow> {
   tx: TenantTx;
   ctx: RequestContext;
   mode: 'create' | 'update';
   input: Record<string, unknown>;
   /** The row as written. */
-  row: Record<string, unknown> & { id: string };
+  row: Row;
   /** What beforeWrite left in values (including write-only fields it kept for afterWrite). */
-  values: Record<string, unknown>;
+  values: Values;
   resources: ResourceLookup;
 }
 
-export interface DeleteHookArgs {
+export interface DeleteHookArgs<Row = RecordRow> {
   tx: TenantTx;
   ctx: RequestContext;
   /** The record before it was deleted. */
-  row: Record<string, unknown> & { id: string };
+  row: Row;
   resources: ResourceLookup;
 }
 
 /** A list of child rows owned by the record and written with it (phone numbers, line items). */
 export interface ChildCollection {
   /** Prisma delegate of the child rows. */
-  model: string;
+  model: ModelName;
   /** SQL table of the child rows (list pages read them directly). */
   table: string;
   /** Column of the child that holds the parent id. */
@@ -73,24 +76,24 @@ export interface ChildCollection {
   compute?(args: ChildComputeArgs): Promise<void>;
 }
 
-export interface ChildComputeEntry {
+export interface ChildComputeEntry<Entry = Record<string, unknown>> {
   /** What will be stored: the existing child's values, then what was sent (storage values). */
-  entry: Record<string, unknown>;
+  entry: Entry;
   /** The entry as sent (validated storage values, without id). */
-  sent: Record<string, unknown>;
+  sent: Entry;
   /** The child before this write; null when the entry creates a child. */
   previous: Record<string, unknown> | null;
   /** Error key prefix of this entry: "lineitems.2". */
   at: string;
 }
 
-export interface ChildComputeArgs {
+export interface ChildComputeArgs<Entry = Record<string, unknown>> {
   tx: TenantTx;
   ctx: RequestContext;
   /** The parent row as written. */
-  parent: Record<string, unknown> & { id: string };
+  parent: RecordRow;
   /** The entries of the write, in order. */
-  entries: ChildComputeEntry[];
+  entries: ChildComputeEntry<Entry>[];
   /** The parent's children before this write (empty on create). */
   existing: Record<string, unknown>[];
   errors: FieldErrors;
@@ -102,6 +105,8 @@ export interface ReadOnlyField {
   nullable: boolean;
   /** The served value is one of these (documentation only: the field is never written by clients). */
   enum?: readonly string[];
+  /** The value is the id of a record of this model (gives a relation, see relation.ts). */
+  references?: FieldSpec['references'];
   description?: string;
 }
 
@@ -112,8 +117,8 @@ export interface ResourceDefinition {
   plural: string;
   /** Resource class for lookups (related_name) and events: "Customer". */
   className: string;
-  /** Prisma delegate: "customer". */
-  model: string;
+  /** Prisma delegate: "customer" (a model of the generated client). */
+  model: ModelName;
   /** SQL table: "customers". */
   table: string;
   scope: ScopeResource;
@@ -128,7 +133,8 @@ export interface ResourceDefinition {
   writeOnly?: readonly string[];
   conventions: {
     number?: boolean;
-    status?: boolean;
+    /** The statuses every account starts with (the first is the status of a new record); seeded for existing accounts at start. */
+    status?: { defaults: readonly [string, ...string[]] };
     labels?: boolean;
     customFields?: boolean;
     softDelete?: boolean;
@@ -144,6 +150,13 @@ export interface ResourceDefinition {
    * beforeDelete refusal). Documentation only: the OpenAPI document lists them on that operation.
    */
   errors?: Partial<Record<'list' | 'create' | 'get' | 'update' | 'delete', readonly ErrorCode[]>>;
+  /** Reverse and polymorphic links to other records (forward links come from `references`; see relation.ts). */
+  relations?: Relations;
+  /**
+   * SQL ORDER BY of this resource's records under one parent (a collection relation such as Customer.sites), over
+   * the row alias `t`; default `t.created_at, t.id` (oldest first).
+   */
+  siblingOrder?: string;
   /** Operations beyond the five standard ones (REST, OpenAPI and GraphQL are generated from them). */
   actions?: readonly ActionDefinition[];
   /** Unique indexes whose violation is a validation error on a field. */

@@ -1,4 +1,5 @@
 import type { FieldKind, FieldSpec } from './fields.ts';
+import type { Relations } from './relation.ts';
 
 // A wire shape: the one declaration of a JSON object the API serves that is not a resource record (me, lookup
 // entries, a contact linkage, a user, a system option). From it come the TypeScript type its serializer returns
@@ -44,6 +45,8 @@ export interface WireShape<Fields extends Record<string, WireField> = Record<str
   description: string;
   /** In wire order. */
   fields: Fields;
+  /** Links to other served objects (see relation.ts). */
+  relations?: Relations;
 }
 
 type ValueOf<F extends WireField> =

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
 import { acquireDataDirLock, LOCK_FILE } from '../../src/db/data-dir-lock.ts';
-import { allScopes } from '../../src/kernel/scopes.ts';
+import { allScopes } from '../../src/resources/catalog.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { projectRoot, spawnCollect } from '../helpers/cli.ts';
 import { serverDatabase } from '../helpers/database.ts';

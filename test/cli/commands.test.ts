@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/kernel/api-keys.ts';
-import { allScopes } from '../../src/kernel/scopes.ts';
+import { allScopes } from '../../src/resources/catalog.ts';
 import { CURRENT_VERSION } from '../../src/kernel/versioning.ts';
 import { useTestApp } from '../helpers/app.ts';
 import { cliOn, type CliRun } from '../helpers/cli.ts';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allScopes } from '../../src/kernel/scopes.ts';
+import { allScopes } from '../../src/resources/catalog.ts';
 import { projectRoot } from '../helpers/cli.ts';
 import { serverDatabase } from '../helpers/database.ts';
 import { client } from '../helpers/http.ts';

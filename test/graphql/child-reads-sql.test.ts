@@ -30,6 +30,13 @@ beforeAll(async () => {
 });
 
 describe('child collections are read only when selected', () => {
+  it('customers { nodes { id } } reads the customers alone: no child table and no related table', async () => {
+    const { data, sql } = await graphqlStatements(statements, gql, '{ customers(limit: 10) { nodes { id organization } } }');
+    expect(data.customers.nodes).toHaveLength(1);
+    const related = /\b(FROM|JOIN) ("public"\.)?"?(sites|contacts|contact_linkages|jobs|estimates|lineitems|job_assignments|phone_numbers)\b/;
+    expect(sql.filter((statement) => related.test(statement)), sql.join('\n')).toEqual([]);
+  });
+
   it('jobs { nodes { id title } } reads no line items and no assignments', async () => {
     const { data, sql } = await graphqlStatements(statements, gql, '{ jobs(limit: 10) { nodes { id title } } }');
     expect(data.jobs.nodes).toHaveLength(3);

@@ -188,6 +188,24 @@ describe('wire shapes', () => {
   });
 });
 
+describe('relations derived from references', () => {
+  it('every field that references a record is a relation to it: Customer.assignee, CustomerItemPrice.customer and .item', async () => {
+    const { tenant, gql } = await graphqlTenant(t);
+    const customer = ok(await gql(`mutation($i: CreateCustomerInput!) { createCustomer(input: $i) { customer { id } } }`, { i: { organization: 'Priced Ltd', assigneeId: Number(tenant.userId) } })).createCustomer.customer;
+    const item = ok(await gql(`mutation { createItem(input: { name: "Filter", itemType: "material", unitPrice: "12" }) { item { id } } }`)).createItem.item;
+    const price = ok(
+      await gql(`mutation($c: ID!, $i: ID!) { createCustomerItemPrice(input: { customerId: $c, itemId: $i, unitPrice: "9.5" }) { customerItemPrice { id } } }`, { c: customer.id, i: item.id }),
+    ).createCustomerItemPrice.customerItemPrice;
+
+    const read = ok(await gql(`query($id: ID!) { customerItemPrice(id: $id) { unitPrice customer { id organization assignee { id role } } item { id name } } }`, { id: price.id }));
+    expect(read.customerItemPrice).toEqual({
+      unitPrice: '9.5000',
+      customer: { id: customer.id, organization: 'Priced Ltd', assignee: { id: Number(tenant.userId), role: 'admin' } },
+      item: { id: item.id, name: 'Filter' },
+    });
+  });
+});
+
 describe('scopes', () => {
   it('a relation needs the read scope of the records it returns; the rest of the result stands', async () => {
     const { tenant, make } = await graphqlTenant(t);

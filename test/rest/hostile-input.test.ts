@@ -15,6 +15,7 @@ import { createPlace, createSite, type Place } from '../helpers/factories/sites.
 import { createSystem } from '../helpers/factories/systems.ts';
 import { type ApiResponse, client, type Client } from '../helpers/http.ts';
 import { expectProblem } from '../helpers/problem.ts';
+import { plainFields } from '../security/sweep-seed.ts';
 
 // Issue 8, hostile input over REST: text PostgreSQL cannot store (NUL, unpaired UTF-16 surrogates) anywhere in a
 // body or a query parameter, list Link headers that never echo the client's Host, malformed Host headers,
@@ -39,7 +40,7 @@ beforeAll(async () => {
 async function oneOfEach(): Promise<Record<string, Created>> {
   const item = await createItem(api);
   const site = await createSite(api, { type: 'Customer', id: place.customer.id });
-  return {
+  const made: Record<string, Created> = {
     customer: await createCustomer(api),
     site,
     contact: await createContact(api),
@@ -51,6 +52,11 @@ async function oneOfEach(): Promise<Record<string, Created>> {
     job: await createJob(api, { site_id: site.id }),
     estimate: await createEstimate(api, { site_id: site.id }),
   };
+  // A resource without a factory above (one added since) gets a record of plain values of its required fields.
+  const defs = [...t.app.domain.resources.values()].map((service) => service.def);
+  const reference = (model: string) => (model === 'user' ? tenant.userId : made[defs.find((def) => def.model === model)?.name ?? '']?.id);
+  for (const def of defs) made[def.name] ??= await createRecord(api, def.plural, def.name, plainFields(def, 'HOSTILE', reference, {}));
+  return made;
 }
 
 /** Every resource the domain serves: body key, path and the fields its create and update accept. */

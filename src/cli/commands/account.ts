@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { allScopes } from '../../kernel/scopes.ts';
+import { allScopes } from '../../resources/catalog.ts';
 import { yesNo, type CommandContext } from '../context.ts';
 import { parseModules, parseName, parseOnOff, parseUuid, UsageError } from '../validate.ts';
 

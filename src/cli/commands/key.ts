@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { allScopes } from '../../kernel/scopes.ts';
+import { allScopes } from '../../resources/catalog.ts';
 import { CURRENT_VERSION } from '../../kernel/versioning.ts';
 import type { CreatedKey } from '../../resources/accounts/admin.service.ts';
 import type { CommandContext } from '../context.ts';

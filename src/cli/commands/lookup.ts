@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { customFieldTypes, relatedNames } from '../../kernel/lookups.ts';
+import { customFieldTypes } from '../../kernel/lookups.ts';
+import { relatedNames } from '../../resources/catalog.ts';
 import type { CommandContext } from '../context.ts';
 import { parseFieldType, parseList, parseName, parseResource, parseUuid, UsageError } from '../validate.ts';
 

@@ -5,10 +5,10 @@ import { hashToken, newToken } from '../../kernel/api-keys.ts';
 import { defaultModules } from '../../kernel/auth.ts';
 import type { AccountModules } from '../../kernel/context.ts';
 import { newId } from '../../kernel/ids.ts';
-import { customFieldTypes, defaultStatuses, relatedNames, type CustomFieldType } from '../../kernel/lookups.ts';
+import { customFieldTypes, type CustomFieldType } from '../../kernel/lookups.ts';
 import { roles, type Role } from '../../kernel/permissions.ts';
-import { allScopes, isScope } from '../../kernel/scopes.ts';
 import { ApiVersions, CURRENT_VERSION, defaultApiVersions } from '../../kernel/versioning.ts';
+import { allScopes, defaultStatuses, isScope, relatedNames } from '../catalog.ts';
 
 // Tenant administration (the `fieldline` command and the first-start bootstrap): accounts, users, API keys
 // and lookup values. It works outside any request, so it writes account_id explicitly.

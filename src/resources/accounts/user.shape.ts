@@ -1,5 +1,5 @@
 import { roles } from '../../kernel/permissions.ts';
-import { wireShape } from '../../kernel/wire-shape.ts';
+import { wireShape, type WireOf } from '../../kernel/wire-shape.ts';
 
 /** A user of the account: the caller's (me.user) and a job's assignees. */
 export const userShape = wireShape({
@@ -12,3 +12,8 @@ export const userShape = wireShape({
     role: { kind: 'string', enum: roles, description: 'admin, office or technician.' },
   },
 });
+
+/** A user row (or the caller's principal) as served. */
+export function serializeUser(user: { id: bigint | number; name: string; email: string; role: string }): WireOf<typeof userShape> {
+  return { id: Number(user.id), name: user.name, email: user.email, role: user.role };
+}

@@ -1,4 +1,4 @@
-import { action } from '../../kernel/action.ts';
+import { action, type ActionDefinition } from '../../kernel/action.ts';
 import { linkageFields, linkageShape } from './contact-linkage.shape.ts';
 
 // A contact's linkages (REST /contacts/{id}/linkages, GraphQL contactLinkages, linkContact, updateContactLinkage,
@@ -14,7 +14,9 @@ const events = {
   deleted: ['contact_linkage.deleted'],
 } as const;
 
-export const contactLinkageActions = [
+// Typed as ActionDefinition[] rather than inferred: the scope catalog is derived from the resource declarations that
+// hold these actions, so an inferred type here would depend on itself (see src/resources/catalog.ts).
+export const contactLinkageActions: readonly ActionDefinition[] = [
   action({
     name: 'listContactLinkages',
     method: 'get',

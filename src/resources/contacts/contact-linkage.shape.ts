@@ -1,6 +1,7 @@
 import type { FieldSpec } from '../../kernel/fields.ts';
+import type { ModelName } from '../../kernel/model-delegates.ts';
 import { servedFields, wireShape } from '../../kernel/wire-shape.ts';
-import { linkableTypes } from './linkables.ts';
+import { linkableTypes, type LinkableType } from './linkables.ts';
 
 // A contact linkage: one link between a contact and a Customer, Lead or Site (REST /contacts/{id}/linkages,
 // GraphQL linkContact, Contact.linkages ...). Its written fields and the served object.
@@ -37,5 +38,16 @@ export const linkageShape = wireShape({
     ...servedFields(linkageFields),
     created_at: { kind: 'datetime' },
     updated_at: { kind: 'datetime' },
+  },
+  relations: {
+    contact: { kind: 'reference', column: 'contact_id', model: 'contact', description: 'The contact.' },
+    linkable: {
+      kind: 'polymorphic',
+      typeColumn: 'linkable_type',
+      idColumn: 'linkable_id',
+      models: { Customer: 'customer', Lead: 'lead', Site: 'site' } satisfies Record<LinkableType, ModelName>,
+      union: { name: 'Linkable', description: 'A record a contact can be linked to.' },
+      description: 'The linked record, while it is live.',
+    },
   },
 });

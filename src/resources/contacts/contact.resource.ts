@@ -1,15 +1,16 @@
 import { addError } from '../../kernel/body.ts';
 import { AppError } from '../../kernel/errors.ts';
 import { rangeOps } from '../../kernel/listing.ts';
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { defineResource } from '../../kernel/define-resource.ts';
 import { checkLinkInput, linkContact } from './contact-linkage.service.ts';
-import { linkableTypes, type LinkableType } from './linkables.ts';
+import { linkableTypes } from './linkables.ts';
 import { contactLinkageActions } from './contact-linkage.actions.ts';
+import { contactLinkagesRelation } from './contact-linkage.relations.ts';
 
 export const phoneKinds = ['mobile', 'office', 'home', 'fax', 'other'] as const;
 
 /** The Contact declaration; linking on create goes through the linkage rules (contact-linkage.service.ts). */
-export const contactResource: ResourceDefinition = {
+export const contactResource = defineResource({
   name: 'contact',
   plural: 'contacts',
   className: 'Contact',
@@ -51,6 +52,7 @@ export const contactResource: ResourceDefinition = {
   },
   conventions: { customFields: true, softDelete: true },
   errors: { delete: ['contact.has_linkages'] },
+  relations: { linkages: contactLinkagesRelation },
   list: {
     filters: { created_at: { type: 'datetime', ops: rangeOps }, updated_at: { type: 'datetime', ops: rangeOps } },
     sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' } },
@@ -74,7 +76,7 @@ export const contactResource: ResourceDefinition = {
       const errors = {};
       const link = checkLinkInput({ linkable_id: values.linkable_id, linkable_type: values.linkable_type }, errors);
       if (!link) throw new AppError('validation.failed', 'linkable_id/linkable_type are invalid', { errors });
-      await linkContact(tx, ctx, row.id, { ...link, linkable_type: link.linkable_type as LinkableType }, row.created_at as Date);
+      await linkContact(tx, ctx, row.id, link, row.created_at);
     },
     async beforeDelete({ tx, row }) {
       const linked = await tx.contactLinkage.count({ where: { contact_id: row.id } });
@@ -83,4 +85,4 @@ export const contactResource: ResourceDefinition = {
       }
     },
   },
-};
+});

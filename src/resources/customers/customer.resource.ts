@@ -1,11 +1,12 @@
 import { rangeOps } from '../../kernel/listing.ts';
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { defineResource } from '../../kernel/define-resource.ts';
 import { addError } from '../../kernel/body.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
+import { contactRelations } from '../contacts/contact-linkage.relations.ts';
 
 
-export const customerResource: ResourceDefinition = {
+export const customerResource = defineResource({
   name: 'customer',
   plural: 'customers',
   className: 'Customer',
@@ -31,7 +32,13 @@ export const customerResource: ResourceDefinition = {
       description: 'Percent applied to price book unit prices on new lines for this customer (-10 = 10% off); customer item prices win over it.',
     },
   },
-  conventions: { number: true, status: true, labels: true, customFields: true, softDelete: true },
+  conventions: { number: true, status: { defaults: ['Active', 'Inactive'] }, labels: true, customFields: true, softDelete: true },
+  relations: {
+    sites: { kind: 'collection', model: 'site', column: 'customer_id', description: 'Live sites of this customer by position (the first is its primary billing address), not paginated.' },
+    ...contactRelations('Customer', 'customer'),
+    jobs: { kind: 'collection', model: 'job', column: 'customer_id', description: 'Live jobs of the customer, oldest first, not paginated.' },
+    estimates: { kind: 'collection', model: 'estimate', column: 'customer_id', description: 'Live estimates of the customer, oldest first, not paginated.' },
+  },
   list: {
     filters: {
       organization: { type: 'string', ops: ['eq'] },
@@ -62,7 +69,7 @@ export const customerResource: ResourceDefinition = {
         tx,
         `SELECT 1 FROM customers WHERE account_id = $1::uuid AND lower(organization) = lower($2) AND deleted_at IS NULL AND id <> $3::uuid LIMIT 1`,
         organization,
-        (existing?.id as string | undefined) ?? '00000000-0000-0000-0000-000000000000',
+        existing?.id ?? '00000000-0000-0000-0000-000000000000',
       );
       if (clash.length > 0) addError(errors, 'organization', 'has already been taken');
     },
@@ -73,4 +80,4 @@ export const customerResource: ResourceDefinition = {
       await unlinkRecords(tx, ctx, 'Customer', [row.id]);
     },
   },
-};
+});

@@ -1,6 +1,6 @@
 import { rangeOps } from '../../kernel/listing.ts';
 import { requirePermission, type Role } from '../../kernel/permissions.ts';
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { defineResource } from '../../kernel/define-resource.ts';
 import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { checkWorkLocation } from '../jobs/work-location.ts';
@@ -21,7 +21,7 @@ function checkDecision(role: Role, from: unknown, to: unknown): void {
   requirePermission(role, 'estimates.decide', `The ${role} role may not move an estimate from ${String(from)} to ${to}: ${decisionStatuses.join(', ')} record a decision.`);
 }
 
-export const estimateResource: ResourceDefinition = {
+export const estimateResource = defineResource({
   name: 'estimate',
   plural: 'estimates',
   className: 'Estimate',
@@ -46,11 +46,11 @@ export const estimateResource: ResourceDefinition = {
   },
   readOnly: {
     amount: { kind: 'decimal', nullable: false, description: 'Sum of the line totals (tax included), computed by the server.' },
-    converted_job_id: { kind: 'uuid', nullable: true, description: 'The job made by POST /estimates/{id}/convert.' },
+    converted_job_id: { kind: 'uuid', nullable: true, references: { model: 'job', label: 'Job' }, description: 'The job made by POST /estimates/{id}/convert.' },
     converted_at: { kind: 'datetime', nullable: true },
   },
   children: { lineitems: lineitemCollection('estimate_id') },
-  conventions: { number: true, status: true, labels: true, customFields: true, softDelete: true },
+  conventions: { number: true, status: { defaults: ['Draft', 'Sent', 'Accepted', 'Declined'] }, labels: true, customFields: true, softDelete: true },
   errors: { update: ['auth.permission_denied'] },
   list: {
     filters: {
@@ -73,7 +73,7 @@ export const estimateResource: ResourceDefinition = {
       // The default tax rate of new lines must be active when it is set or changed (that it exists is the field
       // reference's check).
       const { tx, errors } = args;
-      const taxRateId = values.tax_rate_id as string | null | undefined;
+      const taxRateId = values.tax_rate_id;
       if (taxRateId && !errors.tax_rate_id && taxRateId.toLowerCase() !== existing?.tax_rate_id) {
         const taxRate = await tx.taxRate.findFirst({ where: { id: taxRateId, deleted_at: null }, select: { active: true } });
         if (taxRate) checkTaxRateActive(taxRate, errors, 'tax_rate_id');
@@ -85,4 +85,4 @@ export const estimateResource: ResourceDefinition = {
       await refreshParentTotals(tx, 'estimate', row.id);
     },
   },
-};
+});

@@ -1,4 +1,4 @@
-import { allScopes } from '../../kernel/scopes.ts';
+import { allScopes } from '../catalog.ts';
 import { supportedVersions } from '../../kernel/versioning.ts';
 import { wireShape } from '../../kernel/wire-shape.ts';
 import { userShape } from '../accounts/user.shape.ts';

@@ -1,12 +1,12 @@
 import { addError } from '../../kernel/body.ts';
 import { rangeOps } from '../../kernel/listing.ts';
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { defineResource } from '../../kernel/define-resource.ts';
 
 /**
  * Customer pricing, part 1: a customer's own unit price for an item (part 2 is customers.price_adjustment).
  * One row per customer and item; new lines for the customer take it instead of the item's price book entry.
  */
-export const customerItemPriceResource: ResourceDefinition = {
+export const customerItemPriceResource = defineResource({
   name: 'customer_item_price',
   plural: 'customer_item_prices',
   className: 'CustomerItemPrice',
@@ -32,10 +32,11 @@ export const customerItemPriceResource: ResourceDefinition = {
   },
   uniqueIndexes: { customer_item_prices_account_id_customer_id_item_id_key: { field: 'item_id', message: 'already has a price for this customer' } },
   hooks: {
-    async beforeWrite({ tx, mode, values, errors }) {
-      if (mode !== 'create' || errors.customer_id || errors.item_id) return;
-      const taken = await tx.customerItemPrice.count({ where: { customer_id: values.customer_id as string, item_id: values.item_id as string } });
+    async beforeWrite({ tx, mode, values: { customer_id, item_id }, errors }) {
+      // Both are required on create: absent, they are errors already.
+      if (mode !== 'create' || customer_id === undefined || item_id === undefined || errors.customer_id || errors.item_id) return;
+      const taken = await tx.customerItemPrice.count({ where: { customer_id, item_id } });
       if (taken > 0) addError(errors, 'item_id', 'already has a price for this customer');
     },
   },
-};
+});

@@ -1,10 +1,10 @@
 import { rangeOps } from '../../kernel/listing.ts';
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { defineResource } from '../../kernel/define-resource.ts';
 
 export const itemTypes = ['material', 'labor', 'service'] as const;
 
 /** The price book: what can be put on a line. */
-export const itemResource: ResourceDefinition = {
+export const itemResource = defineResource({
   name: 'item',
   plural: 'items',
   className: 'Item',
@@ -34,4 +34,4 @@ export const itemResource: ResourceDefinition = {
     searchable: 'name, number, sku and description',
   },
   uniqueIndexes: { items_account_id_number_key: { field: 'number', message: 'has already been taken' } },
-};
+});

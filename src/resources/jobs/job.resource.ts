@@ -1,12 +1,12 @@
 import { addError } from '../../kernel/body.ts';
 import { rangeOps } from '../../kernel/listing.ts';
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { defineResource } from '../../kernel/define-resource.ts';
 import { readShared } from '../../kernel/tenancy.ts';
 import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { checkWorkLocation } from './work-location.ts';
 
-export const jobResource: ResourceDefinition = {
+export const jobResource = defineResource({
   name: 'job',
   plural: 'jobs',
   className: 'Job',
@@ -32,7 +32,7 @@ export const jobResource: ResourceDefinition = {
   },
   readOnly: {
     amount: { kind: 'decimal', nullable: false, description: 'Sum of the line totals.' },
-    estimate_id: { kind: 'uuid', nullable: true, description: 'The estimate this job was converted from.' },
+    estimate_id: { kind: 'uuid', nullable: true, references: { model: 'estimate', label: 'Estimate' }, description: 'The estimate this job was converted from.' },
   },
   children: {
     lineitems: lineitemCollection('job_id'),
@@ -76,7 +76,17 @@ export const jobResource: ResourceDefinition = {
       },
     },
   },
-  conventions: { number: true, status: true, labels: true, customFields: true, softDelete: true },
+  conventions: { number: true, status: { defaults: ['Pending', 'Scheduled', 'In Progress', 'Completed', 'Cancelled'] }, labels: true, customFields: true, softDelete: true },
+  relations: {
+    assignees: {
+      kind: 'through',
+      via: 'assignments',
+      model: 'user',
+      many: true,
+      idOf: (assignment) => String(assignment.user_id),
+      description: 'The users assigned to the job, in the order of assignments.',
+    },
+  },
   list: {
     filters: {
       status: { type: 'string', ops: ['eq', 'in'] },
@@ -106,8 +116,8 @@ export const jobResource: ResourceDefinition = {
     async beforeWrite(args) {
       await checkWorkLocation(args, 'always');
       const { values, existing, errors } = args;
-      const start = ('scheduled_start' in values ? values.scheduled_start : existing?.scheduled_start) as Date | null | undefined;
-      const end = ('scheduled_end' in values ? values.scheduled_end : existing?.scheduled_end) as Date | null | undefined;
+      const start = 'scheduled_start' in values ? values.scheduled_start : existing?.scheduled_start;
+      const end = 'scheduled_end' in values ? values.scheduled_end : existing?.scheduled_end;
       if (start && end && end.getTime() < start.getTime()) addError(errors, 'scheduled_end', 'must not be before scheduled_start');
     },
     async afterWrite({ tx, row }) {
@@ -115,4 +125,4 @@ export const jobResource: ResourceDefinition = {
       await refreshParentTotals(tx, 'job', row.id);
     },
   },
-};
+});

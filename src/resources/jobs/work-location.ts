@@ -11,10 +11,13 @@ import { readShared } from '../../kernel/tenancy.ts';
 
 const live = <Row extends { deleted_at: Date | null }>(rows: Row[]): Row | null => rows.find((row) => row.deleted_at === null) ?? null;
 
-export async function checkWorkLocation(args: WriteHookArgs, systemRequired: 'always' | 'with_site'): Promise<void> {
+/** The columns of a work record (job, estimate) that say where the work happens. */
+type WorkLocation = Record<'customer_id' | 'site_id' | 'system_id', string | null>;
+
+export async function checkWorkLocation(args: WriteHookArgs<Partial<WorkLocation>, WorkLocation>, systemRequired: 'always' | 'with_site'): Promise<void> {
   const { tx, ctx, mode, values, existing, errors } = args;
   if (errors.customer_id || errors.site_id || errors.system_id) return;
-  const current = (key: string) => (key in values ? values[key] : (existing?.[key] ?? null)) as string | null;
+  const current = (key: keyof WorkLocation) => (key in values ? (values[key] ?? null) : (existing?.[key] ?? null));
   const modules = ctx.principal.account.modules;
 
   // The referenced rows are read with a share lock: their names are copied into the record's search text, which

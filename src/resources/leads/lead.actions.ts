@@ -1,8 +1,10 @@
-import { action } from '../../kernel/action.ts';
+import { action, type ActionDefinition } from '../../kernel/action.ts';
 
 // POST /leads/{id}/convert and GraphQL convertLead, through domain.leadConversion.
 
-export const leadActions = [
+// Typed as ActionDefinition[] rather than inferred: the scope catalog is derived from the resource declarations that
+// hold these actions, so an inferred type here would depend on itself (see src/resources/catalog.ts).
+export const leadActions: readonly ActionDefinition[] = [
   action({
     name: 'convertLead',
     method: 'post',

@@ -1,11 +1,12 @@
 import { addError } from '../../kernel/body.ts';
 import { rangeOps } from '../../kernel/listing.ts';
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { defineResource } from '../../kernel/define-resource.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 import { leadActions } from './lead.actions.ts';
+import { contactRelations } from '../contacts/contact-linkage.relations.ts';
 
 
-export const leadResource: ResourceDefinition = {
+export const leadResource = defineResource({
   name: 'lead',
   plural: 'leads',
   className: 'Lead',
@@ -24,10 +25,14 @@ export const leadResource: ResourceDefinition = {
     assignee_id: { kind: 'int64', create: 'optional', update: 'optional', references: { model: 'user', label: 'user of this account' }, description: 'Assignee user id.' },
   },
   readOnly: {
-    converted_customer_id: { kind: 'uuid', nullable: true, description: 'The customer this lead was converted into.' },
+    converted_customer_id: { kind: 'uuid', nullable: true, references: { model: 'customer', label: 'Customer' }, description: 'The customer this lead was converted into.' },
     converted_at: { kind: 'datetime', nullable: true },
   },
-  conventions: { number: true, status: true, labels: true, customFields: true, softDelete: true },
+  conventions: { number: true, status: { defaults: ['New', 'Contacted', 'Qualified', 'Converted', 'Lost'] }, labels: true, customFields: true, softDelete: true },
+  relations: {
+    sites: { kind: 'collection', model: 'site', column: 'lead_id', description: 'Live sites of this lead by position (the first is its primary billing address), not paginated.' },
+    ...contactRelations('Lead', 'lead'),
+  },
   list: {
     filters: {
       status: { type: 'string', ops: ['eq', 'in'] },
@@ -54,4 +59,4 @@ export const leadResource: ResourceDefinition = {
       await unlinkRecords(tx, ctx, 'Lead', [row.id]);
     },
   },
-};
+});

@@ -1,5 +1,6 @@
 import { addError } from '../../kernel/body.ts';
 import { validationError } from '../../kernel/errors.ts';
+import { defineChildCollection } from '../../kernel/define-resource.ts';
 import type { ChildCollection } from '../../kernel/resource.ts';
 import type { TenantTx } from '../../kernel/tenancy.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
@@ -36,7 +37,7 @@ interface ItemRow {
 
 export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildCollection {
   const parentLabel = foreignKey === 'job_id' ? 'job' : 'estimate';
-  return {
+  return defineChildCollection({
     model: 'lineitem',
     table: 'lineitems',
     foreignKey,
@@ -44,7 +45,7 @@ export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildC
     description:
       'Snapshot on update: an entry with id updates that line, without id creates one, lines whose id is absent are removed, [] removes all; omit the key to keep the lines.',
     fields: {
-      item_id: { kind: 'uuid', create: 'optional', update: 'optional', description: 'A price book item.' },
+      item_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'item', live: true, label: 'Item' }, description: 'A price book item.' },
       description: { kind: 'text', create: 'optional', update: 'optional', max: 2000 },
       quantity: { kind: 'decimal', scale: 4, range: [0, 9_999_999_999], create: 'required', update: 'optional', nullable: false },
       unit_price: {
@@ -56,7 +57,7 @@ export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildC
         description: "Omitted on a new line, or when item_id changes: resolved from the item and the customer's pricing.",
       },
       discount: { kind: 'decimal', scale: 4, range: [0, 100], create: 'optional', update: 'optional', nullable: false, description: 'Percent, default 0.' },
-      tax_rate_id: { kind: 'uuid', create: 'optional', update: 'optional', description: "An active tax rate when it is set. Default: the parent's tax_rate_id." },
+      tax_rate_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'taxRate', live: true, label: 'TaxRate' }, description: "An active tax rate when it is set. Default: the parent's tax_rate_id." },
       taxable: { kind: 'boolean', create: 'optional', update: 'optional', nullable: false, description: "Default: the item's taxable, else true." },
       labor_visible: { kind: 'boolean', create: 'optional', update: 'optional', nullable: false, description: 'Shown to the customer (labor visibility); default true.' },
     },
@@ -76,17 +77,23 @@ export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildC
       // New lines take their defaults first (the tax rate may come from the parent). Ids are compared as stored.
       const defaultedTax = new Set<number>();
       entries.forEach(({ entry, previous }, index) => {
-        for (const key of ['item_id', 'tax_rate_id']) if (typeof entry[key] === 'string') entry[key] = (entry[key] as string).toLowerCase();
+        for (const key of ['item_id', 'tax_rate_id'] as const) {
+          const id = entry[key];
+          if (typeof id === 'string') entry[key] = id.toLowerCase();
+        }
         if (previous === null && entry.tax_rate_id === undefined) {
-          entry.tax_rate_id = (parent.tax_rate_id as string | null | undefined) ?? null;
+          entry.tax_rate_id = typeof parent.tax_rate_id === 'string' ? parent.tax_rate_id : null;
           if (entry.tax_rate_id !== null) defaultedTax.add(index);
         }
       });
       // References are looked up only where the line is new or the value changes, once per write for all lines.
-      const changed = (key: string, { entry, previous }: (typeof entries)[number]) =>
-        entry[key] !== null && entry[key] !== undefined && (previous === null || entry[key] !== previous[key]);
-      const itemIds = [...new Set(entries.filter((e) => changed('item_id', e)).map((e) => e.entry.item_id as string))];
-      const taxIds = [...new Set(entries.filter((e) => changed('tax_rate_id', e)).map((e) => e.entry.tax_rate_id as string))];
+      // changedId: the line's item_id or tax_rate_id where it is new to the line, else null.
+      const changedId = (key: 'item_id' | 'tax_rate_id', { entry, previous }: (typeof entries)[number]) => {
+        const id = entry[key];
+        return typeof id === 'string' && (previous === null || id !== previous[key]) ? id : null;
+      };
+      const itemIds = [...new Set(entries.map((e) => changedId('item_id', e)).filter((id) => id !== null))];
+      const taxIds = [...new Set(entries.map((e) => changedId('tax_rate_id', e)).filter((id) => id !== null))];
       const items = new Map<string, ItemRow>(
         itemIds.length === 0
           ? []
@@ -98,19 +105,20 @@ export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildC
           : (await tx.taxRate.findMany({ where: { id: { in: taxIds }, deleted_at: null }, select: { id: true, rate: true, active: true } })).map((r) => [r.id, r]),
       );
       // The price of a line whose item is new to it, unless the client gave one.
-      const priced = entries.filter((e) => changed('item_id', e) && !('unit_price' in e.sent) && items.has(e.entry.item_id as string));
-      const prices = await resolveUnitPrices(
-        tx,
-        (parent.customer_id as string | null | undefined) ?? null,
-        priced.map((e) => items.get(e.entry.item_id as string)!),
-      );
+      const pricedItems = entries.flatMap((e) => {
+        const itemId = changedId('item_id', e);
+        const item = itemId === null ? undefined : items.get(itemId);
+        return item && !('unit_price' in e.sent) ? [item] : [];
+      });
+      const prices = await resolveUnitPrices(tx, typeof parent.customer_id === 'string' ? parent.customer_id : null, pricedItems);
 
       entries.forEach((line, index) => {
         const { entry, previous, at } = line;
         const isNew = previous === null;
         let item: ItemRow | undefined;
-        if (changed('item_id', line)) {
-          item = items.get(entry.item_id as string);
+        const itemId = changedId('item_id', line);
+        if (itemId !== null) {
+          item = items.get(itemId);
           if (!item) addError(errors, `${at}.item_id`, 'does not match any Item');
         }
         if (entry.quantity === undefined) addError(errors, `${at}.quantity`, 'is missing');
@@ -122,8 +130,9 @@ export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildC
           if (entry.unit_price === undefined && !item && !errors[`${at}.item_id`]) addError(errors, `${at}.unit_price`, 'is missing (give unit_price or item_id)');
         }
         if (item && prices.has(item.id) && !('unit_price' in line.sent)) entry.unit_price = prices.get(item.id);
-        if (changed('tax_rate_id', line)) {
-          const taxRate = taxRates.get(entry.tax_rate_id as string);
+        const taxRateId = changedId('tax_rate_id', line);
+        if (taxRateId !== null) {
+          const taxRate = taxRates.get(taxRateId);
           const from = defaultedTax.has(index) ? ` (the ${parentLabel}'s tax_rate_id, the default of new lines)` : '';
           if (!taxRate) addError(errors, `${at}.tax_rate_id`, `does not match any TaxRate${from}`);
           else if (checkTaxRateActive(taxRate, errors, `${at}.tax_rate_id`, from)) entry.applied_tax_rate = taxRate.rate;
@@ -132,7 +141,7 @@ export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildC
         }
         // Otherwise the line keeps the percent stored when its tax rate was set.
         if (Object.keys(errors).some((key) => key.startsWith(`${at}.`))) return;
-        const rate = entry.applied_tax_rate as unknown;
+        const rate = entry.applied_tax_rate;
         const amounts = lineAmounts({
           quantity: String(entry.quantity),
           unitPrice: String(entry.unit_price),
@@ -149,7 +158,7 @@ export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildC
         Object.assign(entry, stored);
       });
     },
-  };
+  });
 }
 
 /** The largest amount a numeric(14,2) column holds (line totals and parent amounts). */

@@ -1,7 +1,7 @@
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError } from '../../kernel/errors.ts';
 import { toWire } from '../../kernel/fields.ts';
-import { relatedNames } from '../../kernel/lookups.ts';
+import { relatedNames } from '../catalog.ts';
 import { assertStorableParameters } from '../../kernel/storable.ts';
 import type { TenantClient } from '../../kernel/tenancy.ts';
 import type { WireOf } from '../../kernel/wire-shape.ts';
@@ -17,6 +17,11 @@ export const lookupKinds = {
 } as const;
 
 export type LookupKind = keyof typeof lookupKinds;
+
+/** An entry of the system options catalog as served. */
+export function serializeSystemOption(row: { id: string; system_type: string; name: string; position: number }): WireOf<typeof systemOptionShape> {
+  return { id: row.id, system_type: row.system_type, name: row.name, position: row.position };
+}
 
 export class LookupService {
   constructor(private readonly db: TenantClient) {}
@@ -58,6 +63,6 @@ export class LookupService {
       where: systemType === undefined ? {} : { system_type: systemType },
       orderBy: [{ position: 'asc' }, { name: 'asc' }],
     });
-    return { data: rows.map((row) => ({ id: row.id, system_type: row.system_type, name: row.name, position: row.position })), hasMore: false };
+    return { data: rows.map(serializeSystemOption), hasMore: false };
   }
 }

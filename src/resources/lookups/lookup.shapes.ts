@@ -1,4 +1,5 @@
-import { customFieldTypes, relatedNames } from '../../kernel/lookups.ts';
+import { customFieldTypes } from '../../kernel/lookups.ts';
+import { relatedNames } from '../catalog.ts';
 import { wireShape, type WireField } from '../../kernel/wire-shape.ts';
 
 // The entries of the lookup catalogs (GET /statuses, /labels, /custom_field_definitions and GraphQL statuses,

@@ -1,16 +1,17 @@
 import { addError } from '../../kernel/body.ts';
 import { rangeOps } from '../../kernel/listing.ts';
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { defineResource } from '../../kernel/define-resource.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 import { lockLinkable } from '../contacts/linkables.ts';
+import { contactRelations } from '../contacts/contact-linkage.relations.ts';
 
 export const siteableTypes = ['Customer', 'Lead'] as const;
 
 /** The highest position a site can have (the declared range of position). */
 export const MAX_SITE_POSITION = 1_000_000;
 
-export const siteResource: ResourceDefinition = {
+export const siteResource = defineResource({
   name: 'site',
   plural: 'sites',
   className: 'Site',
@@ -42,9 +43,15 @@ export const siteResource: ResourceDefinition = {
     siteable_type: { kind: 'string', enum: siteableTypes, create: 'required', update: 'immutable', nullable: false, description: 'Customer or Lead; cannot be changed.' },
   },
   readOnly: {
-    customer_id: { kind: 'uuid', nullable: true, description: 'The parent customer (siteable_type Customer); a list filter.' },
-    lead_id: { kind: 'uuid', nullable: true, description: 'The parent lead (siteable_type Lead); a list filter.' },
+    customer_id: { kind: 'uuid', nullable: true, references: { model: 'customer', label: 'Customer' }, description: 'The parent customer (siteable_type Customer); a list filter.' },
+    lead_id: { kind: 'uuid', nullable: true, references: { model: 'lead', label: 'Lead' }, description: 'The parent lead (siteable_type Lead); a list filter.' },
   },
+  relations: {
+    systems: { kind: 'collection', model: 'system', column: 'site_id', description: 'Live systems installed at the site, oldest first, not paginated.' },
+    ...contactRelations('Site', 'site'),
+  },
+  // The order of the SQL function that also chooses a parent's primary site (position, then age).
+  siblingOrder: 'fl_site_order_key(t)',
   conventions: { customFields: true, softDelete: true },
   list: {
     filters: {
@@ -59,9 +66,9 @@ export const siteResource: ResourceDefinition = {
   },
   hooks: {
     async beforeWrite({ tx, mode, values, errors }) {
-      if (mode !== 'create' || errors.siteable_id || errors.siteable_type) return;
-      const type = values.siteable_type as (typeof siteableTypes)[number];
-      const parentId = values.siteable_id as string;
+      // Both are required on create: absent, they are errors already.
+      const { siteable_type: type, siteable_id: parentId } = values;
+      if (mode !== 'create' || type === undefined || parentId === undefined || errors.siteable_id || errors.siteable_type) return;
       // Locking the parent queues concurrent site creates of one parent, so positions are handed out in turn.
       if (!(await lockLinkable(tx, type, parentId))) {
         addError(errors, 'siteable_id', `does not match any ${type}`);
@@ -84,4 +91,4 @@ export const siteResource: ResourceDefinition = {
       await unlinkRecords(tx, ctx, 'Site', [row.id]);
     },
   },
-};
+});

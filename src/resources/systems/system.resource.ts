@@ -1,10 +1,10 @@
 import { AppError } from '../../kernel/errors.ts';
 import { rangeOps } from '../../kernel/listing.ts';
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { defineResource } from '../../kernel/define-resource.ts';
 import { lockLinkable } from '../contacts/linkables.ts';
 
 /** Equipment installed at a site (a furnace, a water heater ...). */
-export const systemResource: ResourceDefinition = {
+export const systemResource = defineResource({
   name: 'system',
   plural: 'systems',
   className: 'System',
@@ -48,13 +48,15 @@ export const systemResource: ResourceDefinition = {
     // Checked on create and when an update changes system_type (site_id is immutable).
     async beforeWrite({ tx, mode, values, existing, errors }) {
       if (Object.keys(errors).length > 0 || values.confirmed === true) return;
-      const type = values.system_type as string | undefined;
-      if (type === undefined || (mode === 'update' && type.toLowerCase() === String(existing!.system_type).toLowerCase())) return;
-      const siteId = (mode === 'create' ? values.site_id : existing!.site_id) as string;
+      const type = values.system_type;
+      if (type === undefined || (mode === 'update' && type.toLowerCase() === existing?.system_type.toLowerCase())) return;
+      // site_id is required on create (without it there is an error above) and immutable.
+      const siteId = mode === 'create' ? values.site_id : existing?.site_id;
+      if (siteId === undefined) return;
       // Writes on one site queue on the site's row, so two concurrent writes cannot both miss each other.
       await lockLinkable(tx, 'Site', siteId);
       const others = await tx.system.findMany({
-        where: { site_id: siteId, deleted_at: null, ...(existing ? { id: { not: existing.id as string } } : {}) },
+        where: { site_id: siteId, deleted_at: null, ...(existing ? { id: { not: existing.id } } : {}) },
         select: { system_type: true },
       });
       if (others.some((other) => other.system_type.toLowerCase() === type.toLowerCase())) {
@@ -62,4 +64,4 @@ export const systemResource: ResourceDefinition = {
       }
     },
   },
-};
+});

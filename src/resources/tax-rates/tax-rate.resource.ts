@@ -1,7 +1,7 @@
 import { rangeOps } from '../../kernel/listing.ts';
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { defineResource } from '../../kernel/define-resource.ts';
 
-export const taxRateResource: ResourceDefinition = {
+export const taxRateResource = defineResource({
   name: 'tax_rate',
   plural: 'tax_rates',
   className: 'TaxRate',
@@ -20,4 +20,4 @@ export const taxRateResource: ResourceDefinition = {
     sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, name: { type: 'string' } },
     defaultSort: 'name',
   },
-};
+});

@@ -1,4 +1,4 @@
-import { relatedNames } from '../../kernel/lookups.ts';
+import { relatedNames } from '../../resources/catalog.ts';
 import { lookupKinds, type LookupKind } from '../../resources/lookups/lookup.service.ts';
 import type { DocumentBuilder } from './document-builder.ts';
 import { listEnvelope } from './envelopes.ts';

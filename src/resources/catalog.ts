@@ -1,0 +1,42 @@
+import type { ResourceDefinition } from '../kernel/resource.ts';
+import type { Scope } from '../kernel/scopes.ts';
+import { resources } from './index.ts';
+
+// What the declarations add up to: the scope catalog, the resource classes that have lookups (statuses, labels,
+// custom fields) and the statuses every account starts with. Nothing here is listed by hand except the modules
+// below, which the API does not serve yet.
+
+/**
+ * Modules not yet served as resources whose names exist already: their scopes are in the catalog (the demo key and
+ * every key made with all scopes hold them, so such keys keep working when the module lands), and Invoice is a
+ * lookup class with default statuses. When a module becomes a declared resource, remove it here.
+ */
+const modulesNotYetServed = [
+  { scope: 'invoices', className: 'Invoice', statuses: ['Draft', 'Sent', 'Paid', 'Void'] },
+  { scope: 'payments' },
+  { scope: 'webhooks' },
+] as const;
+
+/** Every scope resource: `<resource>:read` and `<resource>:write` (kernel/scopes.ts types them). */
+export const scopeResources = [...new Set([...resources.map((def) => def.scope), ...modulesNotYetServed.map((module) => module.scope)])];
+
+export const allScopes: Scope[] = scopeResources.flatMap((resource) => [`${resource}:read`, `${resource}:write`] as const);
+
+export function isScope(value: string): value is Scope {
+  return (allScopes as string[]).includes(value);
+}
+
+/** A resource with statuses, labels or custom fields (lookups are kept per resource class: related_name). */
+const hasLookups = (def: ResourceDefinition) => Boolean(def.conventions.status || def.conventions.labels || def.conventions.customFields);
+
+/** The resource classes lookups belong to (`related_name`: Customer, Job ...). */
+export const relatedNames: readonly string[] = [
+  ...resources.filter(hasLookups).map((def) => def.className),
+  ...modulesNotYetServed.flatMap((module) => ('className' in module ? [module.className] : [])),
+];
+
+/** The statuses every account starts with, per resource class (the first is the status of a new record). */
+export const defaultStatuses: Readonly<Record<string, readonly string[]>> = Object.fromEntries([
+  ...resources.flatMap((def) => (def.conventions.status ? [[def.className, def.conventions.status.defaults] as const] : [])),
+  ...modulesNotYetServed.flatMap((module) => ('statuses' in module ? [[module.className, module.statuses] as const] : [])),
+]);

@@ -1,0 +1,28 @@
+import { contactResource } from './contacts/contact.resource.ts';
+import { customerResource } from './customers/customer.resource.ts';
+import { estimateResource } from './estimates/estimate.resource.ts';
+import { customerItemPriceResource } from './items/customer-item-price.resource.ts';
+import { itemResource } from './items/item.resource.ts';
+import { jobResource } from './jobs/job.resource.ts';
+import { leadResource } from './leads/lead.resource.ts';
+import { siteResource } from './sites/site.resource.ts';
+import { systemResource } from './systems/system.resource.ts';
+import { taxRateResource } from './tax-rates/tax-rate.resource.ts';
+
+/**
+ * Every standard resource of the API, in the order they appear in docs. A new resource is added here (see
+ * docs/adding-a-resource.md): the REST routes, GraphQL types and fields, the OpenAPI document, the scope catalog,
+ * the lookup classes and the default statuses (catalog.ts) are all read from this list.
+ */
+export const resources = [
+  customerResource,
+  siteResource,
+  contactResource,
+  leadResource,
+  itemResource,
+  customerItemPriceResource,
+  taxRateResource,
+  systemResource,
+  jobResource,
+  estimateResource,
+];
