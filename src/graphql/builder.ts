@@ -1,11 +1,7 @@
 import SchemaBuilder from '@pothos/core';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import PrismaPlugin from '@pothos/plugin-prisma';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import type { Domain } from '../domain.ts';
-import type PrismaTypes from '../generated/pothos-types.ts';
-import { getDatamodel } from '../generated/pothos-types.ts';
-import type { PrismaClient } from '../generated/prisma/client.ts';
 import { requireScope } from '../kernel/auth.ts';
 import type { Principal, RequestContext } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
@@ -32,7 +28,6 @@ export function requestContext(ctx: GraphQLContext): RequestContext {
 
 export interface FieldlineSchemaTypes {
   Context: GraphQLContext;
-  PrismaTypes: PrismaTypes;
   AuthScopes: { scope: Scope; authenticated: boolean };
   // Fields are non-null unless they say otherwise (root fields do, so one failing field keeps the others' data).
   DefaultFieldNullability: false;
@@ -48,12 +43,13 @@ export interface FieldlineSchemaTypes {
 export type Builder = PothosSchemaTypes.SchemaBuilder<PothosSchemaTypes.ExtendDefaultTypes<FieldlineSchemaTypes>>;
 
 /**
- * A new builder: scope-auth first (its checks run before every other plugin's resolvers), then prisma and
- * complexity; relations batch through loaders.ts with dataloader itself. Building needs no database: the Prisma client is taken from the request context when a resolver runs.
+ * A new builder: scope-auth first (its checks run before the other plugins' resolvers), then complexity. Relations
+ * batch through loaders.ts with dataloader (docs/decisions.md says why not plugin-prisma). Building needs no
+ * database.
  */
 export function createBuilder(): Builder {
   return new SchemaBuilder<FieldlineSchemaTypes>({
-    plugins: [ScopeAuthPlugin, PrismaPlugin, ComplexityPlugin],
+    plugins: [ScopeAuthPlugin, ComplexityPlugin],
     defaultFieldNullability: false,
     scopeAuth: {
       // The kernel's requireScope throws auth.scope_missing with required_scope and granted_scopes, the same
@@ -71,13 +67,5 @@ export function createBuilder(): Builder {
     // enforced once per operation before execution by src/graphql/limits.ts, so the plugin's own per-resolver
     // check is off.
     complexity: { fieldComplexity: fieldCost, disabled: true },
-    prisma: {
-      // The tenant-scoped client: every query of a prismaObject/prismaField is scoped to the caller's account
-      // (execution runs inside runAsTenant, see server.ts).
-      client: (ctx) => ctx.domain.db as unknown as PrismaClient,
-      dmmf: getDatamodel(),
-      exposeDescriptions: false,
-      onUnusedQuery: null,
-    },
   });
 }

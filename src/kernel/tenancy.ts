@@ -1,5 +1,4 @@
-import { getDatamodel } from '../generated/pothos-types.ts';
-import type { PrismaClient } from '../generated/prisma/client.ts';
+import { Prisma, type PrismaClient } from '../generated/prisma/client.ts';
 import { currentTenantOrNull } from './context.ts';
 import { tenantQuery } from './tenant-sql.ts';
 
@@ -9,10 +8,9 @@ import { tenantQuery } from './tenant-sql.ts';
 // context the operation is refused, so a forgotten scope fails closed instead of leaking.
 // Raw SQL is scoped by tenantQuery (tenant-sql.ts), which binds the account from the same context.
 
+/** The models that have an account_id column (Prisma's <Model>ScalarFieldEnum lists every column of a model). */
 export const tenantModels = new Set<string>(
-  Object.entries(getDatamodel().datamodel.models)
-    .filter(([, model]) => model.fields.some((field) => field.name === 'account_id'))
-    .map(([name]) => name),
+  Object.values(Prisma.ModelName).filter((name) => 'account_id' in (Prisma as unknown as Record<string, Record<string, string>>)[`${name}ScalarFieldEnum`]!),
 );
 
 const whereOperations = new Set([

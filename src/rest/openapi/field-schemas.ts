@@ -80,7 +80,9 @@ export const timestamp = () => z.string().openapi({ format: 'date-time' });
 
 /** The sentence naming what a reference field must point at. */
 export function referenceNote(spec: FieldSpec): string | undefined {
-  return spec.references ? `Must be the id of a ${spec.references.label}.` : undefined;
+  if (!spec.references) return undefined;
+  const { label } = spec.references;
+  return `Must be the id of ${/^[aeiou]/i.test(label) ? 'an' : 'a'} ${label}.`;
 }
 
 /** A served field that has a FieldSpec (own fields, child entry fields). */
