@@ -17,9 +17,14 @@ export type ResourceLookup = (name: string) => ResourceService;
 // and adapters from this declaration. Declaration files write it with defineResource (define-resource.ts), which
 // types the hooks' `Values` and `Row` from the declaration; the kernel sees the defaults below.
 
-export interface WriteHookArgs<Values = Record<string, unknown>, Row = RecordRow> {
+/** What every hook gets: the operation's transaction, the request and the other resources' services. */
+export interface HookArgs {
   tx: TenantTx;
   ctx: RequestContext;
+  resources: ResourceLookup;
+}
+
+export interface WriteHookArgs<Values = Record<string, unknown>, Row = RecordRow> extends HookArgs {
   mode: 'create' | 'update';
   /** The record under the body key, as sent. */
   input: Record<string, unknown>;
@@ -30,27 +35,20 @@ export interface WriteHookArgs<Values = Record<string, unknown>, Row = RecordRow
   /** The record before the change (update only). */
   existing: Row | null;
   errors: FieldErrors;
-  resources: ResourceLookup;
 }
 
-export interface AfterWriteArgs<Values = Record<string, unknown>, Row = RecordRow> {
-  tx: TenantTx;
-  ctx: RequestContext;
+export interface AfterWriteArgs<Values = Record<string, unknown>, Row = RecordRow> extends HookArgs {
   mode: 'create' | 'update';
   input: Record<string, unknown>;
   /** The row as written. */
   row: Row;
   /** What beforeWrite left in values (including write-only fields it kept for afterWrite). */
   values: Values;
-  resources: ResourceLookup;
 }
 
-export interface DeleteHookArgs<Row = RecordRow> {
-  tx: TenantTx;
-  ctx: RequestContext;
+export interface DeleteHookArgs<Row = RecordRow> extends HookArgs {
   /** The record before it was deleted. */
   row: Row;
-  resources: ResourceLookup;
 }
 
 /** A list of child rows owned by the record and written with it (phone numbers, line items). */
