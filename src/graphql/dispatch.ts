@@ -40,7 +40,7 @@ export function registerDispatchBoard(builder: Builder, job: ResourceTypes): voi
       },
       resolve: async (_root, args, ctx) => {
         const board = await ctx.domain.dispatchBoard.board(requestContext(ctx), { from: args.from, to: args.to, limit: args.limit });
-        return { jobs: board.jobs.map((record): RecordShape => ({ record, etag: null })), hasMore: board.hasMore };
+        return { jobs: board.jobs, hasMore: board.hasMore };
       },
     }),
   );

@@ -100,7 +100,38 @@ export function maskErrorWith(errorsUrl: string, logger: Logger) {
   };
 }
 
-/** Masks the errors of an execution result, with the request id on each (internal.error included). */
+/** The path of an error with its list indices as "*": ["jobs", "nodes", "*", "customer"]. */
+function pathPattern(path: readonly (string | number)[]): (string | number)[] {
+  return path.map((step) => (typeof step === 'number' ? '*' : step));
+}
+
+/**
+ * Masks the errors of an execution result, with the request id on each (internal.error included), and answers
+ * one error per kind and field path pattern: the same error of the same field in every row of a list (a missing
+ * scope on jobs.nodes.customer) is one error, at the path of its first row, with `pathPattern` and `count`
+ * (how many rows it stands for) in its extensions. The data keeps its null at every row.
+ */
 export function withRequestId(errors: readonly GraphQLError[], mask: ReturnType<typeof maskErrorWith>, requestId: string): GraphQLError[] {
-  return errors.map((error) => mask(error, requestId) as GraphQLError);
+  const out: { error: GraphQLError; pattern?: (string | number)[]; count: number }[] = [];
+  const byKey = new Map<string, (typeof out)[number]>();
+  for (const raw of errors) {
+    const error = mask(raw, requestId) as GraphQLError;
+    const path = error.path ?? [];
+    if (!path.some((step) => typeof step === 'number')) {
+      out.push({ error, count: 1 });
+      continue;
+    }
+    const pattern = pathPattern(path);
+    const key = JSON.stringify([error.extensions?.code ?? null, error.message, pattern]);
+    const known = byKey.get(key);
+    if (known) known.count += 1;
+    else {
+      const entry = { error, pattern, count: 1 };
+      byKey.set(key, entry);
+      out.push(entry);
+    }
+  }
+  return out.map(({ error, pattern, count }) =>
+    pattern ? new GraphQLError(error.message, { ...located(error), extensions: { ...error.extensions, pathPattern: pattern, count } }) : error,
+  );
 }

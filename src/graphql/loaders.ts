@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { runAsTenant } from '../kernel/context.ts';
 import type { BatchedRelation, ReferenceTarget, RelationReadArgs } from '../kernel/relation.ts';
-import type { WireRecord } from '../kernel/resource-service.ts';
+import type { Single } from '../kernel/resource-service.ts';
 import type { GraphQLContext } from './builder.ts';
 
 // Batched reads behind the relation fields (relations.ts), one set per GraphQL operation. Every field of one kind
@@ -19,10 +19,10 @@ import type { GraphQLContext } from './builder.ts';
 // selections after a write never see rows read before it.
 
 export interface RelationLoaders {
-  /** Live records of a resource by id, serialized with the child collections given (the others served empty); null when absent. */
-  record(resource: string, children: readonly string[]): DataLoader<string, WireRecord | null>;
-  /** Live records of a resource whose `column` is the key, in the resource's sibling order. */
-  recordsBy(resource: string, column: string, children: readonly string[]): DataLoader<string, WireRecord[]>;
+  /** Live records of a resource by id with their ETags, serialized with the child collections given (the others served empty); null when absent. */
+  record(resource: string, children: readonly string[]): DataLoader<string, Single | null>;
+  /** Live records of a resource whose `column` is the key, with their ETags, in the resource's sibling order. */
+  recordsBy(resource: string, column: string, children: readonly string[]): DataLoader<string, Single[]>;
   /** Served objects of a reference target by id; null when absent. */
   target(target: ReferenceTarget): DataLoader<string, Record<string, unknown> | null>;
   /** A batched relation's reads by key; relations with the same load share one loader. */

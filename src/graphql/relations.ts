@@ -10,7 +10,6 @@ import {
   type Relations,
 } from '../kernel/relation.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
-import type { WireRecord } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import type { WireShape } from '../kernel/wire-shape.ts';
 import type { Builder, GraphQLContext } from './builder.ts';
@@ -24,7 +23,7 @@ import { wireObject } from './wire-object.ts';
 // its derived references and declared relations, for each child entry type (Lineitem) its references, for each
 // wire shape reached (ContactLinkage) its declared relations. Every field reads through the operation's loaders
 // (loaders.ts): batched, tenant-scoped, live records only, serialized by the domain, so a record reached through
-// a relation has the wire shape of the same record read by id (without an ETag: read it by id for one). A
+// a relation has the wire shape and the ETag of the same record read by id. A
 // relation needs the read scope of what it returns; without it the field is null with auth.scope_missing and the
 // rest of the result stands. Relations are not paginated. A record's child collections are read only when the
 // query selects them below the relation.
@@ -36,10 +35,6 @@ type Target =
 
 /** A record reached through a relation; `typename` picks the member of a union. */
 type Reached = RecordShape & { typename?: string };
-
-function reached(record: WireRecord | null, typename?: string): Reached | null {
-  return record ? { record, etag: null, typename } : null;
-}
 
 function present<T>(values: readonly (T | null | Error)[]): T[] {
   const failed = values.find((value) => value instanceof Error);
@@ -68,7 +63,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
     const loaders = loadersOf(ctx);
     if (target.kind === 'target') return present(await loaders.target(target.target).loadMany(ids));
     const records = present(await loaders.record(target.def.name, selectedChildren(target.def, info)).loadMany(ids));
-    return records.map((record) => reached(record, typename));
+    return typename ? records.map((single): Reached => ({ ...single, typename })) : records;
   };
 
   /**
@@ -115,8 +110,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
             type: [target.ref],
             scopes: [target.scope],
             resolve: async (object, ctx, info) => {
-              const records = await loadersOf(ctx).recordsBy(target.def.name, relation.column, selectedChildren(target.def, info)).load(object.id as string);
-              return records.map((record) => reached(record));
+              return loadersOf(ctx).recordsBy(target.def.name, relation.column, selectedChildren(target.def, info)).load(object.id as string);
             },
           };
         }

@@ -41,11 +41,8 @@ export function graphqlType(kind: FieldKind): ScalarName | [ScalarName] {
   return kind === 'string[]' ? ['String'] : scalarOfKind[kind];
 }
 
-/** The backing shape of a record type: the REST wire record and, when known, its ETag. */
-export interface RecordShape {
-  record: WireRecord;
-  etag: string | null;
-}
+/** The backing value of a record type: the REST wire record and its ETag (every read gives both). */
+export type RecordShape = Single;
 
 // ---- Writes: the one declarative mapping between GraphQL input fields and the wire body ----
 
@@ -220,8 +217,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       }
       fields.etag = t.field({
         type: 'String',
-        nullable: true,
-        description: `Weak ETag of the record, to pass as ifMatch. Given by ${camelCase(def.name)}(id) and by mutations; null in lists and relations.`,
+        description: `Weak ETag of the ${def.name.replace(/_/g, " ")} as read here (in lists and relations too), to pass as ifMatch to update${def.className} or delete${def.className}.`,
         resolve: (parent: RecordShape) => parent.etag,
       } as AnyOptions);
       return fields as never;
@@ -280,7 +276,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       resolve: async (_root, args, ctx, info) => {
         const result = await service(ctx).list(requestContext(ctx), listEntries(listArgs, args as Record<string, unknown>), { children: selectedChildren(def, info, ['nodes']) });
         return {
-          nodes: result.data.map((record) => ({ record, etag: null })),
+          nodes: result.data,
           pageInfo: { hasNextPage: result.hasMore, endCursor: result.nextCursor },
         };
       },

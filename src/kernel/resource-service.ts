@@ -116,8 +116,13 @@ export class ResourceService {
     return this.childCollections.load(db, ids, options.children);
   }
 
+  /** The wire record of a row with its ETag. */
+  private served(row: RecordRow, children?: ChildRows): Single {
+    return { record: this.serialize(row, children), etag: etagOf(row) };
+  }
+
   private async single(db: TenantTx | TenantClient, row: RecordRow, options: ReadOptions = {}): Promise<Single> {
-    return { record: this.serialize(row, await this.loadChildren(db, [row.id], options)), etag: etagOf(row) };
+    return this.served(row, await this.loadChildren(db, [row.id], options));
   }
 
   private async find(db: TenantTx | TenantClient, id: string): Promise<RecordRow> {
@@ -139,10 +144,10 @@ export class ResourceService {
    * Live records with these ids, serialized, aligned with `ids`: null where a record is absent, deleted or
    * another tenant's. Runs in the caller's tenant context; one statement, plus one per child collection read.
    */
-  async getMany(db: TenantTx | TenantClient, ids: readonly string[], options: ReadOptions = {}): Promise<(WireRecord | null)[]> {
+  async getMany(db: TenantTx | TenantClient, ids: readonly string[], options: ReadOptions = {}): Promise<(Single | null)[]> {
     const rows = await this.delegate(db).findMany({ where: { id: { in: [...new Set(ids)] }, ...this.live } });
     const children = await this.loadChildren(db, rows.map((row) => row.id), options);
-    const byId = new Map(rows.map((row) => [row.id, this.serialize(row, children)]));
+    const byId = new Map(rows.map((row) => [row.id, this.served(row, children)]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
@@ -151,7 +156,7 @@ export class ResourceService {
    * grouped per key, aligned with `keys`, each group in the resource's sibling order (def.siblingOrder; default
    * oldest first). Runs in the caller's tenant context; one statement, plus one per child collection read.
    */
-  async listBy(db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions = {}): Promise<WireRecord[][]> {
+  async listBy(db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions = {}): Promise<Single[][]> {
     if (!this.listSpec.columns.includes(column)) throw new Error(`${this.def.plural}.${column} is not a served column`);
     const live = this.listSpec.live ? ` AND t.${this.listSpec.live}` : '';
     const rows = await tenantQuery<RecordRow>(
@@ -160,16 +165,16 @@ export class ResourceService {
       [...new Set(keys)],
     );
     const children = await this.loadChildren(db, rows.map((row) => row.id), options);
-    const groups = new Map<string, WireRecord[]>();
+    const groups = new Map<string, Single[]>();
     for (const row of rows) {
       const key = String(row[column]);
-      (groups.get(key) ?? groups.set(key, []).get(key)!).push(this.serialize(row, children));
+      (groups.get(key) ?? groups.set(key, []).get(key)!).push(this.served(row, children));
     }
     return keys.map((key) => groups.get(key) ?? []);
   }
 
   /** A page of the list (the spec's list parameters as entries); `maxLimit` widens limit for a service's own bounded reads. */
-  list(ctx: RequestContext, entries: [string, string][], options: { maxLimit?: number } & ReadOptions = {}): Promise<ListResult<WireRecord>> {
+  list(ctx: RequestContext, entries: [string, string][], options: { maxLimit?: number } & ReadOptions = {}): Promise<ListResult<Single>> {
     return runAsTenant(ctx.principal.accountId, async () => {
       const page = await runList<RecordRow>(
         this.deps.raw,
@@ -178,7 +183,7 @@ export class ResourceService {
         { cursors: this.deps.cursors, customFieldDefinitions: () => customFieldDefinitions(this.deps.db, this.def.className) },
       );
       const children = await this.loadChildren(this.deps.raw, page.data.map((row) => row.id), options);
-      return { ...page, data: page.data.map((row) => this.serialize(row, children)) };
+      return { ...page, data: page.data.map((row) => this.served(row, children)) };
     });
   }
 

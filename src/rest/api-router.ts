@@ -112,7 +112,8 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
     const read = `${scope}:read` as Scope;
     const write = `${scope}:write` as Scope;
     register('get', `/${plural}`, authorize(read), async (req, res) => {
-      sendList(req, res, await service.list(ctx(res), queryEntries(req)), config.PUBLIC_URL);
+      const page = await service.list(ctx(res), queryEntries(req));
+      sendList(req, res, { ...page, data: page.data.map((single) => single.record) }, config.PUBLIC_URL);
     });
     register('post', `/${plural}`, authorize(write), body, async (req, res) => {
       const single = await service.create(ctx(res), req.body);

@@ -4,7 +4,7 @@ import { useTenant, useTestApp } from '../helpers/app.ts';
 import { codeOf, type Gql, type GraphqlResponse, withoutCost } from '../helpers/graphql.ts';
 import { StatementLog } from '../helpers/statements.ts';
 
-// The GraphQL abuse corpus of issue 8: each hostile request gets its 4xx answer (or close code) before anything
+// The GraphQL abuse corpus: each hostile request gets its 4xx answer (or close code) before anything
 // runs, and the server answers the next request. "Before anything runs" is checked from the SQL statements the
 // app issues (startTestApp onQuery): a refused operation issues none beyond its authentication.
 

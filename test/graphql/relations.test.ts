@@ -207,6 +207,23 @@ describe('relations derived from references', () => {
 });
 
 describe('scopes', () => {
+  it('a missing scope answers one error per field path pattern, with the rows it stands for, not one per row', async () => {
+    const { tenant, make } = await graphqlTenant(t);
+    const customer = await make.customer('Many Jobs Ltd');
+    const site = await make.site(customer, 'Customer', 'Depot');
+    for (let i = 0; i < 3; i += 1) ok(await t.graphql(tenant.token)(`mutation($s: ID!) { createJob(input: { siteId: $s, title: "Visit" }) { job { id } } }`, { s: site.id }));
+    const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['jobs:read'] });
+
+    const res = await t.graphql(key.token)(`{ jobs(limit: 10) { nodes { title customer { id } site { id } } } }`);
+    expect(res.body.data.jobs.nodes).toEqual([0, 1, 2].map(() => ({ title: 'Visit', customer: null, site: null })));
+    expect(res.body.errors).toHaveLength(2);
+    expect(res.body.errors!.map((error) => error.extensions)).toEqual([
+      expect.objectContaining({ code: 'auth.scope_missing', requiredScope: 'customers:read', pathPattern: ['jobs', 'nodes', '*', 'customer'], count: 3 }),
+      expect.objectContaining({ code: 'auth.scope_missing', requiredScope: 'sites:read', pathPattern: ['jobs', 'nodes', '*', 'site'], count: 3 }),
+    ]);
+    expect(res.body.errors![0].path).toEqual(['jobs', 'nodes', 0, 'customer']);
+  });
+
   it('a relation needs the read scope of the records it returns; the rest of the result stands', async () => {
     const { tenant, make } = await graphqlTenant(t);
     const customer = await make.customer('Scoped Ltd');

@@ -363,7 +363,7 @@ describe('security', () => {
 });
 
 describe('Customer', () => {
-  // The spec's fields plus price_adjustment (customer pricing, issue 4).
+  // The spec's fields plus price_adjustment (customer pricing).
   const specFields = ['organization', 'main_phone', 'fax', 'website', 'description', 'reference', 'assignee_id', 'number', 'status', 'labels', 'customer_notes', 'custom_fields', 'price_adjustment'];
 
   it('has every field of the spec on the record, plus id and timestamps', () => {

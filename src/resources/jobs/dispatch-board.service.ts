@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../kernel/context.ts';
 import { parseTimestamp } from '../../kernel/dates.ts';
 import { AppError, validationError } from '../../kernel/errors.ts';
-import type { ResourceService, WireRecord } from '../../kernel/resource-service.ts';
+import type { ResourceService, Single } from '../../kernel/resource-service.ts';
 
 // The dispatch board: the live jobs whose scheduled_start is in [from, to), earliest first (ties by id), at most
 // `limit` of them, for a board that shows each with its customer, site, contact, assignees and lines.
@@ -29,7 +29,7 @@ export interface DispatchWindow {
 }
 
 export interface DispatchBoard {
-  jobs: WireRecord[];
+  jobs: Single[];
   /** More jobs start in the window than limit. */
   hasMore: boolean;
 }
