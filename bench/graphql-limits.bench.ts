@@ -592,7 +592,7 @@ async function executorSplit(): Promise<void> {
     assignees: () => Promise.resolve(i % 2 ? [user] : [user, user]), lineitems: () => Promise.resolve(i % 2 ? [line, line, line] : [line, line]),
   }));
   const document = parseGraphql(`{ jobs { id number status title scheduledStart scheduledEnd amount customer { id organization }
-    site { id siteName street city state zipCode } contact { id firstName lastName mobile } assignees { id name email role }
+    site { id siteName street city state zipCode } contact { id firstName lastName mobile } assignees { nodes { id name email role } }
     lineitems { id description quantity unitPrice discount lineTotal taxAmount } } }`);
   const variants: [string, () => unknown][] = [
     ['neither (as without limits)', () => executeGraphql({ schema: plain, document, rootValue: { jobs } })],

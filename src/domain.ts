@@ -7,6 +7,7 @@ import { RateLimits, defaultBucketLimits, type Bucket } from './kernel/rate-limi
 import type { ResourceDefinition } from './kernel/resource.ts';
 import type { RawRunner } from './kernel/tenant-sql.ts';
 import { ResourceService } from './kernel/resource-service.ts';
+import { RecordLocator } from './kernel/record-locator.ts';
 import { tenantScoped } from './kernel/tenancy.ts';
 import { ApiVersions } from './kernel/versioning.ts';
 import { AdminService } from './resources/accounts/admin.service.ts';
@@ -60,6 +61,7 @@ export function buildDomain(options: DomainOptions) {
     leadConversion: new LeadConversionService(db, clock, lookup('lead'), lookup('customer'), lookup('site')),
     estimateConversion: new EstimateConversionService(db, clock, lookup('estimate'), lookup('job')),
     dispatchBoard: new DispatchBoardService(lookup('job')),
+    locator: new RecordLocator(resources, options.raw ?? db),
     resources: services,
     resource: lookup,
   };

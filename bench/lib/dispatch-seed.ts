@@ -23,8 +23,8 @@ export const WINDOW = { from: new Date(FIRST + 21 * DAY).toISOString(), to: new 
 export const BOARD = `query Board($from: DateTime!, $to: DateTime!) { dispatchBoard(from: $from, to: $to, limit: 1000) { hasMore jobs {
   id number status title scheduledStart scheduledEnd amount
   customer { id organization } site { id siteName street city state zipCode } contact { id firstName lastName mobile }
-  assignees { id name email role }
-  lineitems { id description quantity unitPrice discount lineTotal taxAmount } } } }`;
+  assignees { nodes { id name email role } }
+  lineitems { nodes { id description quantity unitPrice discount lineTotal taxAmount } } } } }`;
 
 export interface DispatchAccount {
   accountId: string;

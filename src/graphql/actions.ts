@@ -7,6 +7,7 @@ import type { WireShape } from '../kernel/wire-shape.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
 import { written } from './loaders.ts';
 import { camelCase, pascalCase } from './naming.ts';
+import { actionTexts, inputFieldText } from './descriptions.ts';
 import { graphqlType, recordInput, toWireBody, type RecordShape, type ResourceTypes } from './resource-schema.ts';
 import type { SharedTypes } from './shared-types.ts';
 import { wireObject } from './wire-object.ts';
@@ -29,7 +30,7 @@ function fieldsInput(builder: Builder, name: string, description: string, fields
           .filter(([, spec]) => (mode === 'create' ? spec.create : spec.update) !== 'not_accepted')
           .map(([wire, spec]) => [
             camelCase(wire),
-            t.field({ type: graphqlType(spec.kind), required: mode === 'create' && spec.create === 'required', description: spec.description } as AnyOptions),
+            t.field({ type: graphqlType(spec.kind), required: mode === 'create' && spec.create === 'required', description: inputFieldText(spec, mode) } as AnyOptions),
           ]),
       ) as never,
   });
@@ -45,7 +46,7 @@ function wireFields(fields: Readonly<Record<string, FieldSpec>>, input: Record<s
 const shapePayloads = new WeakMap<Builder, Map<string, unknown>>();
 
 /** `<Shape>Payload { <key>: <Shape> }`, one per shape and schema. */
-function shapePayload(builder: Builder, shape: WireShape, key: string) {
+function shapePayload(builder: Builder, shape: WireShape, key: string, texts: ReturnType<typeof actionTexts>) {
   const made = shapePayloads.get(builder) ?? shapePayloads.set(builder, new Map()).get(builder)!;
   const name = `${shape.name}Payload`;
   if (!made.has(name)) {
@@ -53,8 +54,8 @@ function shapePayload(builder: Builder, shape: WireShape, key: string) {
     made.set(
       name,
       builder.objectRef<Record<string, unknown>>(name).implement({
-        description: `The ${key} as written.`,
-        fields: (t) => ({ [key]: t.field({ type: object, resolve: (parent) => parent[key] as never }) }) as never,
+        description: texts.shapePayload(key),
+        fields: (t) => ({ [key]: t.field({ type: object, description: texts.shapePayload(key), resolve: (parent) => parent[key] as never }) }) as never,
       }),
     );
   }
@@ -82,17 +83,17 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
   const type = (() => {
     if ('records' in response) {
       return builder.objectRef<Record<string, Single>>(`${pascalCase(field)}Payload`).implement({
-        description: `${response.description} Each record carries its new ETag.`,
+        description: actionTexts(action, def).payload,
         fields: (t) =>
           Object.fromEntries(
             Object.entries(response.records).map(([key, resource]) => [
               key,
-              t.field({ type: types.get(resource)!.record, resolve: (parent): RecordShape => ({ record: parent[key].record, etag: parent[key].etag }) }),
+              t.field({ type: types.get(resource)!.record, description: actionTexts(action, def).payloadRecord(key, resource), resolve: (parent): RecordShape => ({ record: parent[key].record, etag: parent[key].etag }) }),
             ]),
           ),
       });
     }
-    if ('shape' in response) return shapePayload(builder, response.shape, response.key);
+    if ('shape' in response) return shapePayload(builder, response.shape, response.key, actionTexts(action, def));
     if ('list' in response) return [wireObject(builder, response.list)];
     return shared.DeletedRecord;
   })();
@@ -102,9 +103,9 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
     if (!body || 'empty' in body) return null;
     if ('overrides' in body) {
       const target = types.get(body.overrides)!.def;
-      return { type: recordInput(builder, target, `${pascalCase(field)}${pascalCase(bodyArg)}Input`, 'create', body.description, true), target };
+      return { type: recordInput(builder, target, `${pascalCase(field)}${pascalCase(bodyArg)}Input`, 'create', actionTexts(action, def).body!, true), target };
     }
-    return { type: fieldsInput(builder, `${pascalCase(field)}${bodyArg === 'input' ? '' : pascalCase(bodyArg)}Input`, body.description, body.fields, body.mode), target: null };
+    return { type: fieldsInput(builder, `${pascalCase(field)}${bodyArg === 'input' ? '' : pascalCase(bodyArg)}Input`, actionTexts(action, def).body!, body.fields, body.mode), target: null };
   })();
   /** The GraphQL argument -> the wire body REST would receive. */
   const wireBody = (value: unknown): unknown => {
@@ -114,16 +115,15 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
     return { [body.key]: record };
   };
 
-  const rest = `${action.method.toUpperCase()} /api/v2/${def.plural}/{id}${action.path}`;
   const options = {
     type,
     nullable: true,
-    description: `${action.description} Needs ${action.scopes.join(' and ')}; as ${rest}.`,
+    description: actionTexts(action, def).field,
     authScopes: { authenticated: true },
     args: (t: any) => ({
-      [idArg]: t.arg.id({ required: true }),
-      ...Object.fromEntries(params.map((param) => [camelCase(param), t.arg.id({ required: true })])),
-      ...(input ? { [bodyArg]: t.arg({ type: input.type, required: body!.required }) } : {}),
+      [idArg]: t.arg.id({ required: true, description: actionTexts(action, def).id }),
+      ...Object.fromEntries(params.map((param) => [camelCase(param), t.arg.id({ required: true, description: actionTexts(action, def).param(param) })])),
+      ...(input ? { [bodyArg]: t.arg({ type: input.type, required: body!.required, description: actionTexts(action, def).body }) } : {}),
     }),
     resolve: async (_root: unknown, args: Record<string, unknown>, ctx: GraphQLContext) => {
       for (const scope of action.scopes) requireScope(ctx.principal, scope);

@@ -18,9 +18,9 @@ export function registerDispatchBoard(builder: Builder, job: ResourceTypes): voi
     description: 'Jobs scheduled in a time window, earliest first.',
     fields: (t) => ({
       // dispatchBoard's limit multiplies this selection (pageCost): each job costs 1 plus its own selection.
-      jobs: t.field({ type: [job.record], complexity: { field: 1, multiplier: 1 }, resolve: (board) => board.jobs }),
+      jobs: t.field({ type: [job.record], description: 'The jobs of the window, earliest scheduledStart first.', complexity: { field: 1, multiplier: 1 }, resolve: (board) => board.jobs }),
       hasMore: t.boolean({
-        description: 'true when more jobs start in the window than limit: narrow the window (or start it at the last job shown).',
+        description: 'Whether more jobs start in the window than limit: narrow the window (or start it at the last job shown).',
         resolve: (board) => board.hasMore,
       }),
     }),
@@ -30,7 +30,7 @@ export function registerDispatchBoard(builder: Builder, job: ResourceTypes): voi
     t.field({
       type: DispatchBoard,
       nullable: true,
-      description: `Live jobs whose scheduledStart is in [from, to), by scheduledStart then id, at most limit (default ${DISPATCH_DEFAULT_LIMIT}, max ${DISPATCH_MAX_LIMIT}) (needs jobs:read). Select customer, site, contact, assignees and lineitems on each job: they are batched, so the number of SQL statements does not grow with the number of jobs.`,
+      description: `Live jobs whose scheduledStart is in [from, to), by scheduledStart then id, at most limit (default ${DISPATCH_DEFAULT_LIMIT}, max ${DISPATCH_MAX_LIMIT}). Needs jobs:read. Select customer, site, contact, assignees and lineitems on each job: they are batched, so the number of database statements does not grow with the number of jobs.`,
       authScopes: { scope: 'jobs:read' },
       complexity: pageCost(DISPATCH_DEFAULT_LIMIT),
       args: {

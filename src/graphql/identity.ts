@@ -8,7 +8,7 @@ export function registerIdentity(builder: Builder): void {
   builder.queryField('me', (t) =>
     t.field({
       type: wireObject(builder, meShape),
-      description: 'The caller, as GET /api/v2/me. Needs a valid key only.',
+      description: 'The caller: the account, the user and the API key of the request, and the API version in use. Any valid key may ask.',
       authScopes: { authenticated: true },
       resolve: (_root, _args, ctx) => describeCaller(requestContext(ctx)),
     }),

@@ -76,9 +76,12 @@ export function fieldCost(_args: Record<string, unknown>, _ctx: unknown, field: 
   return isListType(getNullableType(field.type)) ? { field: 1 + limits.listMultiplier, multiplier: limits.listMultiplier } : 1;
 }
 
-/** The cost of a paginated list field: the field, plus `limit` (or its default) times one node's selection. */
-export function pageCost(defaultLimit: number) {
-  return (args: { limit?: number | null }): FieldComplexityValue => ({ field: 1, multiplier: Math.max(1, args.limit ?? defaultLimit) });
+/** The cost of a paginated field: the field, plus its page size argument (or its default) times one item's selection. */
+export function pageCost(defaultLimit: number, argument = 'limit') {
+  return (args: Record<string, unknown>): FieldComplexityValue => {
+    const size = args[argument];
+    return { field: 1, multiplier: Math.max(1, typeof size === 'number' ? size : defaultLimit) };
+  };
 }
 
 /** The throttle state reported in extensions.cost, as Shopify's and Jobber's APIs report theirs. */
@@ -291,6 +294,8 @@ export function meterSchema(schema: GraphQLSchema): GraphQLSchema {
       const name = field.name;
       field.resolve = (source, args, context: GraphQLContext, info) => {
         const meter = context?.cost;
+        // Once the result is refused nothing more is resolved (graphql-jit, jit.ts, takes no abort signal).
+        if (meter?.exceeded) throw meter.exceeded;
         const value = resolve(source, args, context, info);
         if (!meter) return value;
         if (value instanceof Promise) return value.then((resolved) => (meter.count(resolved, composite, name), resolved));

@@ -15,9 +15,9 @@ export function registerLookups(builder: Builder): void {
       t.field({
         type: [ref],
         nullable: true,
-        description: `As GET /api/v2/${kind}: live entries ordered by related name and position. Needs a valid key only.`,
+        description: `The live ${kind.replace(/_/g, ' ')} of the account, by resource class (relatedName) then position; not paginated. Any valid key may read them.`,
         authScopes: { authenticated: true },
-        args: { relatedName: t.arg.string({ description: 'Only this resource class (Customer, Job ...); filter.invalid when unknown.' }) },
+        args: { relatedName: t.arg.string({ description: 'Only the entries of this resource class (Customer, Job ...); an unknown class is refused with filter.invalid.' }) },
         resolve: async (_root, args, ctx) => {
           const entries: [string, string][] = args.relatedName === null || args.relatedName === undefined ? [] : [['related_name', args.relatedName]];
           return (await ctx.domain.lookups.list(requestContext(ctx), kind, entries)).data as never;
@@ -30,9 +30,9 @@ export function registerLookups(builder: Builder): void {
     t.field({
       type: [wireObject(builder, systemOptionShape)],
       nullable: true,
-      description: 'As GET /api/v2/system_options: the catalog shared by every account, read-only, by position then name. Needs a valid key only.',
+      description: 'The system options catalog, shared by every account and read-only, by position then name; not paginated. Any valid key may read it.',
       authScopes: { authenticated: true },
-      args: { systemType: t.arg.string({ description: 'Only entries of this system type (HVAC, Plumbing ...).' }) },
+      args: { systemType: t.arg.string({ description: 'Only the options of this system type (HVAC, Plumbing ...).' }) },
       resolve: async (_root, args, ctx) => {
         const entries: [string, string][] = args.systemType === null || args.systemType === undefined ? [] : [['system_type', args.systemType]];
         return (await ctx.domain.lookups.systemOptions(entries)).data;

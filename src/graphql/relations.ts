@@ -17,6 +17,9 @@ import { loadersOf } from './loaders.ts';
 import { camelCase } from './naming.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 import { selectedChildren } from './selection.ts';
+import { collectionCost, connectionArgs, connectionType, pageChildren, type Page } from './connections.ts';
+import { COLLECTION_DEFAULT_FIRST, slicePage, type SliceArgs } from '../kernel/slice-page.ts';
+import { graphqlText, relationText } from './descriptions.ts';
 import { wireObject } from './wire-object.ts';
 
 // The relation fields of the schema, generated from the declarations (src/kernel/relation.ts): for each resource
@@ -42,10 +45,6 @@ function present<T>(values: readonly (T | null | Error)[]): T[] {
   return values.filter((value): value is T => value !== null);
 }
 
-function describe(description: string, needs: string | null): string {
-  return needs === null ? description : `${description} Needs ${needs}.`;
-}
-
 export function registerRelations(builder: Builder, types: ReadonlyMap<string, ResourceTypes>, referenceTargets: readonly ReferenceTarget[]): void {
   const targets = new Map<string, Target>();
   for (const { def, record } of types.values()) targets.set(def.model, { kind: 'resource', def, ref: record, scope: `${def.scope}:read` as Scope });
@@ -58,48 +57,89 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
   const unions = new Map<string, unknown>();
   const shapes = new Map<string, WireShape>();
 
-  /** The value a target serves for an id, read through the operation's loaders. */
-  const load = async (ctx: GraphQLContext, target: Target, ids: string[], info: GraphQLResolveInfo, typename?: string): Promise<unknown[]> => {
+  /** The values a target serves for ids, read through the operation's loaders; `children`: the target's child collections to read. */
+  const load = async (ctx: GraphQLContext, target: Target, ids: string[], children: readonly string[], typename?: string): Promise<unknown[]> => {
     const loaders = loadersOf(ctx);
     if (target.kind === 'target') return present(await loaders.target(target.target).loadMany(ids));
-    const records = present(await loaders.record(target.def.name, selectedChildren(target.def, info)).loadMany(ids));
+    const records = present(await loaders.record(target.def.name, children).loadMany(ids));
     return typename ? records.map((single): Reached => ({ ...single, typename })) : records;
   };
+  /** The child collections of a target that a selection reads (under the field, or under a connection's nodes). */
+  const childrenOf = (target: Target, info: GraphQLResolveInfo, paged: boolean): string[] =>
+    target.kind !== 'resource' ? [] : paged ? pageChildren(target.def, info) : selectedChildren(target.def, info);
+  /** A target's type name and noun, for its connection type. */
+  const nodeType = (target: Target) => (target.kind === 'resource' ? target.def.className : target.target.shape.name);
+
+  /** How a relation resolves: one value, or (many) the whole collection and the values of one page of it. */
+  type Resolution =
+    | { many: false; type: unknown; scopes: Scope[]; needs?: string; one(object: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown> }
+    | {
+        many: true;
+        node: ObjectRef<any, any>;
+        typeName: string;
+        scopes: Scope[];
+        /** The entries of the whole collection (cheap: ids, linkages or records). */
+        entries(object: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown[]>;
+        /** The nodes of one page's entries (through relations read their records here). */
+        nodes?(entries: unknown[], ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown[]>;
+      };
 
   /**
    * The fields of `relations` on `parent`, whose value's served object is `objectOf(value)`; `children` are the
-   * parent's child collections (a through relation may go via one).
+   * parent's child collections (a through relation may go via one). A relation to many is a connection.
    */
   const register = (parent: ObjectRef<any, any>, owner: string, relations: Relations, objectOf: (value: any) => Record<string, unknown>, children: readonly string[] = []) => {
     for (const [name, relation] of Object.entries(relations)) {
-      const where = `${owner}.${name}`;
-      const field = relationField(name, relation, where);
+      const where = `${owner}.${camelCase(name)}`;
+      const field = relationField(relation, where);
+      const needs = field.many ? field.scopes.join(' and ') || null : (field.needs ?? (field.scopes.length > 0 ? field.scopes.join(' and ') : null));
+      const guard = (ctx: GraphQLContext) => {
+        for (const scope of field.scopes.slice(1)) requireScope(ctx.principal, scope);
+      };
       builder.objectField(parent, camelCase(name), (t) =>
-        t.field({
-          type: field.type,
-          // A list that needs no scope cannot fail on its own (Job.assignees); everything else may be null.
-          nullable: !(Array.isArray(field.type) && field.scopes.length === 0 && !field.needs),
-          description: describe(relation.description, field.needs ?? (field.scopes.length > 0 ? field.scopes.join(' and ') : null)),
-          ...(field.scopes[0] ? { authScopes: { scope: field.scopes[0] } } : {}),
-          resolve: (value: unknown, _args: unknown, ctx: GraphQLContext, info: GraphQLResolveInfo) => {
-            for (const scope of field.scopes.slice(1)) requireScope(ctx.principal, scope);
-            return field.resolve(objectOf(value), ctx, info);
-          },
-        } as never),
+        field.many
+          ? t.field({
+              type: connectionType(builder, field.node, field.typeName, field.typeName.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()),
+              // A collection that needs no scope cannot fail on its own (Job.assignees); everything else may be null.
+              nullable: field.scopes.length > 0,
+              description: relationText(relation.description, needs),
+              ...(field.scopes[0] ? { authScopes: { scope: field.scopes[0] } } : {}),
+              args: connectionArgs(t, COLLECTION_DEFAULT_FIRST),
+              complexity: collectionCost,
+              resolve: async (value: unknown, args: SliceArgs, ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<Page<unknown>> => {
+                guard(ctx);
+                const object = objectOf(value);
+                const binding = { cursors: ctx.domain.cursors, account: ctx.principal.accountId, collection: where, parentId: String(object.id) };
+                const page = await slicePage(await field.entries(object, ctx, info), args, binding);
+                const nodes = field.nodes ? await field.nodes(page.items, ctx, info) : page.items;
+                return { nodes, hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, cursorAt: page.cursorAt };
+              },
+            } as never)
+          : t.field({
+              type: field.type,
+              nullable: true,
+              description: relationText(relation.description, needs),
+              ...(field.scopes[0] ? { authScopes: { scope: field.scopes[0] } } : {}),
+              resolve: (value: unknown, _args: unknown, ctx: GraphQLContext, info: GraphQLResolveInfo) => {
+                guard(ctx);
+                return field.one(objectOf(value), ctx, info);
+              },
+            } as never),
       );
     }
 
-    function relationField(name: string, relation: RelationDefinition, where: string): { type: unknown; scopes: Scope[]; needs?: string; resolve(object: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown> } {
+    function relationField(relation: RelationDefinition, where: string): Resolution {
       const scopesOf = (...scopes: (Scope | null)[]) => [...new Set(scopes.filter((scope): scope is Scope => scope !== null))];
       switch (relation.kind) {
         case 'reference': {
           const target = targetOf(relation.model, where);
           return {
+            many: false,
             type: target.ref,
             scopes: scopesOf(target.scope),
-            resolve: async (object, ctx, info) => {
+            one: async (object, ctx, info) => {
               const id = object[relation.column];
-              return id === null || id === undefined ? null : ((await load(ctx, target, [String(id)], info))[0] ?? null);
+              return id === null || id === undefined ? null : ((await load(ctx, target, [String(id)], childrenOf(target, info, false)))[0] ?? null);
             },
           };
         }
@@ -107,40 +147,53 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
           const target = targetOf(relation.model, where);
           if (target.kind !== 'resource') throw new Error(`${where}: a collection relation returns records of a declared resource`);
           return {
-            type: [target.ref],
+            many: true,
+            node: target.ref,
+            typeName: nodeType(target),
             scopes: [target.scope],
-            resolve: async (object, ctx, info) => {
-              return loadersOf(ctx).recordsBy(target.def.name, relation.column, selectedChildren(target.def, info)).load(object.id as string);
-            },
+            entries: (object, ctx, info) => loadersOf(ctx).recordsBy(target.def.name, relation.column, childrenOf(target, info, true)).load(object.id as string),
           };
         }
         case 'batched': {
           shapes.set(relation.shape.name, relation.shape);
           const ref = wireObject(builder, relation.shape);
-          return {
-            type: relation.many ? [ref] : ref,
-            scopes: scopesOf(relation.scope),
-            resolve: async (object, ctx) => {
-              const key = relation.key(object);
-              return key === null ? (relation.many ? [] : null) : loadersOf(ctx).batched(relation).load(key);
-            },
+          const loadKey = async (object: Record<string, unknown>, ctx: GraphQLContext) => {
+            const key = relation.key(object);
+            return key === null ? null : loadersOf(ctx).batched(relation).load(key);
           };
+          if (relation.many) {
+            return { many: true, node: ref, typeName: relation.shape.name, scopes: scopesOf(relation.scope), entries: async (object, ctx) => ((await loadKey(object, ctx)) as unknown[] | null) ?? [] };
+          }
+          return { many: false, type: ref, scopes: scopesOf(relation.scope), one: async (object, ctx) => (await loadKey(object, ctx)) ?? null };
         }
         case 'through': {
           const target = targetOf(relation.model, where);
           const via = relations[relation.via];
           if (via?.kind !== 'batched' && !children.includes(relation.via)) throw new Error(`${where}: via ${relation.via} is neither a batched relation nor a child collection`);
           const viaRelation = via?.kind === 'batched' ? via : null;
+          const entries = async (object: Record<string, unknown>, ctx: GraphQLContext) => {
+            const key = viaRelation?.key(object);
+            const all = (viaRelation ? (key ? await loadersOf(ctx).batched(viaRelation).load(key) : []) : (object[relation.via] ?? [])) as Record<string, unknown>[];
+            return relation.where ? all.filter(relation.where) : all;
+          };
+          const scopes = scopesOf(target.scope, viaRelation?.scope ?? null);
+          if (relation.many) {
+            return {
+              many: true,
+              node: target.ref,
+              typeName: nodeType(target),
+              scopes,
+              entries,
+              nodes: (page, ctx, info) => load(ctx, target, (page as Record<string, unknown>[]).map(relation.idOf), childrenOf(target, info, true)),
+            };
+          }
           return {
-            type: relation.many ? [target.ref] : target.ref,
-            scopes: scopesOf(target.scope, viaRelation?.scope ?? null),
-            resolve: async (object, ctx, info) => {
-              const key = viaRelation?.key(object);
-              const entries = (viaRelation ? (key ? await loadersOf(ctx).batched(viaRelation).load(key) : []) : (object[relation.via] ?? [])) as Record<string, unknown>[];
-              const kept = relation.where ? entries.filter(relation.where) : entries;
-              const ids = (relation.many ? kept : kept.slice(0, 1)).map(relation.idOf);
-              const values = await load(ctx, target, ids, info);
-              return relation.many ? values : (values[0] ?? null);
+            many: false,
+            type: target.ref,
+            scopes,
+            one: async (object, ctx, info) => {
+              const [first] = await entries(object, ctx);
+              return first ? ((await load(ctx, target, [relation.idOf(first)], childrenOf(target, info, false)))[0] ?? null) : null;
             },
           };
         }
@@ -154,22 +207,23 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
               .set(
                 relation.union.name,
                 builder.unionType(relation.union.name, {
-                  description: relation.union.description,
+                  description: graphqlText(relation.union.description),
                   types: members.map(([, member]) => member.ref),
                   resolveType: (value) => (value as Reached).typename!,
                 }),
               )
               .get(relation.union.name)!;
           return {
+            many: false,
             type: union,
             scopes: [],
             needs: `the read scope of its type (${members.map(([, member]) => member.scope).join(', ')})`,
-            resolve: async (object, ctx, info) => {
+            one: async (object, ctx, info) => {
               const target = byType.get(object[relation.typeColumn] as string);
               const id = object[relation.idColumn];
               if (!target || target.kind !== 'resource' || typeof id !== 'string') return null;
               requireScope(ctx.principal, target.scope);
-              return (await load(ctx, target, [id], info, target.def.className))[0] ?? null;
+              return (await load(ctx, target, [id], childrenOf(target, info, false), target.def.className))[0] ?? null;
             },
           };
         }

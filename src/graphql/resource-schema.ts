@@ -1,14 +1,16 @@
 import type { ObjectRef } from '@pothos/core';
 import type { Single, WireRecord } from '../kernel/resource-service.ts';
 import { childOutputFields, outputFields, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
-import { DEFAULT_LIMIT, type ValueType } from '../kernel/listing.ts';
+import type { ValueType } from '../kernel/listing.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
-import { pageCost } from './limits.ts';
+import { collectionCost, connectionArgs, connectionCost, connectionType, pageChildren, pageEntries, type Page } from './connections.ts';
+import { COLLECTION_DEFAULT_FIRST, slicePage, type SliceArgs } from '../kernel/slice-page.ts';
 import { selectedChildren } from './selection.ts';
 import { written } from './loaders.ts';
 import type { SharedTypes } from './shared-types.ts';
-import { camelCase, pascalCase, snakeCase } from './naming.ts';
+import { camelCase, pascalCase } from './naming.ts';
+import { childTexts, enumTexts, inputFieldText, inputTexts, listTexts, outputFieldText, resourceTexts } from './descriptions.ts';
 
 // GraphQL for a declared resource, generated from its ResourceDefinition alone: the object type (from
 // outputFields), create and update inputs (from def.fields and def.conventions), the list arguments (from
@@ -61,20 +63,20 @@ export function writableFields(def: ResourceDefinition, mode: 'create' | 'update
   const add = (wire: string, kind: FieldKind, required: boolean, description?: string) =>
     out.push({ wire, name: camelCase(wire), kind, required, description });
   if (def.conventions.number) {
-    add('number', 'string', false, mode === 'create' ? 'Assigned sequentially when omitted; unique per account.' : 'Immutable: any value other than the current number is number.immutable.');
+    add('number', 'string', false, inputTexts.number(mode));
   }
   for (const [wire, spec] of Object.entries(def.fields)) {
     const rule = mode === 'create' ? spec.create : spec.update;
     if (rule === 'not_accepted') continue;
-    add(wire, spec.kind, rule === 'required', spec.description);
+    add(wire, spec.kind, rule === 'required', inputFieldText(spec, mode));
   }
-  if (def.conventions.status && mode === 'update') add('status', 'string', false, 'display_name of a live status of this resource.');
-  if (def.conventions.labels) add('labels', 'string[]', false, 'display_name values of labels of this resource; replaces the list, [] clears it.');
+  if (def.conventions.status && mode === 'update') add('status', 'string', false, inputTexts.status(def));
+  if (def.conventions.labels) add('labels', 'string[]', false, inputTexts.labels(def));
   if (def.conventions.customFields) {
-    add('custom_fields', 'json', false, mode === 'create' ? 'Keyed by custom field definition id.' : 'Keyed by custom field definition id; merged, null clears a key.');
+    add('custom_fields', 'json', false, inputTexts.customFields(def, mode));
   }
   for (const [wire, children] of Object.entries(def.children ?? {})) {
-    out.push({ wire, name: camelCase(wire), kind: 'children', required: false, description: children.description, children });
+    out.push({ wire, name: camelCase(wire), kind: 'children', required: false, description: inputTexts.children(children), children });
   }
   return out;
 }
@@ -119,44 +121,27 @@ export interface ListArgument {
 const filterScalar: Record<ValueType, ScalarName> = { string: 'String', uuid: 'ID', datetime: 'DateTime', integer: 'SafeInt', boolean: 'Boolean' };
 const opSuffix = { gt: 'Gt', gte: 'Gte', lt: 'Lt', lte: 'Lte' } as const;
 
-/** The list arguments of a resource, each converting itself to the REST query entries. */
-export function listArguments(def: ResourceDefinition): ListArgument[] {
-  const args: ListArgument[] = [
-    { name: 'limit', type: 'Int', description: 'Page size 1..100, default 25 (as REST limit).', entries: (v) => [['limit', String(v)]] },
-    {
-      name: 'cursor',
-      type: 'String',
-      description: 'pageInfo.endCursor of the previous page (REST cursors are accepted too); omit on the first page.',
-      entries: (v) => [['cursor', String(v)]],
-    },
-  ];
-  const sorts = Object.keys(def.list.sorts);
-  if (sorts.length > 0) {
-    args.push({
-      name: 'sort',
-      type: 'String',
-      description: `One field of ${sorts.join(', ')} (or its camelCase name), prefix - for descending; default ${def.list.defaultSort}. Honoured on the first page only.`,
-      entries: (v) => [['sort', snakeCase(String(v))]],
-    });
-  }
+/** The filter fields of a resource's list (its REST filters, q and custom_fields), each converting itself to the REST query entries. */
+export function filterFields(def: ResourceDefinition): ListArgument[] {
+  const args: ListArgument[] = [];
   if (def.list.searchable) {
-    args.push({ name: 'q', type: 'String', description: `Free-text search over ${def.list.searchable}.`, entries: (v) => [['q', String(v)]] });
+    args.push({ name: 'q', type: 'String', description: listTexts.q(def), entries: (v) => [['q', String(v)]] });
   }
   for (const [field, spec] of Object.entries(def.list.filters)) {
     const scalar = filterScalar[spec.type];
     const name = camelCase(field);
     for (const op of spec.ops) {
       if (op === 'eq') {
-        args.push({ name, type: scalar, description: `${field} equals.`, entries: (v) => [[field, String(v)]] });
+        args.push({ name, type: scalar, description: listTexts.filter(field, op), entries: (v) => [[field, String(v)]] });
       } else if (op === 'in') {
         args.push({
           name: `${name}In`,
           type: [scalar],
-          description: `${field} is one of.`,
+          description: listTexts.filter(field, op),
           entries: (v) => [[`${field}[in]`, (v as unknown[]).map(String).join(',')]],
         });
       } else {
-        args.push({ name: `${name}${opSuffix[op]}`, type: scalar, description: `${field} ${op}.`, entries: (v) => [[`${field}[${op}]`, String(v)]] });
+        args.push({ name: `${name}${opSuffix[op]}`, type: scalar, description: listTexts.filter(field, op), entries: (v) => [[`${field}[${op}]`, String(v)]] });
       }
     }
   }
@@ -164,14 +149,14 @@ export function listArguments(def: ResourceDefinition): ListArgument[] {
     args.push({
       name: 'customFields',
       type: 'CustomFieldFilter',
-      description: 'Custom field filters (AND): checkbox true|false, date YYYY-MM-DD, multiselect contains, others exact.',
+      description: listTexts.customFields,
       entries: (v) => (v as { id: string; value: string }[]).map((f) => [`custom_fields[${f.id}]`, f.value] as [string, string]),
     });
   }
   return args;
 }
 
-/** Argument values -> REST query entries; null and omitted arguments are absent, as an absent parameter. */
+/** Filter values -> REST query entries; null and omitted fields are absent, as an absent parameter. */
 export function listEntries(args: ListArgument[], values: Record<string, unknown>): [string, string][] {
   const entries: [string, string][] = [];
   for (const arg of args) {
@@ -204,56 +189,98 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
   for (const children of Object.values(def.children ?? {})) childRefs.set(children, childTypes(builder, children));
 
   const recordRef = builder.objectRef<RecordShape>(typeName).implement({
-    description: def.description,
+    description: resourceTexts(def).type,
+    interfaces: [shared.Node],
     fields: (t) => {
       const fields: Record<string, unknown> = {};
       for (const info of outputFields(def)) {
-        fields[camelCase(info.name)] = t.field({
-          type: info.children ? [childRefs.get(info.children)!.output] : graphqlType(info.kind),
-          nullable: info.nullable,
-          description: info.description,
-          resolve: (parent: RecordShape) => parent.record[info.name],
-        } as AnyOptions);
+        const name = camelCase(info.name);
+        const collection = info.children;
+        fields[name] = collection
+          ? // A child collection is a connection over the entries the record holds (read with it when selected).
+            t.field({
+              type: connectionType(builder, childRefs.get(collection)!.output as ObjectRef<any, Record<string, unknown>>, childTypeName(collection), collection.label),
+              description: outputFieldText(info),
+              args: connectionArgs(t, COLLECTION_DEFAULT_FIRST),
+              complexity: collectionCost,
+              resolve: async (parent: RecordShape, args: SliceArgs, ctx: GraphQLContext): Promise<Page<unknown>> => {
+                const binding = { cursors: ctx.domain.cursors, account: ctx.principal.accountId, collection: `${typeName}.${name}`, parentId: String(parent.record.id) };
+                const page = await slicePage((parent.record[info.name] as unknown[] | undefined) ?? [], args, binding);
+                return { nodes: page.items, hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, cursorAt: page.cursorAt };
+              },
+            } as AnyOptions)
+          : t.field({
+              type: graphqlType(info.kind),
+              nullable: info.nullable,
+              description: outputFieldText(info),
+              resolve: (parent: RecordShape) => parent.record[info.name],
+            } as AnyOptions);
       }
       fields.etag = t.field({
         type: 'String',
-        description: `Weak ETag of the ${def.name.replace(/_/g, " ")} as read here (in lists and relations too), to pass as ifMatch to update${def.className} or delete${def.className}.`,
+        description: resourceTexts(def).etag,
         resolve: (parent: RecordShape) => parent.etag,
       } as AnyOptions);
       return fields as never;
     },
   });
 
-  const connectionRef = builder.objectRef<{ nodes: RecordShape[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>(`${typeName}Connection`).implement({
-    description: `A page of ${def.plural}, in the order of the sort.`,
-    fields: (t) => ({
-      // The list field's limit multiplies this selection (pageCost): each node costs 1 plus its own selection.
-      nodes: t.field({ type: [recordRef], complexity: { field: 1, multiplier: 1 }, resolve: (parent) => parent.nodes }),
-      pageInfo: t.field({ type: shared.PageInfo, complexity: 0, resolve: (parent) => parent.pageInfo }),
-    }),
-  });
+  const connectionRef = connectionType(builder, recordRef, typeName, def.name.replace(/_/g, ' '));
+  const filters = filterFields(def);
+  const filterRef =
+    filters.length === 0
+      ? null
+      : builder.inputType(`${typeName}Filter`, {
+          description: listTexts.filterInput(def),
+          fields: (t) =>
+            Object.fromEntries(
+              filters.map((arg) => [
+                arg.name,
+                arg.type === 'CustomFieldFilter'
+                  ? t.field({ type: [shared.CustomFieldFilter], description: arg.description })
+                  : t.field({ type: arg.type, description: arg.description } as AnyOptions),
+              ]),
+            ) as never,
+        });
+  const sorts = Object.keys(def.list.sorts);
+  const sortRef =
+    sorts.length === 0
+      ? null
+      : builder.inputType(`${typeName}Sort`, {
+          description: listTexts.sortInput(def),
+          fields: (t) => ({
+            field: t.field({
+              type: builder.enumType(`${typeName}SortField`, {
+                description: listTexts.sortField(def),
+                values: Object.fromEntries(sorts.map((sort) => [sort.toUpperCase(), { value: sort, description: enumTexts.sortField(sort) }])),
+              }),
+              required: true,
+              description: listTexts.sortBy,
+            }),
+            direction: t.field({ type: shared.SortDirection, defaultValue: 'asc', description: listTexts.sortDirection }),
+          }),
+        });
 
   const payloadRef = builder.objectRef<Single>(`${typeName}Payload`).implement({
-    description: `The ${def.name} as written, and its new ETag.`,
+    description: resourceTexts(def).payload,
     fields: (t) => ({
-      [camelCase(def.name)]: t.field({ type: recordRef, resolve: (parent: Single) => ({ record: parent.record, etag: parent.etag }) }),
-      etag: t.string({ resolve: (parent: Single) => parent.etag }),
+      [camelCase(def.name)]: t.field({ type: recordRef, description: resourceTexts(def).payloadRecord, resolve: (parent: Single) => ({ record: parent.record, etag: parent.etag }) }),
+      etag: t.string({ description: resourceTexts(def).payloadEtag, resolve: (parent: Single) => parent.etag }),
     }),
   });
 
   const inputRef = (mode: 'create' | 'update') =>
-    recordInput(builder, def, `${mode === 'create' ? 'Create' : 'Update'}${typeName}Input`, mode, `Fields of a ${def.name} ${mode}; names are the REST fields in camelCase.`);
+    recordInput(builder, def, `${mode === 'create' ? 'Create' : 'Update'}${typeName}Input`, mode, resourceTexts(def)[mode === 'create' ? 'createInput' : 'updateInput']);
   const createInput = inputRef('create');
   const updateInput = inputRef('update');
 
-  const listArgs = listArguments(def);
   builder.queryFields((t) => ({
     [camelCase(def.name)]: t.field({
       type: recordRef,
       nullable: true,
-      description: `One ${def.name} by id (needs ${readScope}).`,
+      description: resourceTexts(def).get,
       authScopes: { scope: readScope },
-      args: { id: t.arg.id({ required: true }) },
+      args: { id: t.arg.id({ required: true, description: resourceTexts(def).getId }) },
       resolve: async (_root, args, ctx, info) => {
         const single = await service(ctx).get(requestContext(ctx), String(args.id), { children: selectedChildren(def, info) });
         return { record: single.record, etag: single.etag };
@@ -262,23 +289,20 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
     [camelCase(def.plural)]: t.field({
       type: connectionRef,
       nullable: true,
-      description: `${def.description} Same filters, q, sort and cursors as GET /api/v2/${def.plural} (needs ${readScope}).`,
+      description: resourceTexts(def).list,
       authScopes: { scope: readScope },
-      complexity: pageCost(DEFAULT_LIMIT),
-      args: Object.fromEntries(
-        listArgs.map((arg) => [
-          arg.name,
-          arg.type === 'CustomFieldFilter'
-            ? t.arg({ type: [shared.CustomFieldFilter], description: arg.description })
-            : t.arg({ type: arg.type, description: arg.description } as AnyOptions),
-        ]),
-      ) as never,
+      complexity: connectionCost,
+      args: {
+        ...connectionArgs(t),
+        ...(filterRef ? { filter: t.arg({ type: filterRef, description: listTexts.filterArg }) } : {}),
+        ...(sortRef ? { sort: t.arg({ type: sortRef, description: listTexts.sortArg(def) }) } : {}),
+      } as never,
       resolve: async (_root, args, ctx, info) => {
-        const result = await service(ctx).list(requestContext(ctx), listEntries(listArgs, args as Record<string, unknown>), { children: selectedChildren(def, info, ['nodes']) });
-        return {
-          nodes: result.data,
-          pageInfo: { hasNextPage: result.hasMore, endCursor: result.nextCursor },
-        };
+        const { first, after, filter, sort } = args as { first?: number | null; after?: string | null; filter?: Record<string, unknown> | null; sort?: { field: string; direction: string } | null };
+        const entries: [string, string][] = [...pageEntries(first, after), ...(filter ? listEntries(filters, filter) : [])];
+        if (sort) entries.push(['sort', `${sort.direction === 'desc' ? '-' : ''}${sort.field}`]);
+        const result = await service(ctx).list(requestContext(ctx), entries, { children: pageChildren(def, info), liveStatusesOnly: true });
+        return { nodes: result.data, hasNextPage: result.hasMore, hasPreviousPage: Boolean(after), cursorAt: result.cursorAt };
       },
     }),
   }));
@@ -287,20 +311,20 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
     [`create${typeName}`]: t.field({
       type: payloadRef,
       nullable: true,
-      description: `Creates a ${def.name} (needs ${writeScope}); as POST /api/v2/${def.plural}.`,
+      description: resourceTexts(def).create,
       authScopes: { scope: writeScope },
-      args: { input: t.arg({ type: createInput, required: true }) },
+      args: { input: t.arg({ type: createInput, required: true, description: resourceTexts(def).createInputArg }) },
       resolve: (_root, args, ctx) => written(ctx, service(ctx).create(requestContext(ctx), toWireBody(def, 'create', args.input as Record<string, unknown>))),
     }),
     [`update${typeName}`]: t.field({
       type: payloadRef,
       nullable: true,
-      description: `Changes a ${def.name} (needs ${writeScope}); as PATCH /api/v2/${def.plural}/{id} with If-Match.`,
+      description: resourceTexts(def).update,
       authScopes: { scope: writeScope },
       args: {
-        id: t.arg.id({ required: true }),
-        ifMatch: t.arg.string({ description: 'The ETag of the record as last read (precondition.required when omitted).' }),
-        input: t.arg({ type: updateInput, required: true }),
+        id: t.arg.id({ required: true, description: resourceTexts(def).updateId }),
+        ifMatch: t.arg.string({ description: resourceTexts(def).ifMatch }),
+        input: t.arg({ type: updateInput, required: true, description: resourceTexts(def).updateInputArg }),
       },
       resolve: (_root, args, ctx) =>
         written(ctx, service(ctx).update(requestContext(ctx), String(args.id), args.ifMatch ?? undefined, toWireBody(def, 'update', args.input as Record<string, unknown>))),
@@ -308,11 +332,11 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
     [`delete${typeName}`]: t.field({
       type: shared.DeletedRecord,
       nullable: true,
-      description: `Deletes a ${def.name}${def.conventions.softDelete ? ' (soft delete)' : ''} (needs ${writeScope}); as DELETE /api/v2/${def.plural}/{id} with If-Match.`,
+      description: resourceTexts(def).delete,
       authScopes: { scope: writeScope },
       args: {
-        id: t.arg.id({ required: true }),
-        ifMatch: t.arg.string({ description: 'The ETag of the record as last read (precondition.required when omitted).' }),
+        id: t.arg.id({ required: true, description: resourceTexts(def).deleteId }),
+        ifMatch: t.arg.string({ description: resourceTexts(def).ifMatch }),
       },
       resolve: async (_root, args, ctx) => {
         await written(ctx, service(ctx).remove(requestContext(ctx), String(args.id), args.ifMatch ?? undefined));
@@ -356,23 +380,23 @@ function childTypes(builder: Builder, children: ChildCollection): { output: unkn
   if (known) return known;
   type AnyOptions = never;
   const output = builder.objectRef<Record<string, unknown>>(name).implement({
-    description: `One ${children.label}.`,
+    description: childTexts.type(children),
     fields: (t) =>
       Object.fromEntries(
         childOutputFields(children).map((info) => [
           camelCase(info.name),
-          t.field({ type: graphqlType(info.kind), nullable: info.nullable, description: info.description, resolve: (parent: Record<string, unknown>) => parent[info.name] } as AnyOptions),
+          t.field({ type: graphqlType(info.kind), nullable: info.nullable, description: outputFieldText(info), resolve: (parent: Record<string, unknown>) => parent[info.name] } as AnyOptions),
         ]),
       ) as never,
   });
   const input = builder.inputType(`${name}Input`, {
-    description: `One ${children.label}: with id it updates that entry, without id it creates one; entries left out are removed.`,
+    description: childTexts.input(children),
     fields: (t) =>
       Object.fromEntries([
-        ['id', t.field({ type: 'ID', required: false } as AnyOptions)],
+        ['id', t.field({ type: 'ID', required: false, description: childTexts.inputId(children) } as AnyOptions)],
         ...Object.entries(children.fields).map(([wire, spec]) => [
           camelCase(wire),
-          t.field({ type: graphqlType(spec.kind), required: false, description: spec.description } as AnyOptions),
+          t.field({ type: graphqlType(spec.kind), required: false, description: inputFieldText(spec) } as AnyOptions),
         ]),
       ]) as never,
   });

@@ -97,7 +97,7 @@ function literalTooDeep(ast: ValueNode): boolean {
 
 export const JSONScalar = new GraphQLScalarType<unknown, unknown>({
   name: 'JSON',
-  description: 'Any JSON value; used for objects keyed by data (custom_fields by definition id, account modules).',
+  description: 'Any JSON value; used for objects keyed by data (customFields by definition id, account modules).',
   serialize: (value) => value,
   parseValue: (value) => {
     if (jsonDepth(value, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw tooDeep();

@@ -4,6 +4,7 @@ import { createBuilder } from './builder.ts';
 import { registerIdentity } from './identity.ts';
 import { registerLookups } from './lookups.ts';
 import { registerRelations } from './relations.ts';
+import { registerNode } from './node.ts';
 import { registerDispatchBoard } from './dispatch.ts';
 import { referenceTargets } from '../resources/reference-targets.ts';
 import { registerActions } from './actions.ts';
@@ -16,14 +17,15 @@ import { registerSharedTypes } from './shared-types.ts';
  */
 export function buildSchema(): GraphQLSchema {
   const builder = createBuilder();
-  builder.queryType({ description: 'Reads. Every request needs Authorization: Bearer <API key>.' });
-  builder.mutationType({ description: 'Writes, through the same services and rules as REST.' });
+  builder.queryType({ description: 'Reads. Every operation needs an API key (a Bearer token); each field says the scope it needs.' });
+  builder.mutationType({ description: 'Writes, under the same rules and error codes as the REST API. Each field says the scopes it needs.' });
   const shared = registerSharedTypes(builder);
   registerIdentity(builder);
   registerLookups(builder);
   const types = new Map<string, ResourceTypes>();
   for (const def of resources) types.set(def.name, registerResource(builder, def, shared));
   registerRelations(builder, types, referenceTargets);
+  registerNode(builder, types, shared);
   registerDispatchBoard(builder, types.get('job')!);
   for (const def of resources) registerActions(builder, def, types, shared);
   return builder.toSchema();

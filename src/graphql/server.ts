@@ -16,6 +16,7 @@ import type { GraphQLContext } from './builder.ts';
 import { appErrorExtensions, maskErrorWith, withRequestId } from './errors.ts';
 import { GraphqlGate } from './gate.ts';
 import { documentRefusal, graphqlLimits, meterSchema, OperationCost } from './limits.ts';
+import { jitExecution } from './jit.ts';
 import { buildSchema } from './schema.ts';
 import { startWebSocketServer } from './websocket.ts';
 
@@ -222,8 +223,10 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
       if (!context) throw new AppError('auth.failed');
       return context;
     },
-    // Limits first: its execute function (with the meter's abort signal) is the one tenantExecution wraps.
+    // graphql-jit first (jit.ts): the execute function the limits wrap (with the meter's abort signal, which
+    // graphql-js honours when it runs instead), and that tenantExecution wraps in turn.
     plugins: [
+      jitExecution(),
       ...(options.limits ? [graphqlLimits({ errorsUrl, charge: (ctx, analysis) => gate.charge(ctx, analysis) })] : []),
       tenantExecution(mask),
       costReport(admitted),

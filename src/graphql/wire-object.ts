@@ -2,6 +2,7 @@ import type { ObjectRef } from '@pothos/core';
 import type { WireField, WireKind, WireOf, WireShape } from '../kernel/wire-shape.ts';
 import type { Builder } from './builder.ts';
 import { camelCase } from './naming.ts';
+import { graphqlText, wireFieldText } from './descriptions.ts';
 
 // The GraphQL object type of a wire shape (src/kernel/wire-shape.ts): each field is the camelCase name of a wire
 // field and resolves to that field of the object the service serialized, so both APIs serve the same content.
@@ -30,7 +31,7 @@ export function wireObject<S extends WireShape>(builder: Builder, shape: S): Obj
   const ref = builder.objectRef<WireOf<S>>(shape.name);
   refs.set(shape.name, ref);
   ref.implement({
-    description: shape.description,
+    description: graphqlText(shape.description),
     fields: (t) =>
       Object.fromEntries(
         Object.entries(shape.fields).map(([wire, field]) => [
@@ -38,7 +39,7 @@ export function wireObject<S extends WireShape>(builder: Builder, shape: S): Obj
           t.field({
             type: typeOf(field),
             nullable: field.nullable ?? false,
-            description: field.description,
+            description: wireFieldText(shape.name, wire, field.description),
             resolve: (parent: Record<string, unknown>) => parent[wire],
           } as never),
         ]),

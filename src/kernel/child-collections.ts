@@ -48,7 +48,9 @@ export class ChildCollections {
     const selected = this.selected(names);
     const loaded: ChildRows = new Map();
     if (parentIds.length === 0) return loaded;
-    for (const [name, collection] of selected) {
+    // The collections are read at the same time (each statement on its own connection of the pool; in a
+    // transaction the driver queues them on its one connection), each into its own entry.
+    const read = async ([name, collection]: [string, ChildCollection]) => {
       const rows = await tenantQuery<Record<string, unknown>>(
         db,
         `SELECT ${this.columns.get(name)} FROM ${collection.table} WHERE account_id = $1::uuid AND ${collection.foreignKey} = ANY($2::uuid[]) ORDER BY position, created_at`,
@@ -59,8 +61,9 @@ export class ChildCollections {
         const parentId = child[collection.foreignKey] as string;
         (byParent.get(parentId) ?? byParent.set(parentId, []).get(parentId)!).push(child);
       }
-      loaded.set(name, byParent);
-    }
+      return [name, byParent] as const;
+    };
+    for (const [name, byParent] of await Promise.all(selected.map(read))) loaded.set(name, byParent);
     return loaded;
   }
 

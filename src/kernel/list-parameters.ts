@@ -104,6 +104,17 @@ function customFieldFilterValue(def: CustomFieldDefinition, raw: string): unknow
   }
 }
 
+/**
+ * A page size: 1..maxLimit, else 400 filter.invalid (not such an integer) or pagination.limit_too_large. `name` is
+ * the parameter as the caller knows it (REST limit, GraphQL first).
+ */
+export function pageSize(value: string, maxLimit: number = MAX_LIMIT, name = 'limit'): number {
+  if (!/^\d{1,6}$/.test(value) || Number(value) < 1) throw invalidFilter(`${name}: "${value}" is not an integer between 1 and ${maxLimit}`);
+  const limit = Number(value);
+  if (limit > maxLimit) throw new AppError('pagination.limit_too_large', `${name} must be at most ${maxLimit}`, { max_limit: maxLimit });
+  return limit;
+}
+
 /** The list query of a request's parameters (query string entries, in order), or the 400 that refuses them. */
 export async function parseListParameters(spec: ListSpec, query: ListQuery, deps: ListDeps): Promise<ListParameters> {
   const seen = new Set<string>();
@@ -126,11 +137,7 @@ export async function parseListParameters(spec: ListSpec, query: ListQuery, deps
       continue;
     }
     if (key === 'limit') {
-      if (!/^\d{1,6}$/.test(value) || Number(value) < 1) throw invalidFilter(`limit: "${value}" is not an integer between 1 and ${maxLimit}`);
-      limit = Number(value);
-      if (limit > maxLimit) {
-        throw new AppError('pagination.limit_too_large', `limit must be at most ${maxLimit}`, { max_limit: maxLimit });
-      }
+      limit = pageSize(value, maxLimit);
       continue;
     }
     if (key === 'sort') {

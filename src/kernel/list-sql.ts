@@ -67,5 +67,6 @@ export async function runList<Row extends { id: string }>(db: RawRunner, spec: L
   const rows = await tenantQuery<Row & Record<string, unknown>>(db, sql, ...params);
   const hasMore = rows.length > list.limit;
   const data = hasMore ? rows.slice(0, list.limit) : rows;
-  return { data, hasMore, nextCursor: hasMore ? await nextCursor(deps.cursors, spec, list, data[data.length - 1]) : null };
+  const cursorAt = (index: number) => nextCursor(deps.cursors, spec, list, data[index]!);
+  return { data, hasMore, nextCursor: hasMore ? await cursorAt(data.length - 1) : null, cursorAt };
 }

@@ -59,6 +59,8 @@ export interface ListResult<Row> {
   data: Row[];
   hasMore: boolean;
   nextCursor: string | null;
+  /** The cursor that resumes the list after the row at `index` of data (GraphQL edges' cursors). */
+  cursorAt(index: number): Promise<string>;
 }
 
 

@@ -1,28 +1,56 @@
 import type { ChildRows } from './child-collections.ts';
-import { toWire } from './fields.ts';
+import { decimalToWire, toWire } from './fields.ts';
 import { childOutputFields, outputFields, type RecordFieldInfo, type ResourceDefinition } from './resource.ts';
+
+/** One served field: its name and how a stored value becomes its wire value (toWire, specialised once per field). */
+interface WireField {
+  name: string;
+  wire(value: unknown): unknown;
+}
+
+function wireField(field: RecordFieldInfo): WireField {
+  const { name, kind, scale = 2 } = field;
+  if (kind === 'decimal') return { name, wire: (value) => (value === null || value === undefined ? null : decimalToWire(value, scale)) };
+  return { name, wire: (value) => toWire(kind, value, scale) };
+}
 
 /** Rows of one resource as served: the REST record, and the source object of its GraphQL type. */
 export class RecordSerializer {
-  private readonly fields: RecordFieldInfo[];
-  /** The served fields of each child collection, by collection name. */
-  private readonly childFields: Map<string, RecordFieldInfo[]>;
+  private readonly fields: WireField[];
+  /** Served fields that are child collections, with the served fields of their entries. */
+  private readonly collections: { name: string; fields: WireField[] }[];
+  /** Position of each field in `fields` whose value is a child collection. */
+  private readonly isCollection: boolean[];
 
   constructor(private readonly def: ResourceDefinition) {
-    this.fields = outputFields(def);
-    this.childFields = new Map(Object.entries(def.children ?? {}).map(([name, collection]) => [name, childOutputFields(collection)]));
+    const fields = outputFields(def);
+    this.fields = fields.map(wireField);
+    this.isCollection = fields.map((field) => field.kind === 'children');
+    this.collections = fields
+      .filter((field) => field.kind === 'children')
+      .map((field) => ({ name: field.name, fields: childOutputFields(def.children![field.name]).map(wireField) }));
   }
 
   /** The wire record of a row; each child collection comes from `children`, empty when it was not read. */
   serialize(row: Record<string, unknown>, children?: ChildRows): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    for (const field of this.fields) {
-      if (field.kind === 'children') {
-        const fields = this.childFields.get(field.name)!;
-        out[field.name] = (children?.get(field.name)?.get(row.id as string) ?? []).map((child) =>
-          Object.fromEntries(fields.map((f) => [f.name, toWire(f.kind, child[f.name], f.scale)])),
-        );
-      } else out[field.name] = toWire(field.kind, row[field.name], field.scale);
+    const { fields, isCollection } = this;
+    let collection = 0;
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i];
+      if (isCollection[i]) {
+        const { name, fields: entryFields } = this.collections[collection++];
+        const rows = children?.get(name)?.get(row.id as string);
+        const entries: Record<string, unknown>[] = [];
+        if (rows) {
+          for (const child of rows) {
+            const entry: Record<string, unknown> = {};
+            for (const f of entryFields) entry[f.name] = f.wire(child[f.name]);
+            entries.push(entry);
+          }
+        }
+        out[field.name] = entries;
+      } else out[field.name] = field.wire(row[field.name]);
     }
     if (this.def.conventions.labels && out.labels === null) out.labels = [];
     if (this.def.conventions.customFields && out.custom_fields === null) out.custom_fields = {};

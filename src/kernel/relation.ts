@@ -106,7 +106,7 @@ function referenceRelations(fields: Record<string, FieldSpec | ReadOnlyField>, n
       kind: 'reference',
       column,
       model: spec.references.model,
-      description: `The ${spec.references.label} that ${column} refers to; null when unset or deleted.`,
+      description: `The ${spec.references.label} that {${column}} refers to; null when it is unset or deleted.`,
     };
   }
   return out;

@@ -16,6 +16,7 @@ import { nextNumber } from './numbering.ts';
 import { RecordSerializer } from './record-serialization.ts';
 import { validateRecord } from './record-validation.ts';
 import { selectColumns, type ResourceDefinition } from './resource.ts';
+import { assertStorableParameters } from './storable.ts';
 import { inTransaction, type TenantClient, type TenantTx } from './tenancy.ts';
 import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 
@@ -44,6 +45,16 @@ export interface TrustedValues {
 }
 
 /** What a read serves beside the record's own columns. */
+export interface ListOptions extends ReadOptions {
+  /** Widens limit for a service's own bounded reads (the dispatch board). */
+  maxLimit?: number;
+  /**
+   * Refuse a status filter value that is not a live status of the resource (400 filter.invalid) instead of
+   * answering an empty page: GraphQL asks for it; REST keeps the spec's rule (any string filters).
+   */
+  liveStatusesOnly?: boolean;
+}
+
 export interface ReadOptions {
   /**
    * The child collections to read, by name as in def.children: all when omitted; with [] no child table is read.
@@ -145,7 +156,17 @@ export class ResourceService {
    * another tenant's. Runs in the caller's tenant context; one statement, plus one per child collection read.
    */
   async getMany(db: TenantTx | TenantClient, ids: readonly string[], options: ReadOptions = {}): Promise<(Single | null)[]> {
-    const rows = await this.delegate(db).findMany({ where: { id: { in: [...new Set(ids)] }, ...this.live } });
+    // Outside a transaction the served columns are read like a list page (the raw runner: on PostgreSQL the pg pool
+    // without Prisma's result mapping), which serializes to the same wire record at a fraction of the CPU.
+    const unique = [...new Set(ids)];
+    const rows =
+      db === this.deps.db
+        ? await tenantQuery<RecordRow>(
+            this.deps.raw,
+            `SELECT ${this.listSpec.columns.join(', ')} FROM ${this.def.table} WHERE account_id = $1::uuid AND id = ANY($2::uuid[])${this.listSpec.live ? ` AND ${this.listSpec.live}` : ''}`,
+            unique,
+          )
+        : await this.delegate(db).findMany({ where: { id: { in: unique }, ...this.live } });
     const children = await this.loadChildren(db, rows.map((row) => row.id), options);
     const byId = new Map(rows.map((row) => [row.id, this.served(row, children)]));
     return ids.map((id) => byId.get(id) ?? null);
@@ -174,8 +195,9 @@ export class ResourceService {
   }
 
   /** A page of the list (the spec's list parameters as entries); `maxLimit` widens limit for a service's own bounded reads. */
-  list(ctx: RequestContext, entries: [string, string][], options: { maxLimit?: number } & ReadOptions = {}): Promise<ListResult<Single>> {
+  list(ctx: RequestContext, entries: [string, string][], options: ListOptions = {}): Promise<ListResult<Single>> {
     return runAsTenant(ctx.principal.accountId, async () => {
+      if (options.liveStatusesOnly) await this.checkStatusFilter(entries);
       const page = await runList<RecordRow>(
         this.deps.raw,
         this.listSpec,
@@ -185,6 +207,21 @@ export class ResourceService {
       const children = await this.loadChildren(this.deps.raw, page.data.map((row) => row.id), options);
       return { ...page, data: page.data.map((row) => this.served(row, children)) };
     });
+  }
+
+  /** A status filter (status, status[in]) naming a status that is not live is 400 filter.invalid (see ListOptions). */
+  private async checkStatusFilter(entries: [string, string][]): Promise<void> {
+    const given = entries.filter(([key]) => key === 'status' || key === 'status[in]');
+    if (given.length === 0 || !this.def.conventions.status) return;
+    // Text the database cannot store is refused first, as every list parameter is (never echoed back).
+    assertStorableParameters(given);
+    const live = await liveStatuses(this.deps.db, this.def.className);
+    for (const [key, value] of given) {
+      const unknown = (key === 'status' ? [value] : value.split(',')).find((status) => !live.includes(status));
+      if (unknown !== undefined) {
+        throw new AppError('filter.invalid', `${key}: "${unknown}" is not a status of ${this.def.className} records (configured: ${live.join(', ')})`);
+      }
+    }
   }
 
   private storage(values: Record<string, unknown>): Record<string, unknown> {

@@ -63,7 +63,10 @@ export interface ChildCollection {
   fields: Record<string, FieldSpec>;
   /** Wire name of one entry in messages and docs: "phone number". */
   label: string;
+  /** What the entries are (served and written); `{wire_name}` markers name fields (api-text.ts). */
   description?: string;
+  /** How a write treats the collection (snapshot semantics, defaults): on write bodies and inputs only. */
+  writeRule?: string;
   /** Fields computed by the server and served with each entry (line totals). */
   readOnly?: Record<string, ReadOnlyField>;
   /**
@@ -182,23 +185,35 @@ export interface RecordFieldInfo {
   scale?: number;
 }
 
+/** Whether a written field may be served as null: unless required on create or declared always set. */
+function servedNullable(spec: FieldSpec): boolean {
+  return spec.create !== 'required' && spec.alwaysSet !== true;
+}
+
 /** The fields of a record as served: id, own fields, convention fields, timestamps. */
 export function outputFields(def: ResourceDefinition): RecordFieldInfo[] {
-  const out: RecordFieldInfo[] = [{ name: 'id', kind: 'uuid', nullable: false }];
-  if (def.conventions.number) out.push({ name: 'number', kind: 'string', nullable: false, description: 'Sequential per account unless given on create; immutable.' });
+  const out: RecordFieldInfo[] = [{ name: 'id', kind: 'uuid', nullable: false, description: `The id of the ${def.name.replace(/_/g, ' ')} (a UUID v7 the server assigns).` }];
+  if (def.conventions.number) {
+    out.push({ name: 'number', kind: 'string', nullable: false, description: 'The number of the record, unique in the account: the next in sequence unless given on create; never changes.' });
+  }
   const writeOnly = new Set(def.writeOnly ?? []);
   for (const [name, spec] of Object.entries(def.fields)) {
     if (writeOnly.has(name)) continue;
-    out.push({ name, kind: spec.kind, nullable: spec.create !== 'required', description: spec.description, scale: spec.scale });
+    out.push({ name, kind: spec.kind, nullable: servedNullable(spec), description: spec.description, scale: spec.scale });
   }
   for (const [name, spec] of Object.entries(def.readOnly ?? {})) out.push({ name, ...spec });
-  if (def.conventions.status) out.push({ name: 'status', kind: 'string', nullable: false, description: 'display_name of a live status of this resource.' });
-  if (def.conventions.labels) out.push({ name: 'labels', kind: 'string[]', nullable: false });
-  if (def.conventions.customFields) out.push({ name: 'custom_fields', kind: 'json', nullable: false, description: 'Keyed by custom field definition id.' });
+  if (def.conventions.status) out.push({ name: 'status', kind: 'string', nullable: false, description: `The status: the {display_name} of a live ${def.className} status.` });
+  if (def.conventions.labels) out.push({ name: 'labels', kind: 'string[]', nullable: false, description: `The labels of the record: {display_name} values of ${def.className} labels.` });
+  if (def.conventions.customFields) {
+    out.push({ name: 'custom_fields', kind: 'json', nullable: false, description: `Custom field values keyed by ${def.className} custom field definition id.` });
+  }
   for (const [name, children] of Object.entries(def.children ?? {})) {
     out.push({ name, kind: 'children', nullable: false, description: children.description, children });
   }
-  out.push({ name: 'created_at', kind: 'datetime', nullable: false }, { name: 'updated_at', kind: 'datetime', nullable: false });
+  out.push(
+    { name: 'created_at', kind: 'datetime', nullable: false, description: 'When the record was created.' },
+    { name: 'updated_at', kind: 'datetime', nullable: false, description: 'When the record was last changed.' },
+  );
   return out;
 }
 
@@ -210,8 +225,8 @@ export function selectColumns(def: ResourceDefinition): string[] {
 /** The fields of one child entry as served: id and its own fields. */
 export function childOutputFields(children: ChildCollection): RecordFieldInfo[] {
   return [
-    { name: 'id', kind: 'uuid', nullable: false },
-    ...Object.entries(children.fields).map(([name, spec]) => ({ name, kind: spec.kind, nullable: spec.create !== 'required', description: spec.description, scale: spec.scale })),
+    { name: 'id', kind: 'uuid', nullable: false, description: `The id of the ${children.label} (a UUID v7 the server assigns).` },
+    ...Object.entries(children.fields).map(([name, spec]) => ({ name, kind: spec.kind, nullable: servedNullable(spec), description: spec.description, scale: spec.scale })),
     ...Object.entries(children.readOnly ?? {}).map(([name, spec]) => ({ name, ...spec })),
   ];
 }

@@ -1,5 +1,6 @@
 import type { ZodType } from 'zod';
 import type { ActionDefinition } from '../kernel/action.ts';
+import { wireText } from '../kernel/api-text.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
 import { pascalCase } from '../graphql/naming.ts';
 import type { ExtraOperation, SchemaRefs } from './openapi-operations.ts';
@@ -19,12 +20,12 @@ function requestComponents(action: ActionDefinition, components: Map<string, Com
   if (!body) return undefined;
   const name = `${pascalCase(action.name)}Request`;
   if ('empty' in body) {
-    components.set(name, () => z.object({}).strict().openapi({ description: body.description }));
+    components.set(name, () => z.object({}).strict().openapi({ description: wireText(body.description) }));
     return { required: false, schema: (refs) => refs.component(name) };
   }
   if ('overrides' in body) {
     const overridesName = `${pascalCase(action.name)}${pascalCase(body.key)}`;
-    components.set(overridesName, (refs) => createSchema(refs.definition(body.overrides)).partial().openapi({ description: body.description }));
+    components.set(overridesName, (refs) => createSchema(refs.definition(body.overrides)).partial().openapi({ description: wireText(body.description) }));
     components.set(name, (refs) =>
       z.object({ [body.key]: refs.component(overridesName).optional() }).openapi({
         description: `Optional: without a body (or without "${body.key}") the action works from the record alone.`,
@@ -33,7 +34,7 @@ function requestComponents(action: ActionDefinition, components: Map<string, Com
     return { key: body.key, required: false, schema: (refs) => refs.component(name) };
   }
   const fieldsName = `${pascalCase(action.name)}Fields`;
-  components.set(fieldsName, () => bodyObject(writeShape(body.fields as never, body.mode), body.description, notAccepted(body.fields as never, body.mode)));
+  components.set(fieldsName, () => bodyObject(writeShape(body.fields as never, body.mode), wireText(body.description), notAccepted(body.fields as never, body.mode)));
   components.set(name, (refs) => {
     const fields = refs.component(fieldsName);
     const keyed = z.object({ [body.key]: fields }).strict();
@@ -52,7 +53,7 @@ function responseSchema(action: ActionDefinition, components: Map<string, Compon
     const name = `${pascalCase(action.name)}Response`;
     components.set(name, (refs) =>
       z.object({
-        data: z.object(Object.fromEntries(Object.entries(response.records).map(([key, resource]) => [key, refs.record(resource)]))).openapi({ description: response.description }),
+        data: z.object(Object.fromEntries(Object.entries(response.records).map(([key, resource]) => [key, refs.record(resource)]))).openapi({ description: wireText(response.description) }),
       }),
     );
     return (refs) => refs.component(name);
@@ -67,7 +68,7 @@ function responseSchema(action: ActionDefinition, components: Map<string, Compon
   const name = `${shape.name}List`;
   components.set(name, (refs) =>
     z.object({
-      data: z.array(refs.component(shape.name)).openapi({ description: response.description }),
+      data: z.array(refs.component(shape.name)).openapi({ description: wireText(response.description) }),
       has_more: z.boolean().openapi({ description: 'Always false: not paginated.' }),
     }),
   );
@@ -95,11 +96,11 @@ export function actionOperations(definitions: readonly ResourceDefinition[]): { 
         operationId: action.name,
         resource: def.name,
         summary: action.summary,
-        description: located ? `${action.description} Answers 201 with Location of the new ${locatedName(action)} (no ETag).` : action.description,
+        description: located ? `${wireText(action.description)} Answers 201 with Location of the new ${locatedName(action)} (no ETag).` : wireText(action.description),
         scopes: [...action.scopes],
         params: action.params,
         body,
-        ok: { status: action.response.status, description: action.response.description, schema, headers: located ? ['Location'] : undefined },
+        ok: { status: action.response.status, description: wireText(action.response.description), schema, headers: located ? ['Location'] : undefined },
         errors: [...action.errors],
         includes: action.includes ? [...action.includes] : undefined,
       });

@@ -43,12 +43,12 @@ async function expectRefused(send: () => Promise<GraphqlResponse>, status: numbe
 
 function nestedSites(levels: number): string {
   let selection = 'id';
-  for (let i = 0; i < levels; i += 1) selection = (levels - 1 - i) % 2 === 0 ? `sites { ${selection} }` : `customer { ${selection} }`;
+  for (let i = 0; i < levels; i += 1) selection = (levels - 1 - i) % 2 === 0 ? `sites { nodes { ${selection} } }` : `customer { ${selection} }`;
   return `query { customer(id: "${'$'}{ID}") { ${selection} } }`;
 }
 
 describe('GraphQL abuse corpus', () => {
-  it('refuses a selection nested 20 levels deep (customer { sites { customer { sites ... } } }) with 400 graphql.depth_exceeded, from a key holding only customers:read and sites:read', async () => {
+  it('refuses a selection nested 20 levels deep (customer { sites { nodes { customer { sites ... } } } }) with 400 graphql.depth_exceeded, from a key holding only customers:read and sites:read', async () => {
     const narrow = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read', 'sites:read'] });
     const narrowGql = t.graphql(narrow.token);
     const query = nestedSites(20).replace('${ID}', customerId);
@@ -56,43 +56,44 @@ describe('GraphQL abuse corpus', () => {
     // Five levels pass the limits and are served (its estimate counts the lists it may return).
     const five = await narrowGql(nestedSites(5).replace('${ID}', customerId));
     expect(five.status).toBe(200);
-    expect(five.body.data.customer.sites).toHaveLength(3);
+    expect(five.body.data.customer.sites.nodes).toHaveLength(3);
     expect(five.cost.requestedQueryCost).toBeGreaterThan(five.cost.actualQueryCost!);
   });
 
   it('refuses the fragment doubling bomb (two aliases per level, 1 KB) before running it', async () => {
     const levels = 20;
     const fragments = ['fragment L0 on Customer { id organization }'];
-    for (let i = 1; i <= levels; i += 1) fragments.push(`fragment L${i} on Customer { a: sites { customer { ...L${i - 1} } } b: sites { customer { ...L${i - 1} } } }`);
+    for (let i = 1; i <= levels; i += 1) fragments.push(`fragment L${i} on Customer { a: sites { nodes { customer { ...L${i - 1} } } } b: sites { nodes { customer { ...L${i - 1} } } } }`);
     const query = `query Bomb { customer(id: "${customerId}") { ...L${levels} } }\n${fragments.join('\n')}`;
     expect(query.length).toBeLessThan(2500);
     await expectRefused(() => gql(query), 400, ['graphql.too_many_aliases', 'graphql.cost_exceeded', 'graphql.depth_exceeded']);
-    // Without aliases the same shape is refused by its cost: every list level multiplies.
+    // Without aliases the same shape is refused by its cost: every connection level multiplies (four levels, 15
+    // deep with their nodes, within the depth limit).
     const plain = ['fragment P0 on Customer { id }'];
-    for (let i = 1; i <= 6; i += 1) plain.push(`fragment P${i} on Customer { sites { customer { ...P${i - 1} } } }`);
-    const costly = `query { customers(limit: 100) { nodes { ...P6 } } }\n${plain.join('\n')}`;
+    for (let i = 1; i <= 4; i += 1) plain.push(`fragment P${i} on Customer { sites { nodes { customer { ...P${i - 1} } } } }`);
+    const costly = `query { customers(first: 100) { nodes { ...P4 } } }\n${plain.join('\n')}`;
     await expectRefused(() => gql(costly), 400, ['graphql.cost_exceeded']);
   });
 
-  it('refuses 1,000 aliased customers(limit: 100) fields in one request', async () => {
-    const query = `{ ${Array.from({ length: 1000 }, (_, i) => `c${i}: customers(limit: 100) { nodes { id } }`).join(' ')} }`;
+  it('refuses 1,000 aliased customers(first: 100) fields in one request', async () => {
+    const query = `{ ${Array.from({ length: 1000 }, (_, i) => `c${i}: customers(first: 100) { nodes { id } }`).join(' ')} }`;
     await expectRefused(() => gql(query), 400, ['graphql.too_many_aliases', 'graphql.cost_exceeded', 'graphql.too_many_tokens']);
     // Fifty of them are a fair request that costs what it asks for: 50 pages of up to 100 records.
-    const fifty = await gql(`{ ${Array.from({ length: 50 }, (_, i) => `c${i}: customers(limit: 100) { nodes { id } }`).join(' ')} }`);
+    const fifty = await gql(`{ ${Array.from({ length: 50 }, (_, i) => `c${i}: customers(first: 100) { nodes { id } }`).join(' ')} }`);
     expect(fifty.status).toBe(200);
     expect(fifty.cost.requestedQueryCost).toBe(50 * 101);
   });
 
   it('costs the operation named by operationName, not another operation of the same document', async () => {
-    const heavy = 'query Heavy { customers(limit: 100) { nodes { sites { customer { sites { customer { sites { id } } } } } } } }';
-    const document = `${heavy}\nquery Light { customers(limit: 2) { nodes { id } pageInfo { hasNextPage } } }`;
+    const heavy = 'query Heavy { customers(first: 100) { nodes { sites { nodes { customer { sites { nodes { customer { sites { nodes { id } } } } } } } } } } }';
+    const document = `${heavy}\nquery Light { customers(first: 2) { nodes { id } pageInfo { hasNextPage } } }`;
     const light = await gql(document, {}, { operationName: 'Light' });
     expect(light.status).toBe(200);
     expect(light.cost.requestedQueryCost).toBe(1 + 2); // the page and its records; pageInfo is part of the page
     expect(light.cost.actualQueryCost).toBeLessThanOrEqual(light.cost.requestedQueryCost!);
     await expectRefused(() => gql(document, {}, { operationName: 'Heavy' }), 400, ['graphql.cost_exceeded']);
     // Variables that do not coerce are the request error execution gives them, never an internal error.
-    const bad = await gql('query Page($n: Int) { customers(limit: $n) { nodes { id } } }', { n: 'many' });
+    const bad = await gql('query Page($n: Int) { customers(first: $n) { nodes { id } } }', { n: 'many' });
     expect(bad.status).toBe(400);
     expect(bad.body.errors?.[0]?.message).toMatch(/\$n/);
   });
@@ -110,7 +111,7 @@ describe('GraphQL abuse corpus', () => {
   });
 
   it('refuses an argument nested 10,000 lists deep with 400 graphql.depth_exceeded, never internal.error', async () => {
-    const query = `{ customers(statusIn: ${'['.repeat(10_000)}"Active"${']'.repeat(10_000)}) { nodes { id } } }`;
+    const query = `{ customers(filter: { statusIn: ${'['.repeat(10_000)}"Active"${']'.repeat(10_000)} }) { nodes { id } } }`;
     await expectRefused(() => gql(query), 400, ['graphql.depth_exceeded', 'graphql.too_many_tokens']);
   });
 
@@ -188,12 +189,12 @@ describe('a realistic app query', () => {
     const board = await ownGql(`{ dispatchBoard(from: "2031-05-01T00:00:00Z", to: "2031-05-10T00:00:00Z", limit: 1000) { hasMore jobs {
       id number status title scheduledStart scheduledEnd amount
       customer { id organization } site { id siteName street city state zipCode } contact { id firstName lastName mobile }
-      assignees { id name email role }
-      lineitems { id description quantity unitPrice lineTotal item { id name } taxRate { id rate } } } } }`);
+      assignees { nodes { id name email role } }
+      lineitems { nodes { id description quantity unitPrice lineTotal item { id name } taxRate { id rate } } } } } }`);
     expect(board.status).toBe(200);
     expect(board.body.errors).toBeUndefined();
     expect(board.body.data.dispatchBoard.jobs).toHaveLength(1000);
-    expect(board.body.data.dispatchBoard.jobs[999].lineitems).toHaveLength(2);
+    expect(board.body.data.dispatchBoard.jobs[999].lineitems.nodes).toHaveLength(2);
     expect(board.cost.requestedQueryCost).toBeLessThanOrEqual(50_000);
     expect(board.cost.actualQueryCost).toBeGreaterThanOrEqual(5000);
     expect(board.cost.actualQueryCost).toBeLessThanOrEqual(board.cost.requestedQueryCost!);

@@ -39,9 +39,9 @@ describe('items', () => {
     const read = ok(await gql(`query($id: ID!) { item(id: $id) { ${ITEM} etag } }`, { id })).item;
     expect(read).toEqual({ ...created.item, etag: created.etag });
 
-    const listed = ok(await gql(`{ items(sku: "TS-1", itemTypeIn: ["material", "labor"]) { nodes { id unitPrice } } }`)).items;
+    const listed = ok(await gql(`{ items(filter: { sku: "TS-1", itemTypeIn: ["material", "labor"] }) { nodes { id unitPrice } } }`)).items;
     expect(listed.nodes).toEqual([{ id, unitPrice: '0.3000' }]);
-    expect(ok(await gql(`{ items(itemType: "service", sku: "TS-1") { nodes { id } } }`)).items.nodes).toEqual([]);
+    expect(ok(await gql(`{ items(filter: { itemType: "service", sku: "TS-1" }) { nodes { id } } }`)).items.nodes).toEqual([]);
 
     const updated = ok(
       await gql(`mutation($id: ID!, $ifMatch: String, $input: UpdateItemInput!) { updateItem(id: $id, ifMatch: $ifMatch, input: $input) { etag item { ${ITEM} } } }`, {
@@ -94,7 +94,7 @@ describe('tax rates', () => {
     const inactive = ok(await own(`mutation { createTaxRate(input: { name: "Airport", rate: 0, active: false }) { taxRate { id rate } } }`)).createTaxRate.taxRate;
     expect(inactive.rate).toBe('0.0000');
     expect(ok(await own(`{ taxRates { nodes { id } } }`)).taxRates.nodes).toEqual([{ id: inactive.id }, { id: created.taxRate.id }]);
-    expect(ok(await own(`{ taxRates(active: true) { nodes { id } } }`)).taxRates.nodes).toEqual([{ id: created.taxRate.id }]);
+    expect(ok(await own(`{ taxRates(filter: { active: true }) { nodes { id } } }`)).taxRates.nodes).toEqual([{ id: created.taxRate.id }]);
 
     const updated = ok(
       await own(`mutation($id: ID!, $ifMatch: String, $input: UpdateTaxRateInput!) { updateTaxRate(id: $id, ifMatch: $ifMatch, input: $input) { etag taxRate { ${TAX_RATE} } } }`, {
@@ -124,7 +124,7 @@ describe('systems', () => {
     expect(created.system).toMatchObject({ siteId, systemType: 'HVAC', name: 'Furnace', installDate: '2021-03-15', systemOptionId: '01900000-0000-7000-8000-000000000001' });
     expect(camelRecord((await rest.get(`/systems/${created.system.id}`)).body.data)).toEqual(created.system);
     expect(ok(await gql(`query($id: ID!) { system(id: $id) { ${SYSTEM} } }`, { id: created.system.id })).system).toEqual(created.system);
-    expect(ok(await gql(`query($siteId: ID) { systems(siteId: $siteId, systemType: "HVAC") { nodes { id } } }`, { siteId })).systems.nodes).toEqual([{ id: created.system.id }]);
+    expect(ok(await gql(`query($siteId: ID) { systems(filter: { siteId: $siteId, systemType: "HVAC" }) { nodes { id } } }`, { siteId })).systems.nodes).toEqual([{ id: created.system.id }]);
 
     const updated = ok(
       await gql(`mutation($id: ID!, $ifMatch: String, $input: UpdateSystemInput!) { updateSystem(id: $id, ifMatch: $ifMatch, input: $input) { etag system { ${SYSTEM} } } }`, {
@@ -145,7 +145,7 @@ describe('systems', () => {
     expect(duplicate.body.errors![0].extensions).toMatchObject({ status: 409 });
     const confirmed = ok(await gql(CREATE, { input: { siteId, systemType: 'Plumbing', name: 'Second heater', confirmed: true } })).createSystem;
     expect(confirmed.system).toMatchObject({ siteId, systemType: 'Plumbing', name: 'Second heater' });
-    expect(ok(await gql(`query($siteId: ID) { systems(siteId: $siteId) { nodes { id } } }`, { siteId })).systems.nodes).toHaveLength(2);
+    expect(ok(await gql(`query($siteId: ID) { systems(filter: { siteId: $siteId }) { nodes { id } } }`, { siteId })).systems.nodes).toHaveLength(2);
   });
 
   it('does not serve confirmed on the System type; UpdateSystemInput takes it to change systemType to a type already on the site', async () => {

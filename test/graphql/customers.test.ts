@@ -146,7 +146,7 @@ describe('errors of customer operations carry the REST codes in extensions.code'
       path: ['customers'],
       extensions: { code: 'auth.scope_missing', requiredScope: 'customers:read', grantedScopes: ['jobs:write'] },
     });
-    const listed = await t.graphql(readOnly.token)('{ customers(limit: 1) { nodes { id } } }');
+    const listed = await t.graphql(readOnly.token)('{ customers(first: 1) { nodes { id } } }');
     expect(listed.body.errors).toBeUndefined();
   });
 });
@@ -155,18 +155,17 @@ describe('customers list', () => {
   let owner: Tenant;
   let ownGql: Gql;
   let ownRest: Client;
-  const LIST = `query List($limit: Int, $cursor: String, $sort: String, $q: String, $organization: String, $number: String, $status: String,
-      $statusIn: [String!], $createdAtGte: DateTime, $createdAtLt: DateTime, $customFields: [CustomFieldFilter!]) {
-    customers(limit: $limit, cursor: $cursor, sort: $sort, q: $q, organization: $organization, number: $number, status: $status,
-      statusIn: $statusIn, createdAtGte: $createdAtGte, createdAtLt: $createdAtLt, customFields: $customFields) {
+  const LIST = `query List($first: Int, $after: String, $filter: CustomerFilter, $sort: CustomerSort) {
+    customers(first: $first, after: $after, filter: $filter, sort: $sort) {
       nodes { id organization number status etag }
-      pageInfo { hasNextPage endCursor }
+      pageInfo { hasNextPage hasPreviousPage endCursor }
     }
   }`;
+  type Page = { nodes: Record<string, any>[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; endCursor: string | null } };
   const list = async (variables: Record<string, unknown>) => {
     const res = await ownGql(LIST, variables);
     expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
-    return res.body.data.customers as { nodes: Record<string, any>[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+    return res.body.data.customers as Page;
   };
   const names = (page: { nodes: Record<string, any>[] }) => page.nodes.map((n) => n.organization);
   let tierId: string;
@@ -184,58 +183,63 @@ describe('customers list', () => {
     }
   });
 
-  it('pages with limit and cursor in the default order (-created_at), with hasNextPage', async () => {
-    const first = await list({ limit: 2 });
+  it('pages with first and after in the default order (-created_at), with hasNextPage and hasPreviousPage', async () => {
+    const first = await list({ first: 2 });
     expect(names(first)).toEqual(['Echo Cooling', 'Bravo Electric']);
-    expect(first.pageInfo.hasNextPage).toBe(true);
+    expect(first.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
     expect(first.nodes[0].etag).toMatch(/^W\/"\d+-\d+"$/);
-    const second = await list({ limit: 2, cursor: first.pageInfo.endCursor });
+    const second = await list({ first: 2, after: first.pageInfo.endCursor });
     expect(names(second)).toEqual(['Charlie Plumbing', 'Alpha Heating']);
-    const third = await list({ limit: 2, cursor: second.pageInfo.endCursor });
+    expect(second.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: true });
+    const third = await list({ first: 2, after: second.pageInfo.endCursor });
     expect(names(third)).toEqual(['Delta Air']);
-    expect(third.pageInfo).toEqual({ hasNextPage: false, endCursor: null });
+    // The last page still has an endCursor: resuming after it gives an empty page that says it is the end.
+    expect(third.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: true, endCursor: expect.any(String) });
+    const beyond = await list({ first: 2, after: third.pageInfo.endCursor });
+    expect(beyond).toEqual({ nodes: [], pageInfo: { hasNextPage: false, hasPreviousPage: true, endCursor: null } });
   });
 
-  it('sorts by one field, wire or camelCase name, and keeps the cursor\'s order on later pages', async () => {
-    expect(names(await list({ sort: 'organization' }))).toEqual(['Alpha Heating', 'Bravo Electric', 'Charlie Plumbing', 'Delta Air', 'Echo Cooling']);
-    const first = await list({ sort: '-organization', limit: 3 });
+  it('sorts by one field in either direction, and keeps the cursor\'s order on later pages', async () => {
+    expect(names(await list({ sort: { field: 'ORGANIZATION' } }))).toEqual(['Alpha Heating', 'Bravo Electric', 'Charlie Plumbing', 'Delta Air', 'Echo Cooling']);
+    expect(names(await list({ sort: { field: 'ORGANIZATION', direction: 'ASC' } }))).toEqual(['Alpha Heating', 'Bravo Electric', 'Charlie Plumbing', 'Delta Air', 'Echo Cooling']);
+    const first = await list({ sort: { field: 'ORGANIZATION', direction: 'DESC' }, first: 3 });
     expect(names(first)).toEqual(['Echo Cooling', 'Delta Air', 'Charlie Plumbing']);
-    const next = await list({ sort: 'createdAt', limit: 3, cursor: first.pageInfo.endCursor });
+    const next = await list({ sort: { field: 'CREATED_AT' }, first: 3, after: first.pageInfo.endCursor });
     expect(names(next)).toEqual(['Bravo Electric', 'Alpha Heating']);
   });
 
   it('filters by organization, number, status, statusIn, created_at range, q and custom fields', async () => {
-    expect(names(await list({ organization: 'Delta Air' }))).toEqual(['Delta Air']);
-    const all = await list({ sort: 'organization' });
+    expect(names(await list({ filter: { organization: 'Delta Air' } }))).toEqual(['Delta Air']);
+    const all = await list({ sort: { field: 'ORGANIZATION' } });
     const alpha = all.nodes[0];
-    expect(names(await list({ number: alpha.number }))).toEqual(['Alpha Heating']);
-    expect(names(await list({ status: 'Inactive' }))).toEqual(['Bravo Electric']);
-    expect(names(await list({ statusIn: ['Inactive', 'Active'], sort: 'organization', limit: 2 }))).toEqual(['Alpha Heating', 'Bravo Electric']);
-    expect(names(await list({ q: 'plumb' }))).toEqual(['Charlie Plumbing']);
-    expect(names(await list({ q: 'ref-4' }))).toEqual(['Echo Cooling']);
-    expect(names(await list({ customFields: [{ id: tierId, value: 'Gold' }], sort: 'organization' }))).toEqual(['Charlie Plumbing', 'Delta Air', 'Echo Cooling']);
-    expect(names(await list({ createdAtLt: '2000-01-01T00:00:00Z' }))).toEqual([]);
-    expect((await list({ createdAtGte: '2000-01-01T00:00:00Z' })).nodes).toHaveLength(5);
+    expect(names(await list({ filter: { number: alpha.number } }))).toEqual(['Alpha Heating']);
+    expect(names(await list({ filter: { status: 'Inactive' } }))).toEqual(['Bravo Electric']);
+    expect(names(await list({ filter: { statusIn: ['Inactive', 'Active'] }, sort: { field: 'ORGANIZATION' }, first: 2 }))).toEqual(['Alpha Heating', 'Bravo Electric']);
+    expect(names(await list({ filter: { q: 'plumb' } }))).toEqual(['Charlie Plumbing']);
+    expect(names(await list({ filter: { q: 'ref-4' } }))).toEqual(['Echo Cooling']);
+    expect(names(await list({ filter: { customFields: [{ id: tierId, value: 'Gold' }] }, sort: { field: 'ORGANIZATION' } }))).toEqual(['Charlie Plumbing', 'Delta Air', 'Echo Cooling']);
+    expect(names(await list({ filter: { createdAtLt: '2000-01-01T00:00:00Z' } }))).toEqual([]);
+    expect((await list({ filter: { createdAtGte: '2000-01-01T00:00:00Z' } })).nodes).toHaveLength(5);
   });
 
   it('returns the same page as REST for the same parameters', async () => {
-    const gqlPage = await list({ sort: 'organization', statusIn: ['Active'], limit: 2 });
+    const gqlPage = await list({ sort: { field: 'ORGANIZATION' }, filter: { statusIn: ['Active'] }, first: 2 });
     const restPage = await ownRest.get('/customers?sort=organization&status[in]=Active&limit=2');
     expect(gqlPage.nodes.map((n) => n.id)).toEqual(restPage.body.data.map((r: any) => r.id));
     expect(gqlPage.pageInfo.hasNextPage).toBe(restPage.body.has_more);
   });
 
   it('issues cursors that REST accepts, and accepts the cursors REST issues', async () => {
-    const first = await list({ sort: 'organization', limit: 2, q: 'i' });
+    const first = await list({ sort: { field: 'ORGANIZATION' }, first: 2, filter: { q: 'i' } });
     const restNext = await ownRest.get(`/customers?q=i&limit=2&cursor=${encodeURIComponent(first.pageInfo.endCursor!)}`);
     expect(restNext.status).toBe(200);
-    const gqlNext = await list({ sort: 'organization', limit: 2, q: 'i', cursor: first.pageInfo.endCursor });
+    const gqlNext = await list({ sort: { field: 'ORGANIZATION' }, first: 2, filter: { q: 'i' }, after: first.pageInfo.endCursor });
     expect(restNext.body.data.map((r: any) => r.id)).toEqual(gqlNext.nodes.map((n) => n.id));
 
     const restFirst = await ownRest.get('/customers?sort=-organization&limit=2&status=Active');
     const link = /<([^>]+)>; rel="next"/.exec(restFirst.headers.get('link')!)![1];
     const restCursor = new URL(link, t.url).searchParams.get('cursor')!;
-    const fromRest = await list({ limit: 2, status: 'Active', cursor: restCursor });
+    const fromRest = await list({ first: 2, filter: { status: 'Active' }, after: restCursor });
     const restSecond = await ownRest.get(`/customers?limit=2&status=Active&cursor=${encodeURIComponent(restCursor)}`);
     expect(names(fromRest)).toEqual(['Charlie Plumbing', 'Alpha Heating']);
     expect(fromRest.nodes.map((n) => n.id)).toEqual(restSecond.body.data.map((r: any) => r.id));
@@ -247,22 +251,34 @@ describe('customers list', () => {
       expect(res.body.data.customers).toBeNull();
       return res.body.errors![0].extensions!;
     };
-    expect(await errorOf({ limit: 101 })).toMatchObject({ code: 'pagination.limit_too_large', status: 400, maxLimit: 100 });
-    expect(await errorOf({ limit: 0 })).toMatchObject({ code: 'filter.invalid' });
-    expect(await errorOf({ sort: 'website' })).toMatchObject({ code: 'sort.invalid', status: 400 });
-    expect(await errorOf({ sort: 'organization,number' })).toMatchObject({ code: 'sort.invalid' });
-    expect(await errorOf({ createdAtGte: 'last tuesday' })).toMatchObject({ code: 'filter.invalid', status: 400 });
-    expect(await errorOf({ customFields: [{ id: '01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556', value: 'x' }] })).toMatchObject({ code: 'filter.invalid' });
-    expect(await errorOf({ cursor: 'garbage.cursor' })).toMatchObject({ code: 'cursor.invalid', status: 400 });
-    const first = await list({ limit: 1, q: 'a' });
+    const tooMany = await ownGql(LIST, { first: 101 });
+    expect(tooMany.body.data.customers).toBeNull();
+    expect(tooMany.body.errors![0].message).toContain('first');
+    expect(tooMany.body.errors![0].extensions).toMatchObject({ code: 'pagination.limit_too_large', status: 400, maxLimit: 100 });
+    const none = await ownGql(LIST, { first: 0 });
+    expect(none.body.data.customers).toBeNull();
+    expect(none.body.errors![0].message).toContain('first');
+    expect(none.body.errors![0].extensions).toMatchObject({ code: 'filter.invalid', status: 400 });
+    // A sort field outside the enum, or more than one field, cannot be asked: the schema refuses it before anything runs.
+    const unsortable = await ownGql(LIST, { sort: { field: 'WEBSITE' } });
+    expect(unsortable.status).toBe(400);
+    expect(unsortable.body.data).toBeUndefined();
+    expect(unsortable.body.errors![0].message).toContain('CustomerSortField');
+    const twoFields = await ownGql(LIST, { sort: [{ field: 'ORGANIZATION' }, { field: 'NUMBER' }] });
+    expect(twoFields.status).toBe(400);
+    expect(twoFields.body.data).toBeUndefined();
+    expect(await errorOf({ filter: { createdAtGte: 'last tuesday' } })).toMatchObject({ code: 'filter.invalid', status: 400 });
+    expect(await errorOf({ filter: { customFields: [{ id: '01a1fe4d-11c6-7d2f-9ac3-0e3240b7c556', value: 'x' }] } })).toMatchObject({ code: 'filter.invalid' });
+    expect(await errorOf({ after: 'garbage.cursor' })).toMatchObject({ code: 'cursor.invalid', status: 400 });
+    const first = await list({ first: 1, filter: { q: 'a' } });
     const tampered = `${first.pageInfo.endCursor!.slice(0, -2)}AA`;
-    expect(await errorOf({ limit: 1, q: 'a', cursor: tampered })).toMatchObject({ code: 'cursor.invalid' });
-    expect(await errorOf({ limit: 1, q: 'e', cursor: first.pageInfo.endCursor })).toMatchObject({ code: 'cursor.invalid_filters' });
+    expect(await errorOf({ first: 1, filter: { q: 'a' }, after: tampered })).toMatchObject({ code: 'cursor.invalid' });
+    expect(await errorOf({ first: 1, filter: { q: 'e' }, after: first.pageInfo.endCursor })).toMatchObject({ code: 'cursor.invalid_filters' });
   });
 
   it('answers cursor.expired, as REST does, for a cursor older than 24 hours', async () => {
     const DAY_MS = 24 * 60 * 60 * 1000;
-    const cursor = (await list({ limit: 2 })).pageInfo.endCursor!;
+    const cursor = (await list({ first: 2 })).pageInfo.endCursor!;
     let moved = 0;
     const advance = (ms: number) => {
       clock.advance(ms);
@@ -270,16 +286,16 @@ describe('customers list', () => {
     };
     try {
       advance(DAY_MS - 60_000);
-      expect((await list({ limit: 2, cursor })).nodes).toHaveLength(2);
+      expect((await list({ first: 2, after: cursor })).nodes).toHaveLength(2);
       advance(60_000 + 1_000);
-      const expired = await ownGql(LIST, { limit: 2, cursor });
+      const expired = await ownGql(LIST, { first: 2, after: cursor });
       expect(expired.status).toBe(200);
       expect(expired.body.data.customers).toBeNull();
       expect(expired.body.errors![0]).toMatchObject({ path: ['customers'], extensions: { code: 'cursor.expired', status: 400 } });
       expect((await ownRest.get(`/customers?limit=2&cursor=${encodeURIComponent(cursor)}`)).body.code).toBe('cursor.expired');
       // A fresh first page issues a cursor that works again.
-      const fresh = (await list({ limit: 2 })).pageInfo.endCursor!;
-      expect((await list({ limit: 2, cursor: fresh })).nodes.length).toBeGreaterThan(0);
+      const fresh = (await list({ first: 2 })).pageInfo.endCursor!;
+      expect((await list({ first: 2, after: fresh })).nodes.length).toBeGreaterThan(0);
     } finally {
       clock.advance(-moved);
     }

@@ -46,8 +46,8 @@ async function seed(n: number): Promise<{ tenant: Tenant; gql: Gql; jobIds: stri
 }
 
 const BOARD = `{ dispatchBoard(from: "2031-03-03T00:00:00.000Z", to: "2031-03-10T00:00:00.000Z") { hasMore jobs { id scheduledStart customerId siteId contactId
-  customer { id organization } site { id siteName } contact { id firstName phoneNumbers { number } }
-  assignees { id name role } lineitems { id quantity lineTotal item { id name } taxRate { id rate } } } } }`;
+  customer { id organization } site { id siteName } contact { id firstName phoneNumbers { nodes { number } } }
+  assignees { nodes { id name role } } lineitems { nodes { id quantity lineTotal item { id name } taxRate { id rate } } } } } }`;
 
 describe('dispatch board without N+1', () => {
   let small: Awaited<ReturnType<typeof seed>>;
@@ -67,12 +67,12 @@ describe('dispatch board without N+1', () => {
       expect(job.customer.id).toBe(job.customerId);
       expect(job.site.id).toBe(job.siteId);
       expect(job.contact.id).toBe(job.contactId);
-      expect(job.contact.phoneNumbers).toHaveLength(1);
-      expect(job.assignees.map((a: { role: string }) => a.role)).toEqual(['admin', 'technician']);
-      expect(job.lineitems).toHaveLength(2);
-      expect(job.lineitems[0].item.name).toBe('Filter');
-      expect(job.lineitems[0].taxRate).not.toBeNull();
-      expect(job.lineitems[1].item).toBeNull();
+      expect(job.contact.phoneNumbers.nodes).toHaveLength(1);
+      expect(job.assignees.nodes.map((a: { role: string }) => a.role)).toEqual(['admin', 'technician']);
+      expect(job.lineitems.nodes).toHaveLength(2);
+      expect(job.lineitems.nodes[0].item.name).toBe('Filter');
+      expect(job.lineitems.nodes[0].taxRate).not.toBeNull();
+      expect(job.lineitems.nodes[1].item).toBeNull();
     }
     // jobs, lineitems, assignments, customers, sites, contacts, phone numbers, users, items, tax rates.
     expect(hundred.count, hundred.sql.join('\n')).toBeLessThanOrEqual(10);

@@ -11,6 +11,16 @@ import { createPlace } from '../helpers/factories/sites.ts';
 const t = useTestApp();
 const { api, gql } = useTenant(t);
 
+describe('status filters', () => {
+  it('a status filter value that is not a live status of the resource is filter.invalid, not an empty list', async () => {
+    const res = await gql(`{ jobs(filter: { statusIn: ["Pending", "Bogus"] }) { nodes { id } } }`);
+    expect(res.body.data.jobs).toBeNull();
+    expect(res.body.errors![0].extensions).toMatchObject({ code: 'filter.invalid', status: 400 });
+    expect(res.body.errors![0].message).toContain('"Bogus"');
+    ok(await gql(`{ jobs(filter: { status: "Pending" }) { nodes { id } } }`));
+  });
+});
+
 describe('ETags everywhere', () => {
   it('lists, relations and the board serve the ETag REST sends, and it updates the record without another read', async () => {
     const { customer, site } = await createPlace(api);
@@ -23,13 +33,13 @@ describe('ETags everywhere', () => {
 
     const read = ok(
       await gql(`query($id: ID!) {
-        customers(limit: 5) { nodes { id etag } }
-        customer(id: $id) { etag sites { etag } jobs { etag site { etag } } }
+        customers(first: 5) { nodes { id etag } }
+        customer(id: $id) { etag sites { nodes { etag } } jobs { edges { node { etag site { etag } } } } }
         dispatchBoard(from: "2026-12-01T00:00:00Z", to: "2026-12-02T00:00:00Z") { jobs { id etag customer { etag } } }
       }`, { id: customer.id }),
     );
     expect(read.customers.nodes.find((node: { id: string }) => node.id === customer.id).etag).toBe(rest.customer);
-    expect(read.customer).toEqual({ etag: rest.customer, sites: [{ etag: rest.site }], jobs: [{ etag: rest.job, site: { etag: rest.site } }] });
+    expect(read.customer).toEqual({ etag: rest.customer, sites: { nodes: [{ etag: rest.site }] }, jobs: { edges: [{ node: { etag: rest.job, site: { etag: rest.site } } }] } });
     expect(read.dispatchBoard.jobs).toEqual([{ id: job.id, etag: rest.job, customer: { etag: rest.customer } }]);
 
     const moved = ok(

@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 
 const CREATE_CUSTOMER = 'mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { customer { id } } }';
-const CUSTOMERS = 'query($q: String, $statusIn: [String!], $sort: String, $cursor: String, $customFields: [CustomFieldFilter!]) { customers(q: $q, statusIn: $statusIn, sort: $sort, cursor: $cursor, customFields: $customFields) { nodes { id } } }';
+const CUSTOMERS = 'query($filter: CustomerFilter, $after: String) { customers(filter: $filter, after: $after) { nodes { id } } }';
 
 describe('text PostgreSQL cannot store, in mutation arguments', () => {
   it('answers validation.failed naming the field for NUL and unpaired surrogates in create and update arguments', async () => {
@@ -86,19 +86,23 @@ describe('text PostgreSQL cannot store, in mutation arguments', () => {
 describe('text PostgreSQL cannot store, in list and lookup arguments', () => {
   it('answers filter.invalid naming the parameter for q, filters, sort, cursor and custom field filters', async () => {
     const cases: [Record<string, unknown>, string][] = [
-      [{ q: hostile.nul }, 'q'],
-      [{ q: hostile.high }, 'q'],
-      [{ statusIn: ['Active', hostile.low] }, 'status[in]'],
-      [{ sort: hostile.nul }, 'sort'],
-      [{ cursor: hostile.high }, 'cursor'],
-      [{ customFields: [{ id: '01900000-0000-7000-8000-000000000001', value: hostile.nul }] }, 'custom_fields[01900000-0000-7000-8000-000000000001]'],
+      [{ filter: { q: hostile.nul } }, 'q'],
+      [{ filter: { q: hostile.high } }, 'q'],
+      [{ after: hostile.high }, 'cursor'],
+      [{ filter: { customFields: [{ id: '01900000-0000-7000-8000-000000000001', value: hostile.nul }] } }, 'custom_fields[01900000-0000-7000-8000-000000000001]'],
+      [{ filter: { statusIn: ['Active', hostile.low] } }, 'status[in]'],
     ];
+    // The sort field is an enum: text of any kind is refused by the schema before anything runs.
+    const sorted = await gql('query($sort: CustomerSort) { customers(sort: $sort) { nodes { id } } }', { sort: { field: hostile.nul } });
+    expect(sorted.status).toBe(400);
+    expect(sorted.body.data).toBeUndefined();
+    expect(sorted.body.errors![0].message).toContain('CustomerSortField');
     for (const [variables, name] of cases) {
       const error = failed(await gql(CUSTOMERS, variables), 'filter.invalid');
       expect(error.message).toBe(`${name}: ${CANNOT_STORE}`);
       expect(error.extensions!.status).toBe(400);
     }
-    const jobs = await gql('query($q: String) { jobs(q: $q) { nodes { id } } }', { q: hostile.nul });
+    const jobs = await gql('query($q: String) { jobs(filter: { q: $q }) { nodes { id } } }', { q: hostile.nul });
     expect(failed(jobs, 'filter.invalid').message).toBe(`q: ${CANNOT_STORE}`);
   });
 

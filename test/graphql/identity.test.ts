@@ -206,7 +206,7 @@ describe('when the database fails under the running app (verified-key cache on)'
     expect((await gql('{ me { apiVersion } }')).status).toBe(200); // now verified and cached
     await broken.database.close();
 
-    const failed = await gql('{ customers(organization: "Acme") { nodes { id } } }', undefined, { headers: { 'x-request-id': 'gql-boom-1' } });
+    const failed = await gql('{ customers(filter: { organization: "Acme" }) { nodes { id } } }', undefined, { headers: { 'x-request-id': 'gql-boom-1' } });
     expect(failed.body.data).toEqual({ customers: null });
     expect(failed.body.errors).toHaveLength(1);
     expect(failed.body.errors![0].path).toEqual(['customers']);

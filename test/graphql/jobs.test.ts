@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
-import { camelRecord, codeOf, ok, records } from '../helpers/graphql.ts';
+import { codeOf, graphqlRecord, ok, records } from '../helpers/graphql.ts';
 
 // Jobs and estimates over GraphQL: the generated CRUD with line items (decimals as exact strings), the work
 // relations (customer, site, contact, system, assignees, items, tax rates, estimate <-> job), convertEstimate
@@ -11,8 +11,8 @@ const { tenant, gql, api: rest } = useTenant(t);
 
 const LINE = 'id itemId description quantity unitPrice discount taxRateId taxable laborVisible discountAmount taxAmount lineTotal taxApplied';
 const JOB = `id number status title customerId siteId contactId systemId scheduledStart scheduledEnd amount estimateId labels customFields
-  lineitems { ${LINE} } assignments { id userId } createdAt updatedAt`;
-const ESTIMATE = `id number status title customerId siteId contactId systemId taxRateId amount convertedJobId convertedAt lineitems { ${LINE} } createdAt updatedAt`;
+  lineitems { nodes { ${LINE} } } assignments { nodes { id userId } } createdAt updatedAt`;
+const ESTIMATE = `id number status title customerId siteId contactId systemId taxRateId amount convertedJobId convertedAt lineitems { nodes { ${LINE} } } createdAt updatedAt`;
 
 interface World {
   customerId: string;
@@ -42,7 +42,7 @@ async function world(): Promise<World> {
 const CREATE_JOB = `mutation($input: CreateJobInput!) { createJob(input: $input) { etag job { ${JOB} } } }`;
 const CREATE_ESTIMATE = `mutation($input: CreateEstimateInput!) { createEstimate(input: $input) { etag estimate { ${ESTIMATE} } } }`;
 const UPDATE_ESTIMATE = `mutation($id: ID!, $ifMatch: String, $input: UpdateEstimateInput!) { updateEstimate(id: $id, ifMatch: $ifMatch, input: $input) { etag estimate { ${ESTIMATE} } } }`;
-const CONVERT = `mutation($id: ID!) { convertEstimate(id: $id) { estimate { id etag convertedJobId amount } job { id etag estimateId amount siteId lineitems { ${LINE} } } } }`;
+const CONVERT = `mutation($id: ID!) { convertEstimate(id: $id) { estimate { id etag convertedJobId amount } job { id etag estimateId amount siteId lineitems { nodes { ${LINE} } } } } }`;
 
 describe('jobs', () => {
   it('creates, reads, updates and deletes a job with lines and assignments through the same service as REST, decimals as strings', async () => {
@@ -67,16 +67,16 @@ describe('jobs', () => {
     ).createJob;
     const job = created.job;
     expect(job).toMatchObject({ title: 'Replace filters', customerId: w.customerId, siteId: w.siteId, systemId: w.systemId, scheduledStart: '2030-01-07T09:00:00.000Z' });
-    expect(job.lineitems).toHaveLength(2);
-    expect(job.lineitems[0]).toMatchObject({ itemId: w.itemId, description: `Filter ${counter}`, quantity: '3.0000', unitPrice: '12.5000', discount: '0.0000', taxApplied: false });
-    expect(job.lineitems[1]).toMatchObject({ quantity: '0.1000', unitPrice: '0.2000', taxRateId: w.taxRateId, taxApplied: true });
-    for (const line of job.lineitems) for (const key of ['quantity', 'unitPrice', 'lineTotal', 'taxAmount', 'discountAmount']) expect(typeof line[key]).toBe('string');
+    expect(job.lineitems.nodes).toHaveLength(2);
+    expect(job.lineitems.nodes[0]).toMatchObject({ itemId: w.itemId, description: `Filter ${counter}`, quantity: '3.0000', unitPrice: '12.5000', discount: '0.0000', taxApplied: false });
+    expect(job.lineitems.nodes[1]).toMatchObject({ quantity: '0.1000', unitPrice: '0.2000', taxRateId: w.taxRateId, taxApplied: true });
+    for (const line of job.lineitems.nodes) for (const key of ['quantity', 'unitPrice', 'lineTotal', 'taxAmount', 'discountAmount']) expect(typeof line[key]).toBe('string');
     expect(typeof job.amount).toBe('string');
-    expect(job.assignments.map((a: { userId: number }) => a.userId)).toEqual([w.techId, tenant.userId]);
+    expect(job.assignments.nodes.map((a: { userId: number }) => a.userId)).toEqual([w.techId, tenant.userId]);
 
     const viaRest = await rest.get(`/jobs/${job.id}`);
     expect(viaRest.headers.get('etag')).toBe(created.etag);
-    expect(camelRecord(viaRest.body.data)).toMatchObject(job);
+    expect(graphqlRecord(viaRest.body.data)).toMatchObject(job);
 
     const read = ok(await gql(`query($id: ID!) { job(id: $id) { ${JOB} etag } }`, { id: job.id })).job;
     expect(read).toEqual({ ...job, etag: created.etag });
@@ -85,12 +85,12 @@ describe('jobs', () => {
       await gql(`mutation($id: ID!, $ifMatch: String, $input: UpdateJobInput!) { updateJob(id: $id, ifMatch: $ifMatch, input: $input) { etag job { ${JOB} } } }`, {
         id: job.id,
         ifMatch: created.etag,
-        input: { status: 'Scheduled', lineitems: [{ id: job.lineitems[1].id, quantity: '2' }] },
+        input: { status: 'Scheduled', lineitems: [{ id: job.lineitems.nodes[1].id, quantity: '2' }] },
       }),
     ).updateJob;
     expect(updated.job.status).toBe('Scheduled');
-    expect(updated.job.lineitems.map((l: { id: string; quantity: string }) => [l.id, l.quantity])).toEqual([[job.lineitems[1].id, '2.0000']]);
-    expect(updated.job.amount).toBe(updated.job.lineitems[0].lineTotal);
+    expect(updated.job.lineitems.nodes.map((l: { id: string; quantity: string }) => [l.id, l.quantity])).toEqual([[job.lineitems.nodes[1].id, '2.0000']]);
+    expect(updated.job.amount).toBe(updated.job.lineitems.nodes[0].lineTotal);
     expect((await rest.get(`/jobs/${job.id}`)).body.data.lineitems).toHaveLength(1);
 
     const deleted = await gql(`mutation($id: ID!, $ifMatch: String) { deleteJob(id: $id, ifMatch: $ifMatch) { id } }`, { id: job.id, ifMatch: updated.etag });
@@ -115,25 +115,25 @@ describe('jobs', () => {
     const data = ok(
       await gql(
         `query($id: ID!) { job(id: $id) {
-          customer { id organization } site { id siteName systems { id } } contact { id firstName } system { id name site { id } }
-          assignees { id name email role } estimate { id }
-          lineitems { item { id name unitPrice } taxRate { id rate } } } }`,
+          customer { id organization } site { id siteName systems { nodes { id } } } contact { id firstName } system { id name site { id } }
+          assignees { nodes { id name email role } } estimate { id }
+          lineitems { nodes { item { id name unitPrice } taxRate { id rate } } } } }`,
         { id: job.id },
       ),
     ).job;
     expect(data.customer).toEqual({ id: w.customerId, organization: expect.stringMatching(/^Work Org/) });
-    expect(data.site).toEqual({ id: w.siteId, siteName: expect.any(String), systems: [{ id: w.systemId }] });
+    expect(data.site).toEqual({ id: w.siteId, siteName: expect.any(String), systems: { nodes: [{ id: w.systemId }] } });
     expect(data.contact.id).toBe(w.contactId);
     expect(data.system).toEqual({ id: w.systemId, name: 'Rooftop unit', site: { id: w.siteId } });
-    expect(data.assignees).toEqual([{ id: w.techId, name: expect.stringMatching(/^Tech/), email: expect.stringContaining('@example.test'), role: 'technician' }]);
+    expect(data.assignees.nodes).toEqual([{ id: w.techId, name: expect.stringMatching(/^Tech/), email: expect.stringContaining('@example.test'), role: 'technician' }]);
     expect(data.estimate).toBeNull();
-    expect(data.lineitems).toEqual([
+    expect(data.lineitems.nodes).toEqual([
       { item: { id: w.itemId, name: expect.stringMatching(/^Filter/), unitPrice: '12.5000' }, taxRate: { id: w.taxRateId, rate: expect.stringMatching(/^10(\.0+)?$/) } },
       { item: null, taxRate: null },
     ]);
 
-    const customer = ok(await gql(`query($id: ID!) { customer(id: $id) { jobs { id } estimates { id } } }`, { id: w.customerId })).customer;
-    expect(customer).toEqual({ jobs: [{ id: job.id }], estimates: [] });
+    const customer = ok(await gql(`query($id: ID!) { customer(id: $id) { jobs { nodes { id } } estimates { nodes { id } } } }`, { id: w.customerId })).customer;
+    expect(customer).toEqual({ jobs: { nodes: [{ id: job.id }] }, estimates: { nodes: [] } });
   });
 
   it('answers a relation the key has no read scope for with null and auth.scope_missing, keeping the job', async () => {
@@ -155,8 +155,8 @@ describe('estimates', () => {
       }),
     ).createEstimate;
     expect(created.estimate).toMatchObject({ status: 'Draft', taxRateId: w.taxRateId, amount: '110.00' });
-    expect(created.estimate.lineitems[0]).toMatchObject({ taxRateId: w.taxRateId, taxAmount: '10.00', lineTotal: '110.00', taxApplied: true });
-    expect(camelRecord((await rest.get(`/estimates/${created.estimate.id}`)).body.data)).toMatchObject(created.estimate);
+    expect(created.estimate.lineitems.nodes[0]).toMatchObject({ taxRateId: w.taxRateId, taxAmount: '10.00', lineTotal: '110.00', taxApplied: true });
+    expect(graphqlRecord((await rest.get(`/estimates/${created.estimate.id}`)).body.data)).toMatchObject(created.estimate);
 
     const data = ok(
       await gql(`query($id: ID!) { estimate(id: $id) { customer { id } site { id } contact { id } system { id } taxRate { id name } convertedJob { id } } }`, { id: created.estimate.id }),
@@ -176,8 +176,8 @@ describe('estimates', () => {
     expect(converted.estimate.convertedJobId).toBe(converted.job.id);
     expect(converted.job.estimateId).toBe(created.estimate.id);
     expect(converted.job.amount).toBe(converted.estimate.amount);
-    expect(converted.job.lineitems.map((l: { quantity: string; lineTotal: string }) => [l.quantity, l.lineTotal])).toEqual(
-      created.estimate.lineitems.map((l: { quantity: string; lineTotal: string }) => [l.quantity, l.lineTotal]),
+    expect(converted.job.lineitems.nodes.map((l: { quantity: string; lineTotal: string }) => [l.quantity, l.lineTotal])).toEqual(
+      created.estimate.lineitems.nodes.map((l: { quantity: string; lineTotal: string }) => [l.quantity, l.lineTotal]),
     );
     expect(converted.estimate.etag).toBe((await rest.get(`/estimates/${created.estimate.id}`)).headers.get('etag'));
     expect(converted.job.etag).toBe((await rest.get(`/jobs/${converted.job.id}`)).headers.get('etag'));

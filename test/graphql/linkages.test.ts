@@ -11,8 +11,8 @@ const t = useTestApp({ rateLimits: highRateLimits });
 
 /** The record's linkages as { contactId: primary }. */
 async function primaries(gql: Gql, type: 'customer' | 'lead' | 'site', id: string): Promise<Record<string, boolean>> {
-  const data = ok(await gql(`query($id: ID!) { ${type}(id: $id) { contactLinkages { contactId primary } } }`, { id }));
-  return Object.fromEntries(data[type].contactLinkages.map((l: { contactId: string; primary: boolean }) => [l.contactId, l.primary]));
+  const data = ok(await gql(`query($id: ID!) { ${type}(id: $id) { contactLinkages(first: 100) { nodes { contactId primary } } } }`, { id }));
+  return Object.fromEntries(data[type].contactLinkages.nodes.map((l: { contactId: string; primary: boolean }) => [l.contactId, l.primary]));
 }
 
 describe('linkContact, updateContactLinkage, unlinkContact, contactLinkages', () => {
@@ -74,7 +74,7 @@ describe('linkContact, updateContactLinkage, unlinkContact, contactLinkages', ()
 
     expect(ok(await make.unlink(b.id, bLink.id))).toEqual({ unlinkContact: { id: bLink.id } });
     expect(await primaries(gql, 'customer', customer.id)).toEqual({ [a.id]: true });
-    expect(ok(await gql(`query($id: ID!) { contact(id: $id) { id linkages { id } } }`, { id: b.id })).contact).toEqual({ id: b.id, linkages: [] });
+    expect(ok(await gql(`query($id: ID!) { contact(id: $id) { id linkages { nodes { id } } } }`, { id: b.id })).contact).toEqual({ id: b.id, linkages: { nodes: [] } });
     expectError(await make.unlink(b.id, bLink.id), 'resource.not_found', 404);
   });
 
@@ -148,19 +148,20 @@ describe('linkContact, updateContactLinkage, unlinkContact, contactLinkages', ()
     const res = ok(
       await gql(
         `mutation($contact: ID!, $one: ID!, $two: ID!) {
-          a: linkContact(contactId: $contact, input: { linkableId: $one, linkableType: "Customer" }) { linkage { contact { linkages { linkableId } } } }
-          b: linkContact(contactId: $contact, input: { linkableId: $two, linkableType: "Customer" }) { linkage { contact { linkages { linkableId } } } } }`,
+          a: linkContact(contactId: $contact, input: { linkableId: $one, linkableType: "Customer" }) { linkage { contact { linkages { nodes { linkableId } } } } }
+          b: linkContact(contactId: $contact, input: { linkableId: $two, linkableType: "Customer" }) { linkage { contact { linkages { nodes { linkableId } } } } } }`,
         { contact: contact.id, one: one.id, two: two.id },
       ),
     );
-    expect(res.a.linkage.contact.linkages).toEqual([{ linkableId: one.id }]);
-    expect(res.b.linkage.contact.linkages).toEqual([{ linkableId: one.id }, { linkableId: two.id }]);
+    expect(res.a.linkage.contact.linkages.nodes).toEqual([{ linkableId: one.id }]);
+    expect(res.b.linkage.contact.linkages.nodes).toEqual([{ linkableId: one.id }, { linkableId: two.id }]);
   });
 });
 
 const CONVERT = `mutation($id: ID!, $customer: ConvertLeadCustomerInput) { convertLead(id: $id, customer: $customer) {
-  lead { id status convertedCustomerId convertedAt etag sites { id } contacts { id } }
-  customer { id organization reference mainPhone etag sites { id siteableType siteableId lead { id } } contacts { id linkableType linkableId } contactLinkages { contactId primary relationshipType } } } }`;
+  lead { id status convertedCustomerId convertedAt etag sites { nodes { id } } contacts { nodes { id } } }
+  customer { id organization reference mainPhone etag sites { nodes { id siteableType siteableId lead { id } } } contacts { nodes { id linkableType linkableId } }
+    contactLinkages { nodes { contactId primary relationshipType } } } } }`;
 
 describe('convertLead', () => {
   it("creates a customer from the lead and moves the lead's sites and linkages to it, primaries kept", async () => {
@@ -175,19 +176,19 @@ describe('convertLead', () => {
     const converted = ok(await gql(CONVERT, { id: lead.id, customer: { reference: 'CRM-9' } })).convertLead;
     const customer = converted.customer;
     expect(customer).toMatchObject({ organization: 'Prospect Inc', reference: 'CRM-9', mainPhone: '+1 555 0199' });
-    expect(customer.sites).toEqual([
+    expect(customer.sites.nodes).toEqual([
       { id: siteA.id, siteableType: 'Customer', siteableId: customer.id, lead: null },
       { id: siteB.id, siteableType: 'Customer', siteableId: customer.id, lead: null },
     ]);
-    expect(customer.contacts).toEqual([
+    expect(customer.contacts.nodes).toEqual([
       { id: primary.id, linkableType: 'Customer', linkableId: customer.id },
       { id: other.id, linkableType: 'Customer', linkableId: customer.id },
     ]);
-    expect(customer.contactLinkages).toEqual([
+    expect(customer.contactLinkages.nodes).toEqual([
       { contactId: primary.id, primary: true, relationshipType: 'associated' },
       { contactId: other.id, primary: false, relationshipType: 'billing' },
     ]);
-    expect(converted.lead).toMatchObject({ id: lead.id, convertedCustomerId: customer.id, convertedAt: expect.any(String), sites: [], contacts: [] });
+    expect(converted.lead).toMatchObject({ id: lead.id, convertedCustomerId: customer.id, convertedAt: expect.any(String), sites: { nodes: [] }, contacts: { nodes: [] } });
 
     // The ETags given are the records' current ones.
     const rest = t.client(tenant.token);
@@ -212,8 +213,8 @@ describe('convertLead', () => {
     const site = await make.site(lead, 'Lead', 'Stays');
     const res = await gql(CONVERT, { id: lead.id, customer: { organization: 'taken ltd' } });
     expect(res.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { organization: [expect.any(String)] } });
-    const after = ok(await gql(`query($id: ID!) { lead(id: $id) { convertedCustomerId sites { id } } }`, { id: lead.id })).lead;
-    expect(after).toEqual({ convertedCustomerId: null, sites: [{ id: site.id }] });
+    const after = ok(await gql(`query($id: ID!) { lead(id: $id) { convertedCustomerId sites { nodes { id } } } }`, { id: lead.id })).lead;
+    expect(after).toEqual({ convertedCustomerId: null, sites: { nodes: [{ id: site.id }] } });
   });
 
   it('needs leads:write and customers:write; an unknown or foreign lead is resource.not_found', async () => {

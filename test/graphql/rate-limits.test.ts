@@ -62,7 +62,7 @@ describe('the graphql points bucket of a key', () => {
     expect(bucketOf(me)).toEqual({ limit: GRAPHQL_LIMIT, remaining: expected });
 
     // A page of 100 is priced at 100 nodes before it runs; what it returned (a connection and 2 nodes) is reported apart.
-    const list = await gql('{ customers(limit: 100) { nodes { id organization } } }');
+    const list = await gql('{ customers(first: 100) { nodes { id organization } } }');
     expect(list.body.data.customers.nodes).toHaveLength(2);
     expect(list.cost).toMatchObject({ requestedQueryCost: 101, actualQueryCost: 3 });
     expected -= P + 101;
@@ -109,7 +109,7 @@ describe('the graphql points bucket of a key', () => {
     expect(bucketOf(refused)).toEqual({ limit: WRITE_LIMIT, remaining: 0 });
 
     // Queries still run: they take nothing from REST's buckets.
-    const listed = await gql('{ customers(limit: 100) { nodes { organization } } }');
+    const listed = await gql('{ customers(first: 100) { nodes { organization } } }');
     expect(listed.body.errors).toBeUndefined();
     // What the bucket allowed, and none of what it refused.
     const organizations = listed.body.data.customers.nodes.map((c: { organization: string }) => c.organization);
@@ -203,7 +203,7 @@ describe('a graphql bucket with less left than an operation costs', () => {
     const { gql } = await warmKey();
     // After this request's points, P + 100 are left: k pages of 100 (101 points each) cost more.
     const k = Math.floor((P + 100) / 101) + 1;
-    const pages = `{ ${Array.from({ length: k }, (_, i) => `p${i}: customers(limit: 100) { nodes { id } }`).join(' ')} }`;
+    const pages = `{ ${Array.from({ length: k }, (_, i) => `p${i}: customers(first: 100) { nodes { id } }`).join(' ')} }`;
     const { res: refused, sql } = await recorded(() => gql(pages));
     expectRateLimited(refused);
     expect(sql, 'a refused operation runs nothing').toEqual([]);
@@ -212,7 +212,7 @@ describe('a graphql bucket with less left than an operation costs', () => {
     expect(bucketOf(refused)).toEqual({ limit: GRAPHQL_LIMIT, remaining: P + 100 });
 
     // 100 are left after the next request's points: a page of 99 (100 points) runs, and empties the bucket.
-    const fits = await gql('{ customers(limit: 99) { nodes { id } } }');
+    const fits = await gql('{ customers(first: 99) { nodes { id } } }');
     expect(fits.status).toBe(200);
     expect(fits.body.errors).toBeUndefined();
     expect(fits.cost.requestedQueryCost).toBe(100);

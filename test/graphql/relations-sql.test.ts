@@ -25,14 +25,14 @@ async function seed(n: number): Promise<{ tenant: Tenant; gql: Gql }> {
   return { tenant, gql };
 }
 
-const PAGE = `{ customers(limit: 50) { nodes { id organization
-  sites { id siteName position siteableId }
-  contacts { id firstName linkableId phoneNumbers { number kind } } } } }`;
+const PAGE = `{ customers(first: 50) { nodes { id organization
+  sites { nodes { id siteName position siteableId } }
+  contacts { nodes { id firstName linkableId phoneNumbers { nodes { number kind } } } } } } }`;
 
-const DEEP = `{ customers(limit: 50) { nodes { id
+const DEEP = `{ customers(first: 50) { nodes { id
   primaryContact { id }
-  sites { id customer { id } contacts { id } }
-  contactLinkages { primary contact { id linkages { linkableType linkable { ... on Customer { id organization } } } } } } } }`;
+  sites { nodes { id customer { id } contacts { nodes { id } } } }
+  contactLinkages { nodes { primary contact { id linkages { nodes { linkableType linkable { ... on Customer { id organization } } } } } } } } } }`;
 
 describe('relations without N+1', () => {
   let small: Gql;
@@ -48,11 +48,11 @@ describe('relations without N+1', () => {
     expect(five.data.customers.nodes).toHaveLength(5);
     expect(fifty.data.customers.nodes).toHaveLength(50);
     for (const customer of fifty.data.customers.nodes) {
-      expect(customer.sites).toHaveLength(2);
-      expect(customer.sites.every((site: { siteableId: string }) => site.siteableId === customer.id)).toBe(true);
-      expect(customer.contacts).toHaveLength(2);
-      expect(customer.contacts.every((contact: { linkableId: string }) => contact.linkableId === customer.id)).toBe(true);
-      expect(customer.contacts.map((contact: { phoneNumbers: unknown[] }) => contact.phoneNumbers.length)).toEqual([1, 1]);
+      expect(customer.sites.nodes).toHaveLength(2);
+      expect(customer.sites.nodes.every((site: { siteableId: string }) => site.siteableId === customer.id)).toBe(true);
+      expect(customer.contacts.nodes).toHaveLength(2);
+      expect(customer.contacts.nodes.every((contact: { linkableId: string }) => contact.linkableId === customer.id)).toBe(true);
+      expect(customer.contacts.nodes.map((contact: { phoneNumbers: { nodes: unknown[] } }) => contact.phoneNumbers.nodes.length)).toEqual([1, 1]);
     }
     // The list, the sites, the linkages, the contacts and their phone numbers: one statement each.
     expect(fifty.count, fifty.sql.join('\n')).toBeLessThanOrEqual(6);
@@ -64,8 +64,9 @@ describe('relations without N+1', () => {
     const fifty = await graphqlStatements(statements, large, DEEP);
     expect(fifty.data.customers.nodes).toHaveLength(50);
     const first = fifty.data.customers.nodes[0];
-    expect(first.sites.every((site: { customer: { id: string } }) => site.customer.id === first.id)).toBe(true);
-    expect(first.contactLinkages[0].contact.linkages[0].linkable).toEqual({ id: first.id, organization: expect.any(String) });
+    expect(first.sites.nodes).toHaveLength(2);
+    expect(first.sites.nodes.every((site: { customer: { id: string } }) => site.customer.id === first.id)).toBe(true);
+    expect(first.contactLinkages.nodes[0].contact.linkages.nodes[0].linkable).toEqual({ id: first.id, organization: expect.any(String) });
     expect(fifty.count, fifty.sql.join('\n')).toBeLessThanOrEqual(10);
     expect(fifty.count).toBe(five.count);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { highRateLimits, useTestApp } from '../helpers/app.ts';
-import { camelRecord, codeOf, CONTACT_FIELDS, graphqlTenant, LINKAGE_FIELDS, ok, SITE_FIELDS } from '../helpers/graphql.ts';
+import { camelRecord, codeOf, CONTACT_FIELDS, graphqlRecord, graphqlTenant, LINKAGE_FIELDS, ok, SITE_FIELDS } from '../helpers/graphql.ts';
 
 // Relations between customers, leads, sites and contacts over GraphQL, in both directions: only live records of
 // the caller's account, serialized exactly as the services serialize them, and each needing the read scope of
@@ -10,10 +10,10 @@ const t = useTestApp({ rateLimits: highRateLimits });
 
 
 const CUSTOMER_TREE = `query($id: ID!) { customer(id: $id) { id organization
-  sites { id siteName position siteableId customer { id } lead { id } }
-  contacts { id firstName }
+  sites { nodes { id siteName position siteableId customer { id } lead { id } } }
+  contacts { nodes { id firstName } }
   primaryContact { id }
-  contactLinkages { id contactId primary linkableType linkableId contact { id } linkable { __typename ... on Customer { id } } } } }`;
+  contactLinkages { nodes { id contactId primary linkableType linkableId contact { id } linkable { __typename ... on Customer { id } } } } } }`;
 
 describe('customer and site relations', () => {
   it("Customer.sites lists the customer's live sites by position, and Site.customer leads back", async () => {
@@ -28,12 +28,12 @@ describe('customer and site relations', () => {
 
     const tree = ok(await gql(CUSTOMER_TREE, { id: customer.id })).customer;
     expect(second.site.position).toBe(6);
-    expect(tree.sites.map((s: { siteName: string }) => s.siteName)).toEqual(['Early', 'First']);
-    expect(tree.sites.map((s: { id: string }) => s.id)).toEqual([third.id, first.id]);
-    for (const site of tree.sites) expect(site).toMatchObject({ siteableId: customer.id, customer: { id: customer.id }, lead: null });
+    expect(tree.sites.nodes.map((s: { siteName: string }) => s.siteName)).toEqual(['Early', 'First']);
+    expect(tree.sites.nodes.map((s: { id: string }) => s.id)).toEqual([third.id, first.id]);
+    for (const site of tree.sites.nodes) expect(site).toMatchObject({ siteableId: customer.id, customer: { id: customer.id }, lead: null });
 
-    const fromSite = ok(await gql(`query($id: ID!) { site(id: $id) { customer { id organization sites { id } } lead { id } } }`, { id: first.id })).site;
-    expect(fromSite).toEqual({ customer: { id: customer.id, organization: 'Sited Ltd', sites: [{ id: third.id }, { id: first.id }] }, lead: null });
+    const fromSite = ok(await gql(`query($id: ID!) { site(id: $id) { customer { id organization sites { nodes { id } } } lead { id } } }`, { id: first.id })).site;
+    expect(fromSite).toEqual({ customer: { id: customer.id, organization: 'Sited Ltd', sites: { nodes: [{ id: third.id }, { id: first.id }] } }, lead: null });
   });
 
   it('Customer.contacts, primaryContact and contactLinkages list the linked live contacts, oldest link first', async () => {
@@ -45,9 +45,9 @@ describe('customer and site relations', () => {
     const bobLink = await make.linked(bob.id, { linkableId: customer.id, linkableType: 'Customer', relationshipType: 'billing' });
 
     const tree = ok(await gql(CUSTOMER_TREE, { id: customer.id })).customer;
-    expect(tree.contacts).toEqual([{ id: ann.id, firstName: 'Ann' }, { id: bob.id, firstName: 'Bob' }]);
+    expect(tree.contacts.nodes).toEqual([{ id: ann.id, firstName: 'Ann' }, { id: bob.id, firstName: 'Bob' }]);
     expect(tree.primaryContact).toEqual({ id: ann.id });
-    expect(tree.contactLinkages).toEqual([
+    expect(tree.contactLinkages.nodes).toEqual([
       { id: expect.any(String), contactId: ann.id, primary: true, linkableType: 'Customer', linkableId: customer.id, contact: { id: ann.id }, linkable: { __typename: 'Customer', id: customer.id } },
       { id: bobLink.id, contactId: bob.id, primary: false, linkableType: 'Customer', linkableId: customer.id, contact: { id: bob.id }, linkable: { __typename: 'Customer', id: customer.id } },
     ]);
@@ -55,8 +55,8 @@ describe('customer and site relations', () => {
     // Unlinking takes the contact out of the customer's contacts; the contact itself stays.
     ok(await make.unlink(bob.id, bobLink.id));
     const after = ok(await gql(CUSTOMER_TREE, { id: customer.id })).customer;
-    expect(after.contacts).toEqual([{ id: ann.id, firstName: 'Ann' }]);
-    expect(ok(await gql(`query($id: ID!) { contact(id: $id) { id linkages { id } } }`, { id: bob.id })).contact).toEqual({ id: bob.id, linkages: [] });
+    expect(after.contacts.nodes).toEqual([{ id: ann.id, firstName: 'Ann' }]);
+    expect(ok(await gql(`query($id: ID!) { contact(id: $id) { id linkages { nodes { id } } } }`, { id: bob.id })).contact).toEqual({ id: bob.id, linkages: { nodes: [] } });
   });
 
   it('Contact.linkages reach customers, leads and sites through ContactLinkage.linkable', async () => {
@@ -70,19 +70,19 @@ describe('customer and site relations', () => {
 
     const read = ok(
       await gql(
-        `query($id: ID!) { contact(id: $id) { linkages { linkableType relationshipType primary contact { id }
-          linkable { __typename ... on Customer { id organization } ... on Lead { id leadOrganization: organization } ... on Site { id siteName customer { id } } } } } }`,
+        `query($id: ID!) { contact(id: $id) { linkages { nodes { linkableType relationshipType primary contact { id }
+          linkable { __typename ... on Customer { id organization } ... on Lead { id leadOrganization: organization } ... on Site { id siteName customer { id } } } } } } }`,
         { id: contact.id },
       ),
     ).contact;
-    expect(read.linkages).toEqual([
+    expect(read.linkages.nodes).toEqual([
       { linkableType: 'Customer', relationshipType: 'associated', primary: true, contact: { id: contact.id }, linkable: { __typename: 'Customer', id: customer.id, organization: 'Linked Ltd' } },
       { linkableType: 'Lead', relationshipType: 'associated', primary: true, contact: { id: contact.id }, linkable: { __typename: 'Lead', id: lead.id, leadOrganization: 'Prospect Ltd' } },
       { linkableType: 'Site', relationshipType: 'technical', primary: true, contact: { id: contact.id }, linkable: { __typename: 'Site', id: site.id, siteName: 'Depot', customer: { id: customer.id } } },
     ]);
 
-    const siteSide = ok(await gql(`query($id: ID!) { site(id: $id) { contacts { id } primaryContact { id } contactLinkages { relationshipType } } }`, { id: site.id })).site;
-    expect(siteSide).toEqual({ contacts: [{ id: contact.id }], primaryContact: { id: contact.id }, contactLinkages: [{ relationshipType: 'technical' }] });
+    const siteSide = ok(await gql(`query($id: ID!) { site(id: $id) { contacts { nodes { id } } primaryContact { id } contactLinkages { nodes { relationshipType } } } }`, { id: site.id })).site;
+    expect(siteSide).toEqual({ contacts: { nodes: [{ id: contact.id }] }, primaryContact: { id: contact.id }, contactLinkages: { nodes: [{ relationshipType: 'technical' }] } });
   });
 
   it('a soft-deleted customer leaves its contacts without its linkage and its sites unreachable', async () => {
@@ -95,9 +95,9 @@ describe('customer and site relations', () => {
     const current = ok(await gql(`query($id: ID!) { customer(id: $id) { etag } }`, { id: customer.id })).customer;
     ok(await gql(`mutation($id: ID!, $m: String) { deleteCustomer(id: $id, ifMatch: $m) { id } }`, { id: customer.id, m: current.etag }));
 
-    const read = ok(await gql(`query($id: ID!) { contact(id: $id) { linkages { linkableId linkable { ... on Customer { id } } } } }`, { id: contact.id })).contact;
-    expect(read.linkages).toEqual([{ linkableId: keep.id, linkable: { id: keep.id } }]);
-    const sites = ok(await gql(`{ sites(limit: 100) { nodes { id } } }`)).sites.nodes;
+    const read = ok(await gql(`query($id: ID!) { contact(id: $id) { linkages { nodes { linkableId linkable { ... on Customer { id } } } } } }`, { id: contact.id })).contact;
+    expect(read.linkages.nodes).toEqual([{ linkableId: keep.id, linkable: { id: keep.id } }]);
+    const sites = ok(await gql(`{ sites(first: 100) { nodes { id } } }`)).sites.nodes;
     expect(sites.map((s: { id: string }) => s.id)).not.toContain(site.id);
   });
 });
@@ -109,17 +109,17 @@ describe('lead relations', () => {
     const site = await make.site(lead, 'Lead', 'Lead HQ');
     const contact = await make.contact({ firstName: 'Lia', linkableId: lead.id, linkableType: 'Lead' });
 
-    const LEAD = `query($id: ID!) { lead(id: $id) { sites { id lead { id } customer { id } } contacts { id } primaryContact { id } convertedCustomer { id organization } } }`;
+    const LEAD = `query($id: ID!) { lead(id: $id) { sites { nodes { id lead { id } customer { id } } } contacts { nodes { id } } primaryContact { id } convertedCustomer { id organization } } }`;
     expect(ok(await gql(LEAD, { id: lead.id })).lead).toEqual({
-      sites: [{ id: site.id, lead: { id: lead.id }, customer: null }],
-      contacts: [{ id: contact.id }],
+      sites: { nodes: [{ id: site.id, lead: { id: lead.id }, customer: null }] },
+      contacts: { nodes: [{ id: contact.id }] },
       primaryContact: { id: contact.id },
       convertedCustomer: null,
     });
 
     const converted = ok(await gql(`mutation($id: ID!) { convertLead(id: $id) { customer { id } } }`, { id: lead.id })).convertLead;
     const customerId = converted.customer.id;
-    expect(ok(await gql(LEAD, { id: lead.id })).lead).toEqual({ sites: [], contacts: [], primaryContact: null, convertedCustomer: { id: customerId, organization: 'Lead Co' } });
+    expect(ok(await gql(LEAD, { id: lead.id })).lead).toEqual({ sites: { nodes: [] }, contacts: { nodes: [] }, primaryContact: null, convertedCustomer: { id: customerId, organization: 'Lead Co' } });
     expect(ok(await gql(`query($id: ID!) { site(id: $id) { lead { id } customer { id } } }`, { id: site.id })).site).toEqual({ lead: null, customer: { id: customerId } });
   });
 });
@@ -139,16 +139,16 @@ describe('tenancy', () => {
     await prisma.$executeRawUnsafe(`UPDATE contact_linkages SET linkable_id = $1::uuid WHERE contact_id = $2::uuid`, customer.id, bContact.id);
 
     const tree = ok(await a.gql(CUSTOMER_TREE, { id: customer.id })).customer;
-    expect(tree.sites.map((s: { id: string }) => s.id)).toEqual([aSite.id]);
-    expect(tree.contacts).toEqual([]);
-    expect(tree.contactLinkages).toEqual([]);
+    expect(tree.sites.nodes.map((s: { id: string }) => s.id)).toEqual([aSite.id]);
+    expect(tree.contacts.nodes).toEqual([]);
+    expect(tree.contactLinkages.nodes).toEqual([]);
     expect(tree.primaryContact).toBeNull();
 
     // Seen from B, the forged rows lead nowhere.
     const fromB = ok(await b.gql(`query($id: ID!) { site(id: $id) { siteableId customer { id } } }`, { id: bSite.id })).site;
     expect(fromB).toEqual({ siteableId: customer.id, customer: null });
-    const linkages = ok(await b.gql(`query($id: ID!) { contact(id: $id) { linkages { linkableId linkable { __typename } } } }`, { id: bContact.id })).contact.linkages;
-    expect(linkages).toEqual([{ linkableId: customer.id, linkable: null }]);
+    const linkages = ok(await b.gql(`query($id: ID!) { contact(id: $id) { linkages { nodes { linkableId linkable { __typename } } } } }`, { id: bContact.id })).contact.linkages;
+    expect(linkages.nodes).toEqual([{ linkableId: customer.id, linkable: null }]);
   });
 });
 
@@ -173,18 +173,19 @@ describe('wire shapes', () => {
       await gql(
         `query($customer: ID!, $site: ID!, $contact: ID!) {
           site(id: $site) { ${SITE_FIELDS} etag }
-          contact(id: $contact) { ${CONTACT_FIELDS} etag linkages { ${LINKAGE_FIELDS} } }
-          customer(id: $customer) { sites { ${SITE_FIELDS} } contacts { ${CONTACT_FIELDS} } contactLinkages { ${LINKAGE_FIELDS} } } }`,
+          contact(id: $contact) { ${CONTACT_FIELDS} etag linkages { nodes { ${LINKAGE_FIELDS} } } }
+          customer(id: $customer) { sites { nodes { ${SITE_FIELDS} } } contacts { nodes { ${CONTACT_FIELDS} } } contactLinkages { nodes { ${LINKAGE_FIELDS} } } } }`,
         { customer: customerId, site: site.body.data.id, contact: contact.body.data.id },
       ),
     );
     expect(read.site).toEqual({ ...(camelRecord(site.body.data) as object), etag: site.headers.get('etag') });
     const { linkages: contactLinkages, ...contactRecord } = read.contact;
-    expect(contactRecord).toEqual({ ...(camelRecord(contact.body.data) as object), etag: contact.headers.get('etag') });
-    expect(contactLinkages).toEqual(camelRecord(linkages.body.data));
-    expect(read.customer.sites).toEqual([camelRecord(site.body.data)]);
-    expect(read.customer.contacts).toEqual([camelRecord(contact.body.data)]);
-    expect(read.customer.contactLinkages).toEqual(camelRecord(linkages.body.data));
+    expect(contactRecord).toEqual({ ...(graphqlRecord(contact.body.data) as object), etag: contact.headers.get('etag') });
+    expect(contactRecord.phoneNumbers.nodes).toHaveLength(1);
+    expect(contactLinkages).toEqual({ nodes: camelRecord(linkages.body.data) });
+    expect(read.customer.sites).toEqual({ nodes: [camelRecord(site.body.data)] });
+    expect(read.customer.contacts).toEqual({ nodes: [graphqlRecord(contact.body.data)] });
+    expect(read.customer.contactLinkages).toEqual({ nodes: camelRecord(linkages.body.data) });
   });
 });
 
@@ -214,7 +215,7 @@ describe('scopes', () => {
     for (let i = 0; i < 3; i += 1) ok(await t.graphql(tenant.token)(`mutation($s: ID!) { createJob(input: { siteId: $s, title: "Visit" }) { job { id } } }`, { s: site.id }));
     const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['jobs:read'] });
 
-    const res = await t.graphql(key.token)(`{ jobs(limit: 10) { nodes { title customer { id } site { id } } } }`);
+    const res = await t.graphql(key.token)(`{ jobs(first: 10) { nodes { title customer { id } site { id } } } }`);
     expect(res.body.data.jobs.nodes).toEqual([0, 1, 2].map(() => ({ title: 'Visit', customer: null, site: null })));
     expect(res.body.errors).toHaveLength(2);
     expect(res.body.errors!.map((error) => error.extensions)).toEqual([
@@ -232,9 +233,13 @@ describe('scopes', () => {
     const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read', 'contacts:read'] });
     const limited = t.graphql(key.token);
 
-    const res = await limited(`query($id: ID!) { customer(id: $id) { organization sites { id } contacts { firstName linkages { linkable { __typename } } } } }`, { id: customer.id });
+    const res = await limited(`query($id: ID!) { customer(id: $id) { organization sites { nodes { id } } contacts { nodes { firstName linkages { nodes { linkable { __typename } } } } } } }`, { id: customer.id });
     expect(res.status).toBe(200);
-    expect(res.body.data.customer).toEqual({ organization: 'Scoped Ltd', sites: null, contacts: [{ firstName: 'Sam', linkages: [{ linkable: { __typename: 'Customer' } }] }] });
+    expect(res.body.data.customer).toEqual({
+      organization: 'Scoped Ltd',
+      sites: null,
+      contacts: { nodes: [{ firstName: 'Sam', linkages: { nodes: [{ linkable: { __typename: 'Customer' } }] } }] },
+    });
     expect(res.body.errors).toHaveLength(1);
     expect(res.body.errors![0]).toMatchObject({
       path: ['customer', 'sites'],
@@ -242,10 +247,10 @@ describe('scopes', () => {
     });
 
     const contactsOnly = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['contacts:read'] });
-    const fromContacts = await t.graphql(contactsOnly.token)(`{ contacts { nodes { firstName linkages { linkableType linkable { __typename } } } } }`);
-    expect(fromContacts.body.data.contacts.nodes).toEqual([{ firstName: 'Sam', linkages: [{ linkableType: 'Customer', linkable: null }] }]);
+    const fromContacts = await t.graphql(contactsOnly.token)(`{ contacts { nodes { firstName linkages { nodes { linkableType linkable { __typename } } } } } }`);
+    expect(fromContacts.body.data.contacts.nodes).toEqual([{ firstName: 'Sam', linkages: { nodes: [{ linkableType: 'Customer', linkable: null }] } }]);
     expect(fromContacts.body.errors![0]).toMatchObject({
-      path: ['contacts', 'nodes', 0, 'linkages', 0, 'linkable'],
+      path: ['contacts', 'nodes', 0, 'linkages', 'nodes', 0, 'linkable'],
       extensions: { code: 'auth.scope_missing', requiredScope: 'customers:read' },
     });
 

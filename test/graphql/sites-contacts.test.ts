@@ -32,7 +32,7 @@ describe('sites', () => {
     expect(updated.updateSite.site).toMatchObject({ siteableId: customer.id, city: 'London', zipCode: null, siteName: 'One' });
     expect(updated.updateSite.etag).not.toBe(first.etag);
 
-    const listed = ok(await gql(`query($c: ID!) { sites(customerId: $c, sort: "position") { nodes { id } } }`, { c: customer.id })).sites.nodes;
+    const listed = ok(await gql(`query($c: ID!) { sites(filter: { customerId: $c }, sort: { field: POSITION }) { nodes { id } } }`, { c: customer.id })).sites.nodes;
     expect(listed).toEqual([{ id: first.id }, { id: second.id }]);
   });
 
@@ -59,20 +59,20 @@ describe('contacts', () => {
   it('createContact with phoneNumbers suppresses the automatic entry from mobile; without them mobile makes one', async () => {
     const { make } = await graphqlTenant(t);
     const explicit = await make.contact({ firstName: 'Pat', mobile: '+1 555 0001', phoneNumbers: [{ number: '+1 555 0002', kind: 'office', extension: '7' }, { number: '+1 555 0003' }] });
-    expect(explicit.contact.phoneNumbers).toEqual([
+    expect(explicit.contact.phoneNumbers.nodes).toEqual([
       { id: expect.any(String), number: '+1 555 0002', kind: 'office', extension: '7' },
       { id: expect.any(String), number: '+1 555 0003', kind: 'mobile', extension: null },
     ]);
     const legacy = await make.contact({ firstName: 'Lee', mobile: '+1 555 0004' });
-    expect(legacy.contact.phoneNumbers).toEqual([{ id: expect.any(String), number: '+1 555 0004', kind: 'mobile', extension: null }]);
+    expect(legacy.contact.phoneNumbers.nodes).toEqual([{ id: expect.any(String), number: '+1 555 0004', kind: 'mobile', extension: null }]);
     const none = await make.contact({ firstName: 'Nor', mobile: '+1 555 0005', phoneNumbers: [] });
-    expect(none.contact.phoneNumbers).toEqual([]);
+    expect(none.contact.phoneNumbers.nodes).toEqual([]);
   });
 
   it('updateContact replaces phoneNumbers as a snapshot by id, keeps them when omitted, and changes the ETag', async () => {
     const { gql, make } = await graphqlTenant(t);
     const created = await make.contact({ firstName: 'Snap', phoneNumbers: [{ number: '111' }, { number: '222', kind: 'home' }] });
-    const [one, two] = created.contact.phoneNumbers;
+    const [one, two] = created.contact.phoneNumbers.nodes;
 
     const kept = ok(await gql(UPDATE_CONTACT, { id: created.id, m: created.etag, input: { title: 'CTO' } })).updateContact;
     expect(kept.contact.phoneNumbers).toEqual(created.contact.phoneNumbers);
@@ -82,7 +82,7 @@ describe('contacts', () => {
     expect(same.contact.phoneNumbers).toEqual(created.contact.phoneNumbers);
 
     const replaced = ok(await gql(UPDATE_CONTACT, { id: created.id, m: same.etag, input: { phoneNumbers: [{ id: two.id, number: '333' }, { number: '444', kind: 'fax' }] } })).updateContact;
-    expect(replaced.contact.phoneNumbers).toEqual([
+    expect(replaced.contact.phoneNumbers.nodes).toEqual([
       { id: two.id, number: '333', kind: 'home', extension: null },
       { id: expect.any(String), number: '444', kind: 'fax', extension: null },
     ]);
@@ -97,7 +97,7 @@ describe('contacts', () => {
     const customer = await make.customer('Linking Ltd');
     const created = await make.contact({ firstName: 'Lin', linkableId: customer.id, linkableType: 'Customer' });
     expect(created.contact).toMatchObject({ linkableId: customer.id, linkableType: 'Customer' });
-    const linkages = ok(await gql(`query($id: ID!) { contact(id: $id) { linkages { linkableId linkableType primary } } }`, { id: created.id })).contact.linkages;
+    const linkages = ok(await gql(`query($id: ID!) { contact(id: $id) { linkages { nodes { linkableId linkableType primary } } } }`, { id: created.id })).contact.linkages.nodes;
     expect(linkages).toEqual([{ linkableId: customer.id, linkableType: 'Customer', primary: true }]);
 
     const create = (input: object) => gql(`mutation($input: CreateContactInput!) { createContact(input: $input) { contact { id } } }`, { input: { firstName: 'X', ...input } });
@@ -115,7 +115,7 @@ describe('contacts', () => {
     const created = await make.contact({ firstName: 'Mir', email: 'mir@example.com', linkableId: customer.id, linkableType: 'Customer', phoneNumbers: [{ number: '5', kind: 'other' }] });
     const rest = await t.client(tenant.token).get(`/contacts/${created.id}`);
     expect(rest.headers.get('etag')).toBe(created.etag);
-    expect(rest.body.data).toMatchObject({ first_name: 'Mir', linkable_id: customer.id, linkable_type: 'Customer', phone_numbers: [{ id: created.contact.phoneNumbers[0].id, number: '5', kind: 'other', extension: null }] });
+    expect(rest.body.data).toMatchObject({ first_name: 'Mir', linkable_id: customer.id, linkable_type: 'Customer', phone_numbers: [{ id: created.contact.phoneNumbers.nodes[0].id, number: '5', kind: 'other', extension: null }] });
   });
 
   it('reads need contacts:read', async () => {

@@ -177,7 +177,7 @@ describe('HTTP-level errors of /graphql', () => {
     expectCatalogError(res, 405, 'method.not_allowed');
     expect(res.headers.get('allow')).toBe('POST');
     expect(rateLimitHeaders(res)).toMatchObject({ limit: GRAPHQL_LIMIT, remaining: GRAPHQL_LIMIT - P });
-    const listed = await t.graphql(tenant.token)('{ customers(organization: "Via GET") { nodes { id } } }');
+    const listed = await t.graphql(tenant.token)('{ customers(filter: { organization: "Via GET" }) { nodes { id } } }');
     expect(listed.body.data.customers.nodes).toEqual([]);
     await expectRestBuckets(tenant.token);
   });

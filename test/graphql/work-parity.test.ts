@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
 import { tenantWith } from '../helpers/factories/accounts.ts';
-import { camelRecord, failed, type Gql, type GraphqlResponse, ok, records } from '../helpers/graphql.ts';
+import { camelRecord, failed, type Gql, type GraphqlResponse, graphqlRecord, ok, records } from '../helpers/graphql.ts';
 import { StatementLog } from '../helpers/statements.ts';
 
 // Jobs and estimates over GraphQL follow the same rules as over REST (they run the same services): module
@@ -16,8 +16,8 @@ const t = useTestApp({ onQuery: statements.onQuery, rateLimits: highRateLimits }
 const { tenant, gql, api: rest } = useTenant(t);
 
 const LINE = 'id itemId description quantity unitPrice discount taxRateId taxable laborVisible discountAmount taxAmount lineTotal taxApplied';
-const JOB = `id number status title customerId siteId systemId scheduledStart amount labels customFields lineitems { ${LINE} } assignments { userId } updatedAt`;
-const ESTIMATE = `id number status title customerId siteId systemId amount labels customFields lineitems { ${LINE} } updatedAt`;
+const JOB = `id number status title customerId siteId systemId scheduledStart amount labels customFields lineitems { nodes { ${LINE} } } assignments { nodes { userId } } updatedAt`;
+const ESTIMATE = `id number status title customerId siteId systemId amount labels customFields lineitems { nodes { ${LINE} } } updatedAt`;
 const CREATE_JOB = `mutation($input: CreateJobInput!) { createJob(input: $input) { etag job { ${JOB} } } }`;
 const UPDATE_JOB = `mutation($id: ID!, $ifMatch: String, $input: UpdateJobInput!) { updateJob(id: $id, ifMatch: $ifMatch, input: $input) { etag job { ${JOB} } } }`;
 const CREATE_ESTIMATE = `mutation($input: CreateEstimateInput!) { createEstimate(input: $input) { etag estimate { ${ESTIMATE} } } }`;
@@ -182,12 +182,12 @@ describe('line items over GraphQL', () => {
       expect(rec.record.amount).toBe('10.10');
       const untouched = await update(gql, kind, rec, { title: 'no lines sent' });
       expect(untouched.record.lineitems).toEqual(rec.record.lineitems);
-      const resent = await update(gql, kind, untouched, { lineitems: untouched.record.lineitems.map((line: { id: string }) => ({ id: line.id })) });
+      const resent = await update(gql, kind, untouched, { lineitems: untouched.record.lineitems.nodes.map((line: { id: string }) => ({ id: line.id })) });
       expect(resent.etag).not.toBe(untouched.etag);
       expect(resent.record.lineitems).toEqual(rec.record.lineitems);
       failed(await gql(documents[kind].update, { id: rec.id, ifMatch: untouched.etag, input: { title: 'stale' } }), 'precondition.failed');
       const emptied = await update(gql, kind, resent, { lineitems: [] });
-      expect(emptied.record).toMatchObject({ lineitems: [], amount: '0.00' });
+      expect(emptied.record).toMatchObject({ lineitems: { nodes: [] }, amount: '0.00' });
       expect((await rest.get(`/${kind}s/${rec.id}`)).headers.get('etag')).toBe(emptied.etag);
     });
 
@@ -196,12 +196,12 @@ describe('line items over GraphQL', () => {
       const a = await create(gql, kind, { siteId, lineitems: [{ description: 'a', quantity: '1', unitPrice: '1' }] });
       const b = await create(gql, kind, { siteId, lineitems: [{ description: 'b', quantity: '1', unitPrice: '2' }] });
       const otherKind = await create(gql, kind === 'job' ? 'estimate' : 'job', { siteId, lineitems: [{ description: 'c', quantity: '1', unitPrice: '3' }] });
-      for (const foreign of [b.record.lineitems[0].id, otherKind.record.lineitems[0].id, randomUUID()]) {
+      for (const foreign of [b.record.lineitems.nodes[0].id, otherKind.record.lineitems.nodes[0].id, randomUUID()]) {
         expect(invalidFields(await gql(documents[kind].update, { id: a.id, ifMatch: a.etag, input: { lineitems: [{ id: foreign, quantity: '5' }] } }))).toEqual([
           'lineitems.0.id',
         ]);
       }
-      expect(camelRecord((await rest.get(`/${kind}s/${b.id}`)).body.data)).toMatchObject({ lineitems: b.record.lineitems });
+      expect(graphqlRecord((await rest.get(`/${kind}s/${b.id}`)).body.data)).toMatchObject({ lineitems: b.record.lineitems });
       expect((await rest.get(`/${kind}s/${a.id}`)).headers.get('etag')).toBe(a.etag);
     });
   }
@@ -217,7 +217,7 @@ describe('line items over GraphQL', () => {
     );
     const discounted = await place(gql, { priceAdjustment: '-12.5' });
     const priceOf = async (kind: Kind, p: { siteId: string }, line: Record<string, unknown> = {}) =>
-      (await create(gql, kind, { siteId: p.siteId, lineitems: [{ itemId: item, quantity: '3', ...line }] })).record.lineitems[0];
+      (await create(gql, kind, { siteId: p.siteId, lineitems: [{ itemId: item, quantity: '3', ...line }] })).record.lineitems.nodes[0];
     for (const kind of kinds) {
       expect(await priceOf(kind, plain)).toMatchObject({ unitPrice: '40.0000', description: 'Parity filter', lineTotal: '120.00' });
       expect(await priceOf(kind, special)).toMatchObject({ unitPrice: '33.3333', lineTotal: '100.00' });
@@ -238,21 +238,21 @@ describe('lists over GraphQL', () => {
     const late = await create(own.gql, 'job', { siteId: a.siteId, scheduledStart: '2032-05-03T08:00:00.000Z' });
     const elsewhere = await update(own.gql, 'job', await create(own.gql, 'job', { siteId: b.siteId }), { status: 'Cancelled' });
     const cases: [string, string, string[]][] = [
-      ['status: "Cancelled"', 'status=Cancelled', [elsewhere.id]],
-      ['statusIn: ["Pending", "Cancelled"], sort: "created_at"', 'status[in]=Pending,Cancelled&sort=created_at', [early.id, late.id, elsewhere.id]],
-      [`customerId: "${a.customerId}", sort: "createdAt"`, `customer_id=${a.customerId}&sort=created_at`, [early.id, late.id]],
-      [`siteId: "${b.siteId}"`, `site_id=${b.siteId}`, [elsewhere.id]],
-      ['scheduledStartGte: "2032-05-02T00:00:00Z"', 'scheduled_start[gte]=2032-05-02T00:00:00Z', [late.id]],
-      ['scheduledStartGte: "2032-04-30T00:00:00Z", scheduledStartLt: "2032-05-02T00:00:00Z"', 'scheduled_start[gte]=2032-04-30T00:00:00Z&scheduled_start[lt]=2032-05-02T00:00:00Z', [early.id]],
-      [`q: "${tag.toUpperCase()}"`, `q=${tag.toUpperCase()}`, [early.id]],
-      ['q: "cancelled"', 'q=cancelled', [elsewhere.id]],
+      ['filter: { status: "Cancelled" }', 'status=Cancelled', [elsewhere.id]],
+      ['filter: { statusIn: ["Pending", "Cancelled"] }, sort: { field: CREATED_AT }', 'status[in]=Pending,Cancelled&sort=created_at', [early.id, late.id, elsewhere.id]],
+      [`filter: { customerId: "${a.customerId}" }, sort: { field: CREATED_AT, direction: ASC }`, `customer_id=${a.customerId}&sort=created_at`, [early.id, late.id]],
+      [`filter: { siteId: "${b.siteId}" }`, `site_id=${b.siteId}`, [elsewhere.id]],
+      ['filter: { scheduledStartGte: "2032-05-02T00:00:00Z" }', 'scheduled_start[gte]=2032-05-02T00:00:00Z', [late.id]],
+      ['filter: { scheduledStartGte: "2032-04-30T00:00:00Z", scheduledStartLt: "2032-05-02T00:00:00Z" }', 'scheduled_start[gte]=2032-04-30T00:00:00Z&scheduled_start[lt]=2032-05-02T00:00:00Z', [early.id]],
+      [`filter: { q: "${tag.toUpperCase()}" }`, `q=${tag.toUpperCase()}`, [early.id]],
+      ['filter: { q: "cancelled" }', 'q=cancelled', [elsewhere.id]],
     ];
     for (const [args, query, expected] of cases) {
       const nodes = ok(await own.gql(`{ jobs(${args}) { nodes { id } } }`)).jobs.nodes.map((n: { id: string }) => n.id);
       expect(nodes, args).toEqual(expected);
       expect((await ownRest.get(`/jobs?${query}`)).body.data.map((r: { id: string }) => r.id), query).toEqual(expected);
     }
-    failed(await own.gql(`{ jobs(scheduledStartGte: "not-a-date") { nodes { id } } }`), 'filter.invalid');
+    failed(await own.gql(`{ jobs(filter: { scheduledStartGte: "not-a-date" }) { nodes { id } } }`), 'filter.invalid');
   });
 
   it('estimates: status, statusIn, customerId filters and q (number, amount, status, customer organization) select the same estimates as REST', async () => {
@@ -265,12 +265,12 @@ describe('lists over GraphQL', () => {
     expect(priced.record.amount).toBe('1234.11');
     const declined = await update(own.gql, 'estimate', await create(own.gql, 'estimate', { siteId: b.siteId }), { status: 'Declined' });
     const cases: [string, string, string[]][] = [
-      ['status: "Declined"', 'status=Declined', [declined.id]],
-      ['statusIn: ["Draft", "Declined"], sort: "created_at"', 'status[in]=Draft,Declined&sort=created_at', [priced.id, declined.id]],
-      [`customerId: "${b.customerId}"`, `customer_id=${b.customerId}`, [declined.id]],
-      ['q: "1234.11"', 'q=1234.11', [priced.id]],
-      [`q: "${organization.toUpperCase()}"`, `q=${encodeURIComponent(organization.toUpperCase())}`, [priced.id]],
-      ['q: "declined"', 'q=declined', [declined.id]],
+      ['filter: { status: "Declined" }', 'status=Declined', [declined.id]],
+      ['filter: { statusIn: ["Draft", "Declined"] }, sort: { field: CREATED_AT }', 'status[in]=Draft,Declined&sort=created_at', [priced.id, declined.id]],
+      [`filter: { customerId: "${b.customerId}" }`, `customer_id=${b.customerId}`, [declined.id]],
+      ['filter: { q: "1234.11" }', 'q=1234.11', [priced.id]],
+      [`filter: { q: "${organization.toUpperCase()}" }`, `q=${encodeURIComponent(organization.toUpperCase())}`, [priced.id]],
+      ['filter: { q: "declined" }', 'q=declined', [declined.id]],
     ];
     for (const [args, query, expected] of cases) {
       const nodes = ok(await own.gql(`{ estimates(${args}) { nodes { id } } }`)).estimates.nodes.map((n: { id: string }) => n.id);
@@ -300,7 +300,7 @@ describe('system options over GraphQL', () => {
       const own = await t.newTenant();
       const p = await place(own.gql, {}, { systemOptionId: boiler.id });
       for (let i = 0; i < systems; i += 1) await system(own.gql, p.siteId, i === 0 ? {} : { systemOptionId: i % 2 ? furnace.id : heater.id });
-      const query = `{ systems(sort: "created_at") { nodes { systemOptionId systemOption { id name } site { systemOption { id } } } } }`;
+      const query = `{ systems(sort: { field: CREATED_AT }) { nodes { systemOptionId systemOption { id name } site { systemOption { id } } } } }`;
       const { res, sql } = await statements.during(() => own.gql(query));
       const nodes = ok(res).systems.nodes as { systemOptionId: string | null; systemOption: { id: string; name: string } | null; site: { systemOption: { id: string } } }[];
       expect(nodes).toHaveLength(systems);

@@ -61,7 +61,7 @@ export function codeOf(response: GraphqlResponse): string | undefined {
 export const SITE_FIELDS =
   'id siteName street street2 city state zipCode description latitude longitude recurringInstructions position systemOptionId siteableId siteableType customerId leadId customFields createdAt updatedAt';
 export const CONTACT_FIELDS =
-  'id firstName lastName email phone mobile title contactMethod linkableId linkableType customFields phoneNumbers { id number kind extension } createdAt updatedAt';
+  'id firstName lastName email phone mobile title contactMethod linkableId linkableType customFields phoneNumbers { nodes { id number kind extension } } createdAt updatedAt';
 export const LINKAGE_FIELDS = 'id contactId linkableId linkableType relationshipType primary createdAt updatedAt';
 
 /** The data of a response that must have no errors. */
@@ -77,6 +77,26 @@ export function camelRecord(value: unknown): any {
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), k === 'custom_fields' ? v : camelRecord(v)]),
   );
+}
+
+/**
+ * The child collections of a record (contact phone numbers, job and estimate line items, job assignments): lists
+ * in a REST record, connections in GraphQL, read here as `{ nodes }`.
+ */
+export const CHILD_COLLECTIONS = ['phoneNumbers', 'lineitems', 'assignments'] as const;
+
+/**
+ * A REST wire record in the shape GraphQL serves it: keys in camelCase (camelRecord), and each child collection
+ * the record carries as a connection's `{ nodes: [...] }`. Arrays of records map one by one.
+ */
+export function graphqlRecord(value: unknown): any {
+  if (Array.isArray(value)) return value.map(graphqlRecord);
+  const record = camelRecord(value);
+  if (record === null || typeof record !== 'object') return record;
+  for (const name of CHILD_COLLECTIONS) {
+    if (Array.isArray(record[name])) record[name] = { nodes: record[name] };
+  }
+  return record;
 }
 
 export function records(gql: Gql) {

@@ -66,6 +66,8 @@ export function typeString(t: TypeRef): string {
 }
 
 const isRequired = (t: TypeRef) => t.kind === 'NON_NULL';
+/** The input object of a list's filter argument (CustomerFilter ...): its fields are conditions, each optional. */
+const isFilter = (type: FullType) => type.kind === 'INPUT_OBJECT' && /Filter$/.test(type.name) && (type.inputFields ?? []).every((f) => !isRequired(f.type));
 const isListType = (t: TypeRef): boolean => (t.kind === 'NON_NULL' ? isListType(t.ofType!) : t.kind === 'LIST');
 const ID_NAME = /(^id|Id)$/;
 
@@ -151,6 +153,13 @@ export class GqlBuilder {
     return {};
   }
 
+  /** The record kinds of the types implementing the interface a field returns (Node), or none. */
+  interfaceKinds(field: Field): string[] {
+    const ret = this.schema.types.get(named(field.type).name!);
+    if (ret?.kind !== 'INTERFACE') return [];
+    return (ret.possibleTypes ?? []).map((p) => kindOfBase(snake(p.name), this.model.kinds)).filter((k): k is string => !!k);
+  }
+
   /** Every id position under a field's arguments. */
   positions(root: 'query' | 'mutation', field: Field): GqlPosition[] {
     const out: GqlPosition[] = [];
@@ -164,15 +173,21 @@ export class GqlBuilder {
           out.push({ root, field, path: p, kind: keyed, key: true, relatedName: this.classOf(owner, field), label: label(p, '[<id>]') });
           return;
         }
-        if (value.name === 'cursor' && !owner) {
+        if (value.name === 'after' && !owner) {
           out.push({ root, field, path: p, kind: 'cursor', label: label(p) });
           return;
         }
-        if (value.name === 'q' && !owner && t.name === 'String') {
+        if (value.name === 'q' && (!owner || isFilter(owner)) && t.name === 'String') {
           out.push({ root, field, path: p, kind: 'search', label: label(p, " (B's text)") });
           return;
         }
         if (!(t.name === 'ID' || ID_NAME.test(value.name))) return;
+        // An id of a field returning an interface (node(id), nodes(ids)): any record of its implementing types.
+        const implementers = !owner && t.name === 'ID' ? this.interfaceKinds(field) : [];
+        if (implementers.length) {
+          for (const kind of implementers) out.push({ root, field, path: p, kind, label: label(p, ` (${kind})`) });
+          return;
+        }
         const typeName = value.name.replace(/Id$/, 'Type');
         const typeField = typeName !== value.name ? siblings.find((s) => s.name === typeName) : undefined;
         const poly = typeField ? this.model.enums.get(snake(typeName)) : undefined;
@@ -236,6 +251,9 @@ export class GqlBuilder {
       // An entry's own id names an existing entry of the field's record: only when the field has one (updates).
       const hasTarget = field.args.some((a) => a.name === 'id');
       for (const f of type.inputFields ?? []) {
+        // A list filter holds only the condition the position is in: other conditions of A's own values would
+        // empty the list by themselves, and the answer would prove nothing about the position.
+        if (isFilter(type) && focus[0] !== f.name) continue;
         const fn = named(f.type);
         const idLike = fn.kind === 'SCALAR' && (fn.name === 'ID' || ID_NAME.test(f.name));
         const entryId = f.name === 'id' && !hasTarget && focus[0] !== 'id';
@@ -294,9 +312,29 @@ export class GqlBuilder {
     }
   }
 
-  /** A selection of the type: its leaves, and its object fields (relations) `depth` levels down, each type once per branch. */
+  /** The node type of a connection type (edges, nodes and pageInfo), or undefined for any other type. */
+  connectionNode(typeName: string): string | undefined {
+    const type = this.schema.types.get(typeName);
+    const field = (name: string) => type?.fields?.find((f) => f.name === name);
+    const nodes = field('nodes');
+    return nodes && field('edges') && field('pageInfo') ? named(nodes.type).name! : undefined;
+  }
+
+  /**
+   * A selection of the type: its leaves, and its object fields (relations) `depth` levels down, each type once per
+   * branch. A connection is one level with its nodes (a collection below a record counts as a list did): its nodes'
+   * selection one level down, the cursor and node id of its edges, and its pageInfo.
+   */
   selection(typeName: string, depth: number, seen: string[] = []): string {
     const type = this.schema.types.get(typeName)!;
+    const node = this.connectionNode(typeName);
+    if (node) {
+      const edgeNode = this.schema.types.get(node)?.fields?.some((f) => f.name === 'id') ? 'node { __typename id }' : 'node { __typename }';
+      const nodes = depth > 0 ? `nodes { ${this.selection(node, depth - 1, seen)} } ` : '';
+      // The edges of the operation's own connection (`seen` is empty at the top): those below records cost as much again.
+      const edges = seen.length === 0 ? `edges { cursor ${edgeNode} } ` : '';
+      return `__typename ${nodes}${edges}pageInfo { hasNextPage hasPreviousPage startCursor endCursor }`;
+    }
     if (type.kind === 'UNION' || type.kind === 'INTERFACE') {
       // The members' leaves, but those whose type differs between members (they could not be merged).
       const members = (type.possibleTypes ?? []).map((p) => this.schema.types.get(p.name)!);
@@ -320,8 +358,12 @@ export class GqlBuilder {
       if (f.args.some((a) => isRequired(a.type))) continue;
       const n = named(f.type);
       const target = this.schema.types.get(n.name!)!;
+      const node = this.connectionNode(target.name);
       if (target.kind === 'SCALAR' || target.kind === 'ENUM') parts.push(f.name);
-      else if (depth > 0 && !seen.includes(target.name)) parts.push(`${f.name} { ${this.selection(target.name, depth - 1, [...seen, typeName])} }`);
+      // A connection below a record: one level with its nodes (selection() takes the level for the nodes).
+      else if (node) {
+        if (depth > 0 && !seen.includes(node)) parts.push(`${f.name} { ${this.selection(target.name, depth, [...seen, typeName])} }`);
+      } else if (depth > 0 && !seen.includes(target.name)) parts.push(`${f.name} { ${this.selection(target.name, depth - 1, [...seen, typeName])} }`);
     }
     return parts.join(' ');
   }
@@ -446,7 +488,8 @@ function gqlVacuity(position: GqlPosition, res: { status: number; body: { data?:
   if (errors.length === 0) {
     if (position.root === 'mutation') return 'a random id was accepted';
     if (data && Array.isArray(data.nodes)) return data.nodes.length === 0 ? null : 'a random filter value did not empty the list';
-    if (Array.isArray(data)) return data.length === 0 ? null : 'a random id listed records';
+    // nodes(ids) answers null in place of an id that is no record of the caller's.
+    if (Array.isArray(data)) return data.every((entry) => entry === null) ? null : 'a random id listed records';
     return data === null ? null : 'a random id was found';
   }
   const fieldErrors = errors.find((e) => e.extensions?.errors)?.extensions.errors;
@@ -459,14 +502,14 @@ function gqlVacuity(position: GqlPosition, res: { status: number; body: { data?:
   return null;
 }
 
-/** A pageInfo.endCursor issued to the caller for every paginated list field of Query (limit: 1). */
+/** A pageInfo.endCursor issued to the caller for every connection field of Query (first: 1). */
 export async function graphqlCursors(builder: GqlBuilder, gql: Gql): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const field of builder.schema.query.fields ?? []) {
     const ret = builder.schema.types.get(named(field.type).name!);
     const pageInfo = ret?.fields?.find((f) => f.name === 'pageInfo');
-    if (!pageInfo || !field.args.some((x) => x.name === 'limit') || field.args.some((x) => isRequired(x.type))) continue;
-    const res = await gql(`query { ${field.name}(limit: 1) { pageInfo { endCursor } } }`);
+    if (!pageInfo || !field.args.some((x) => x.name === 'first') || field.args.some((x) => isRequired(x.type))) continue;
+    const res = await gql(`query { ${field.name}(first: 1) { pageInfo { endCursor } } }`);
     const cursor = res.body.data?.[field.name]?.pageInfo?.endCursor;
     if (cursor) out.set(field.name, cursor);
   }
@@ -490,7 +533,7 @@ export function relationQueries(builder: GqlBuilder, catalog: Catalog, depth: nu
     for (const arg of field.args) {
       if (named(arg.type).name === 'DateTime' && isRequired(arg.type)) base[arg.name] = window[Math.min(dates++, window.length - 1)];
       else if (isRequired(arg.type)) base[arg.name] = builder.value(arg.type, arg.name, undefined, field, fill, field.args);
-      else if (arg.name === 'limit') base[arg.name] = 10;
+      else if (arg.name === 'limit' || arg.name === 'first') base[arg.name] = 10;
     }
     const idArgs = field.args.filter((x) => isRequired(x.type) && named(x.type).name === 'ID');
     if (idArgs.length === 1) {

@@ -16,8 +16,8 @@ import { accountRows, apiSnapshot, snapshotDiff, tenantTables, type ApiSnapshot 
 //
 // Two tenants A and B are seeded through the API with records of every resource (sweep-seed.ts); every text B
 // writes carries its marker SWEEPB. What each tenant owns is then read back generically from the lists of the
-// OpenAPI document (sweep-openapi.ts: kinds, child entries, /me), with B's next-page cursors (REST Link and GraphQL
-// endCursor, limit 1).
+// OpenAPI document (sweep-openapi.ts: kinds, child entries, /me), with B's next-page cursors (REST Link with limit=1,
+// GraphQL endCursor with first: 1).
 //
 // 1. REST (sweep-rest.ts): for every operation of GET /api/v2/openapi.json and every place of it that names a
 //    record, derived from the document (path parameters; query parameters that are ids, `format: uuid` or `*_id`,
@@ -27,8 +27,9 @@ import { accountRows, apiSnapshot, snapshotDiff, tenantTables, type ApiSnapshot 
 //    placeholder (status, content type, body; request_id is dropped). Each pair must also prove something: the
 //    random value must be refused, or empty a list, or be named by the 422 (else the pair is reported as vacuous).
 // 2. GraphQL (sweep-graphql.ts): the same from introspection, for every Query and Mutation field, every argument
-//    and input object field (recursively) of type ID or named *Id, every JSON field keyed by ids, every cursor and
-//    q; selections include the relations of the returned records.
+//    and input object field (recursively) of type ID or named *Id, every JSON field keyed by ids, every cursor
+//    (after) and q (in the filter); selections include the relations of the returned records, connections below a
+//    record through their nodes.
 // 3. The relations of every record of A, a few levels deep, serve A's records only.
 // 4. Defense in depth (sweep-forge.ts): references across tenants forged in the database, both ways, serve nothing
 //    of B to A through relations, reads and id filters; the database is restored exactly.
@@ -186,9 +187,12 @@ describe('tenant isolation sweep', () => {
     expect(graphql.fields.length).toBeGreaterThan(40);
     const expected = [
       'query customer(id)',
-      'query jobs(customerId)',
-      'query jobs(cursor)',
-      'query customers(customFields.0.id)',
+      'query jobs(filter.customerId)',
+      'query jobs(after)',
+      'query customers(filter.customFields.0.id)',
+      'query customers(filter.q) (B\'s text)',
+      'query node(id) (job)',
+      'query nodes(ids.0) (customer)',
       'query contactLinkages(contactId)',
       'mutation updateJob(id)',
       'mutation updateJob(input.lineitems.0.id)',
@@ -268,8 +272,10 @@ describe('tenant isolation sweep', () => {
         look(`GET ${p.op.path}?${p.name}=<A's>`, res.body);
       }
       // GraphQL: every id filter of a list with A's own id.
-      for (const p of graphql.positions.filter((x) => x.root === 'query' && x.path.length === 1 && x.kind !== 'cursor' && x.field.args.some((arg) => arg.name === 'limit'))) {
-        const variables = { [String(p.path[0])]: pick(a.catalog, p.kind)?.id };
+      const idFilters = graphql.positions.filter((x) => x.root === 'query' && x.path.length === 2 && x.path[0] === 'filter' && x.field.args.some((arg) => arg.name === 'first'));
+      expect(idFilters.length).toBeGreaterThan(10);
+      for (const p of idFilters) {
+        const variables = { filter: { [String(p.path[1])]: pick(a.catalog, p.kind)?.id } };
         const res = await gqlA(operation(builder, 'query', p.field, variables, 2), variables);
         look(p.label, res.body.data);
       }

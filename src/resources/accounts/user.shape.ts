@@ -6,9 +6,9 @@ export const userShape = wireShape({
   name: 'User',
   description: 'A user of the account (an assignee).',
   fields: {
-    id: { kind: 'int64' },
-    name: { kind: 'string' },
-    email: { kind: 'email' },
+    id: { kind: 'int64', description: 'The id of the user (a number).' },
+    name: { kind: 'string', description: 'Name of the user.' },
+    email: { kind: 'email', description: 'Email address of the user.' },
     role: { kind: 'string', enum: roles, description: 'admin, office or technician.' },
   },
 });

@@ -5,7 +5,7 @@ import { linkageFields, linkageShape } from './contact-linkage.shape.ts';
 // unlinkContact), through domain.linkages. No If-Match: linkages carry no ETag.
 
 const rules =
-  'Rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary: 409 contact.primary_linkage; make another contact primary instead); (4) removing the primary\'s linkage is 409 contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests.';
+  'Rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary it is refused with contact.primary_linkage; make another contact primary instead); (4) removing the primary\'s linkage is refused with contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests.';
 
 const linkageId = { linkage_id: 'Linkage id (UUID v7) of this contact. Unknown, of another contact or of another account: 404 resource.not_found.' };
 const events = {
@@ -23,7 +23,7 @@ export const contactLinkageActions: readonly ActionDefinition[] = [
     path: '/linkages',
     scopes: ['contacts:read'],
     summary: "List a contact's linkages",
-    description: 'Every linkage of a live contact, oldest first. Not paginated (has_more is always false); takes no list parameters.',
+    description: 'Every linkage of a live contact, oldest first; not paginated, and takes no list parameters.',
     response: { list: linkageShape, status: 200, description: 'The linkages, oldest first.' },
     run: ({ domain, ctx, id }) => domain.linkages.list(ctx, id),
     events: [],
@@ -36,7 +36,7 @@ export const contactLinkageActions: readonly ActionDefinition[] = [
     path: '/linkages',
     scopes: ['contacts:write'],
     summary: 'Link a contact to a customer, lead or site',
-    description: `A record of another account or none, or a record the contact is already linked to: 422 validation.failed naming linkable_id. ${rules}`,
+    description: `A record of another account or none, or a record the contact is already linked to, is refused with validation.failed naming {linkable_id}. ${rules}`,
     body: {
       fields: linkageFields,
       mode: 'create',
@@ -64,14 +64,14 @@ export const contactLinkageActions: readonly ActionDefinition[] = [
     params: linkageId,
     scopes: ['contacts:write'],
     summary: 'Change a linkage (relationship type, primary)',
-    description: `linkable_id and linkable_type cannot be changed (422 validation.failed): link the contact to the new record instead. ${rules}`,
+    description: `{linkable_id} and {linkable_type} cannot be changed (validation.failed): link the contact to the new record instead. ${rules}`,
     body: {
       fields: linkageFields,
       mode: 'update',
       key: 'linkage',
       required: true,
       topLevel: true,
-      description: 'Changes to a linkage: relationship_type and/or primary.',
+      description: 'Changes to a linkage: {relationship_type} and/or {primary}.',
     },
     response: { shape: linkageShape, key: 'linkage', status: 200, description: 'The linkage as written.' },
     run: ({ domain, ctx, id, params, body }) => domain.linkages.update(ctx, id, params.linkage_id, body),

@@ -85,5 +85,5 @@ export const contactLinkagesRelation: BatchedRelation = {
   many: true,
   key: (parent) => parent.id as string,
   load: linkagesOf,
-  description: "The contact's linkages, oldest first (as GET /contacts/{id}/linkages).",
+  description: "The contact's linkages, oldest first.",
 };

@@ -10,15 +10,16 @@ export const relationshipTypes = ['associated', 'billing', 'technical', 'decisio
 
 /** The written fields of a linkage with their create/update rules (contact-linkage.service.ts checks them). */
 export const linkageFields = {
-  linkable_id: { kind: 'uuid', create: 'required', update: 'not_accepted', nullable: false, description: 'Id of the live Customer, Lead or Site of this account to link to.' },
-  linkable_type: { kind: 'string', enum: linkableTypes, create: 'required', update: 'not_accepted', nullable: false, description: 'Customer, Lead or Site.' },
+  linkable_id: { kind: 'uuid', create: 'required', update: 'not_accepted', nullable: false, description: 'Id of the Customer, Lead or Site the contact is linked to.', writeRule: 'A live record of this account.' },
+  linkable_type: { kind: 'string', enum: linkableTypes, create: 'required', update: 'not_accepted', nullable: false, description: 'The type of the linked record: Customer, Lead or Site.' },
   relationship_type: {
     kind: 'string',
     enum: relationshipTypes,
     create: 'optional',
     update: 'optional',
     nullable: false,
-    description: 'associated (the default), billing, technical or decision_maker.',
+    description: 'How the contact relates to the record.',
+    writeRule: 'Default associated.',
   },
   primary: {
     kind: 'boolean',
@@ -31,10 +32,10 @@ export const linkageFields = {
 
 export const linkageShape = wireShape({
   name: 'ContactLinkage',
-  description: 'One link between a contact and a Customer, Lead or Site (no ETag: linkage writes take no If-Match).',
+  description: 'One link between a contact and a Customer, Lead or Site. Linkages have no ETag: their writes need none.',
   fields: {
     id: { kind: 'uuid' },
-    contact_id: { kind: 'uuid' },
+    contact_id: { kind: 'uuid', description: 'The id of the linked contact.' },
     ...servedFields(linkageFields),
     created_at: { kind: 'datetime' },
     updated_at: { kind: 'datetime' },

@@ -18,17 +18,17 @@ export const contactResource = defineResource({
   table: 'contacts',
   scope: 'contacts',
   description:
-    "A person attached to customers, leads or sites through linkages. linkable_id/linkable_type show the contact's main linkage: where it is the record's primary contact, otherwise its oldest.",
+    "A person attached to customers, leads or sites through linkages. {linkable_id} and {linkable_type} show the contact's main linkage: where it is the record's primary contact, otherwise its oldest.",
   fields: {
-    first_name: { kind: 'string', create: 'optional', update: 'optional' },
-    last_name: { kind: 'string', create: 'optional', update: 'optional' },
-    email: { kind: 'email', create: 'optional', update: 'optional' },
+    first_name: { kind: 'string', create: 'optional', update: 'optional', description: 'First name.' },
+    last_name: { kind: 'string', create: 'optional', update: 'optional', description: 'Last name.' },
+    email: { kind: 'email', create: 'optional', update: 'optional', description: 'Email address.' },
     phone: { kind: 'string', create: 'optional', update: 'optional', max: 64, description: 'Office phone.' },
-    mobile: { kind: 'string', create: 'optional', update: 'optional', max: 64 },
+    mobile: { kind: 'string', create: 'optional', update: 'optional', max: 64, description: 'Mobile phone.' },
     title: { kind: 'string', create: 'optional', update: 'optional', description: 'Job title.' },
     contact_method: { kind: 'string', create: 'optional', update: 'optional', description: 'Preferred channel hint.' },
-    linkable_id: { kind: 'uuid', create: 'optional', update: 'not_accepted', nullable: false, description: 'Record to link the new contact to (with linkable_type).' },
-    linkable_type: { kind: 'string', enum: linkableTypes, create: 'optional', update: 'not_accepted', nullable: false, description: 'Customer, Lead or Site.' },
+    linkable_id: { kind: 'uuid', create: 'optional', update: 'not_accepted', nullable: false, description: 'Id of the record to link the new contact to (with {linkable_type}).' },
+    linkable_type: { kind: 'string', enum: linkableTypes, create: 'optional', update: 'not_accepted', nullable: false, description: 'The type of the record to link the new contact to: Customer, Lead or Site (with {linkable_id}).' },
   },
   writeOnly: ['linkable_id', 'linkable_type'],
   readOnly: {
@@ -41,12 +41,13 @@ export const contactResource = defineResource({
       table: 'phone_numbers',
       foreignKey: 'contact_id',
       label: 'phone number',
-      description:
-        'On create, supplying it suppresses the automatic entry made from mobile. On update a snapshot: entries with id update, without id create, missing ids are removed; omit the key to keep the list.',
+      description: 'Phone numbers of the contact, in order.',
+      writeRule:
+        'On create, supplying it suppresses the automatic entry made from {mobile}. On update a snapshot: an entry with id changes that entry, an entry without id adds one, entries whose id is absent are removed; omit the field to keep the list.',
       fields: {
-        number: { kind: 'string', create: 'required', update: 'optional', nullable: false, max: 64 },
-        kind: { kind: 'string', enum: phoneKinds, create: 'optional', update: 'optional', nullable: false, description: `One of ${phoneKinds.join(', ')}; default mobile.` },
-        extension: { kind: 'string', create: 'optional', update: 'optional', max: 16 },
+        number: { kind: 'string', create: 'required', update: 'optional', nullable: false, max: 64, description: 'The phone number.' },
+        kind: { kind: 'string', enum: phoneKinds, create: 'optional', update: 'optional', nullable: false, alwaysSet: true, description: `Kind of number: ${phoneKinds.join(', ')}.`, writeRule: 'Default mobile.' },
+        extension: { kind: 'string', create: 'optional', update: 'optional', max: 16, description: 'Extension.' },
       },
     },
   },

@@ -16,12 +16,12 @@ export const customerResource = defineResource({
   description: "A company, organization or individual in the tenant's CRM. Contact and address data live on linked contacts and sites.",
   fields: {
     organization: { kind: 'string', create: 'required', update: 'optional', nullable: false, description: 'Display name, unique per account (case-insensitive).' },
-    main_phone: { kind: 'string', create: 'optional', update: 'optional', max: 64 },
-    fax: { kind: 'string', create: 'optional', update: 'optional', max: 64 },
-    website: { kind: 'url', create: 'optional', update: 'optional' },
-    description: { kind: 'text', create: 'optional', update: 'optional' },
+    main_phone: { kind: 'string', create: 'optional', update: 'optional', max: 64, description: 'Main phone number.' },
+    fax: { kind: 'string', create: 'optional', update: 'optional', max: 64, description: 'Fax number.' },
+    website: { kind: 'url', create: 'optional', update: 'optional', description: 'Website address.' },
+    description: { kind: 'text', create: 'optional', update: 'optional', description: 'Free-text description of the customer.' },
     reference: { kind: 'string', create: 'optional', update: 'optional', description: 'Partner-defined reference.' },
-    assignee_id: { kind: 'int64', create: 'optional', update: 'optional', references: { model: 'user', label: 'user of this account' }, description: 'Assignee user id.' },
+    assignee_id: { kind: 'int64', create: 'optional', update: 'optional', references: { model: 'user', label: 'user of this account' }, description: 'Id of the user of the account who looks after the customer.' },
     customer_notes: { kind: 'text', create: 'optional', update: 'optional', description: 'Internal rich text, not on customer PDFs.' },
     price_adjustment: {
       kind: 'decimal',

@@ -9,9 +9,9 @@ export const meAccountShape = wireShape({
   name: 'MeAccount',
   description: 'The account (company) of the key.',
   fields: {
-    id: { kind: 'uuid' },
-    name: { kind: 'string' },
-    sandbox: { kind: 'boolean' },
+    id: { kind: 'uuid', description: 'The id of the account.' },
+    name: { kind: 'string', description: 'Name of the account (the company).' },
+    sandbox: { kind: 'boolean', description: 'Whether the account is a sandbox for tests.' },
     modules: {
       kind: 'json',
       values: { AddressRequired: ['Yes', 'No'], System: ['on', 'off'] },
@@ -24,10 +24,10 @@ export const meKeyShape = wireShape({
   name: 'MeKey',
   description: 'The API key of the request (never its token).',
   fields: {
-    id: { kind: 'uuid' },
+    id: { kind: 'uuid', description: 'The id of the key (never its token).' },
     scopes: { kind: 'string[]', enum: allScopes, description: 'Granted scopes, <resource>:read|write.' },
-    expires_at: { kind: 'datetime', nullable: true },
-    created_at: { kind: 'datetime' },
+    expires_at: { kind: 'datetime', nullable: true, description: 'When the key expires; null when it never does.' },
+    created_at: { kind: 'datetime', description: 'When the key was created.' },
   },
 });
 
@@ -35,9 +35,9 @@ export const meShape = wireShape({
   name: 'Me',
   description: 'Who is calling: account, user, key and the resolved API version.',
   fields: {
-    account: { kind: meAccountShape },
+    account: { kind: meAccountShape, description: 'The account (company) of the key.' },
     user: { kind: userShape, description: 'The user the key belongs to; a key never has more rights than its user.' },
-    key: { kind: meKeyShape },
-    api_version: { kind: 'string', enum: supportedVersions, description: 'From the Fieldline-Version header, else the version pinned on the key.' },
+    key: { kind: meKeyShape, description: 'The API key of the request.' },
+    api_version: { kind: 'string', enum: supportedVersions, description: 'The API version in use: the one the request asked for, else the version pinned on the key.' },
   },
 });

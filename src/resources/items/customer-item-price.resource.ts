@@ -13,11 +13,11 @@ export const customerItemPriceResource = defineResource({
   model: 'customerItemPrice',
   table: 'customer_item_prices',
   scope: 'items',
-  description: "A customer's own unit price for an item; it wins over the price book and the customer's price_adjustment.",
+  description: "A customer's own unit price for an item; it wins over the price book and the customer's {price_adjustment}.",
   fields: {
-    customer_id: { kind: 'uuid', create: 'required', update: 'immutable', nullable: false, references: { model: 'customer', live: true, label: 'Customer' } },
-    item_id: { kind: 'uuid', create: 'required', update: 'immutable', nullable: false, references: { model: 'item', live: true, label: 'Item' } },
-    unit_price: { kind: 'decimal', scale: 4, create: 'required', update: 'optional', nullable: false },
+    customer_id: { kind: 'uuid', create: 'required', update: 'immutable', nullable: false, references: { model: 'customer', live: true, label: 'Customer' }, description: 'The customer the price is for.' },
+    item_id: { kind: 'uuid', create: 'required', update: 'immutable', nullable: false, references: { model: 'item', live: true, label: 'Item' }, description: 'The item the price is for; one price per customer and item.' },
+    unit_price: { kind: 'decimal', scale: 4, create: 'required', update: 'optional', nullable: false, description: "The customer's unit price of the item." },
   },
   conventions: {},
   list: {

@@ -13,13 +13,13 @@ export const itemResource = defineResource({
   scope: 'items',
   description: 'A price book entry: a material, a labor rate or a service, with its unit price and cost.',
   fields: {
-    name: { kind: 'string', create: 'required', update: 'optional', nullable: false },
-    sku: { kind: 'string', create: 'optional', update: 'optional', max: 64 },
-    description: { kind: 'text', create: 'optional', update: 'optional' },
-    item_type: { kind: 'string', enum: itemTypes, create: 'required', update: 'optional', nullable: false },
+    name: { kind: 'string', create: 'required', update: 'optional', nullable: false, description: 'Name of the item.' },
+    sku: { kind: 'string', create: 'optional', update: 'optional', max: 64, description: 'Stock keeping unit code.' },
+    description: { kind: 'text', create: 'optional', update: 'optional', description: 'Free-text description of the item.' },
+    item_type: { kind: 'string', enum: itemTypes, create: 'required', update: 'optional', nullable: false, description: 'Kind of item: material, labor or service.' },
     unit_price: { kind: 'decimal', scale: 4, create: 'required', update: 'optional', nullable: false, description: 'Price book unit price.' },
     cost: { kind: 'decimal', scale: 4, create: 'optional', update: 'optional', description: 'Unit cost.' },
-    taxable: { kind: 'boolean', create: 'optional', update: 'optional', nullable: false, description: 'Default true.' },
+    taxable: { kind: 'boolean', create: 'optional', update: 'optional', nullable: false, alwaysSet: true, description: 'Whether new lines of the item are taxed.', writeRule: 'Default true.' },
   },
   conventions: { number: true, labels: true, customFields: true, softDelete: true },
   list: {

@@ -13,20 +13,20 @@ export const leadActions: readonly ActionDefinition[] = [
     scopes: ['leads:write', 'customers:write'],
     summary: 'Convert a lead into a customer',
     description:
-      'In one transaction: creates a customer from the lead (the optional "customer" overrides or adds customer fields), moves the lead\'s sites and contact linkages to it (primary contacts stay primary) and marks the lead converted (status Converted when that status is live). A lead converts once: again, 409 lead.already_converted.',
+      'In one transaction: creates a customer from the lead (the optional {customer} overrides or adds customer fields), moves the lead\'s sites and contact linkages to it (primary contacts stay primary) and marks the lead converted (status Converted when that status is live). A lead converts once: converting it again is refused with lead.already_converted.',
     body: {
       overrides: 'customer',
       key: 'customer',
       required: false,
       description:
-        "Customer fields that override or add to the values taken from the lead (organization: the lead's organization, else its first and last name; description; assignee_id; main_phone: the lead's phone). Same rules as a customer create; unknown fields are refused. Optional: without it the customer is made from the lead alone.",
+        "Customer fields that override or add to the values taken from the lead ({organization}: the lead's organization, else its first and last name; {description}; {assignee_id}; {main_phone}: the lead's phone). Same rules as a customer create; unknown fields are refused. Optional: without it the customer is made from the lead alone.",
     },
     response: {
       records: { lead: 'lead', customer: 'customer' },
       status: 201,
       location: 'customer',
       description:
-        "lead: the lead, now with converted_customer_id and converted_at (status Converted when that status is live); customer: the new customer, owning the lead's sites and contact linkages.",
+        "{lead}: the lead, now with {converted_customer_id} and {converted_at} (status Converted when that status is live); {customer}: the new customer, owning the lead's sites and contact linkages.",
     },
     run: ({ domain, ctx, id, body }) => domain.leadConversion.convert(ctx, id, body),
     events: ['customer.created', 'lead.updated', 'site.updated', 'contact_linkage.updated'],

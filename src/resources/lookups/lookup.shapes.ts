@@ -11,26 +11,26 @@ const timestamps = { created_at: { kind: 'datetime' }, updated_at: { kind: 'date
 
 export const statusShape = wireShape({
   name: 'Status',
-  description: 'A live status a record of the resource class may take (status fields hold its display_name).',
-  fields: { id: { kind: 'uuid' }, related_name: relatedName, display_name: { kind: 'string' }, position, ...timestamps },
+  description: 'A live status a record of the resource class may take ({status} fields hold its {display_name}).',
+  fields: { id: { kind: 'uuid' }, related_name: relatedName, display_name: { kind: 'string', description: 'The name of the status, as {status} fields hold it.' }, position, ...timestamps },
 });
 
 export const labelShape = wireShape({
   name: 'Label',
-  description: 'A label records of the resource class may carry (labels hold display_name values).',
-  fields: { id: { kind: 'uuid' }, related_name: relatedName, display_name: { kind: 'string' }, position, ...timestamps },
+  description: 'A label records of the resource class may carry ({labels} hold {display_name} values).',
+  fields: { id: { kind: 'uuid' }, related_name: relatedName, display_name: { kind: 'string', description: 'The name of the label, as {labels} hold it.' }, position, ...timestamps },
 });
 
 export const customFieldDefinitionShape = wireShape({
   name: 'CustomFieldDefinition',
-  description: 'A custom field of the resource class; its id keys custom_fields.',
+  description: 'A custom field of the resource class; its id keys {custom_fields}.',
   fields: {
     id: { kind: 'uuid' },
     related_name: relatedName,
-    name: { kind: 'string' },
+    name: { kind: 'string', description: 'Name of the custom field.' },
     field_type: { kind: 'string', enum: customFieldTypes, description: 'text, number, date, checkbox, select, multiselect or attachment.' },
     options: { kind: 'string[]', description: 'Choices of select and multiselect fields.' },
-    required: { kind: 'boolean' },
+    required: { kind: 'boolean', description: 'Whether every record of the class must have a value.' },
     position,
     ...timestamps,
   },
@@ -38,11 +38,11 @@ export const customFieldDefinitionShape = wireShape({
 
 export const systemOptionShape = wireShape({
   name: 'SystemOption',
-  description: "An entry of the shared, read-only system options catalog (a system's or site's system_option_id).",
+  description: "An entry of the shared, read-only system options catalog (a system's or site's {system_option_id}).",
   fields: {
     id: { kind: 'uuid' },
-    system_type: { kind: 'string', description: "Kind of equipment the option belongs to (a system's system_type), e.g. HVAC." },
-    name: { kind: 'string' },
+    system_type: { kind: 'string', description: "Kind of equipment the option belongs to (a system's {system_type}), e.g. HVAC." },
+    name: { kind: 'string', description: 'Name of the option.' },
     position: { kind: 'integer', description: 'Display order within the catalog.' },
   },
 });

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { loadConfig } from '../../config.ts';
 import { resources } from '../../domain.ts';
+import { wireText } from '../../kernel/api-text.ts';
 import { supportedVersions } from '../../kernel/versioning.ts';
 import { createDocumentBuilder } from './document-builder.ts';
 import { documentInfo } from './document-info.ts';
@@ -56,7 +57,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
     tags: [
       { name: 'Identity', description: 'The caller.' },
       { name: 'Lookups', description: 'Tenant-configured statuses, labels and custom field definitions.' },
-      ...resources.map((def) => ({ name: title(def.plural), description: def.description })),
+      ...resources.map((def) => ({ name: title(def.plural), description: wireText(def.description) })),
       { name: 'Meta', description: 'This document.' },
     ],
   });

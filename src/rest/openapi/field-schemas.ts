@@ -1,3 +1,4 @@
+import { wireText } from '../../kernel/api-text.ts';
 import { valueSchema, type FieldKind, type FieldSpec } from '../../kernel/fields.ts';
 import type { ReadOnlyField, RecordFieldInfo } from '../../kernel/resource.ts';
 import { decimalInputSchema, decimalNote, decimalServedSchema } from './decimal-schemas.ts';
@@ -69,9 +70,9 @@ function servedKindSchema(kind: RecordFieldInfo['kind'], values?: readonly strin
   }
 }
 
-/** The schema with the given sentences (those present) as its description. */
+/** The schema with the given sentences (those present) as its description; field markers become wire names. */
 export function describe(schema: z.ZodType, ...parts: (string | undefined)[]): z.ZodType {
-  const description = parts.filter(Boolean).join(' ');
+  const description = wireText(parts.filter(Boolean).join(' '));
   return description ? schema.openapi({ description }) : schema;
 }
 

@@ -1,3 +1,4 @@
+import { wireText } from '../../kernel/api-text.ts';
 import { outputFields, type RecordFieldInfo, type ResourceDefinition } from '../../kernel/resource.ts';
 import { childRecordSchema } from './child-schemas.ts';
 import { customFieldsSchema, labelsSchema } from './convention-schemas.ts';
@@ -13,11 +14,11 @@ function conventionSchema(def: ResourceDefinition, info: RecordFieldInfo): z.Zod
       return served.id();
     case 'created_at':
     case 'updated_at':
-      return timestamp();
+      return timestamp().openapi({ description: wireText(info.description) });
     case 'number':
-      return z.string().openapi({ description: info.description });
+      return z.string().openapi({ description: wireText(info.description) });
     case 'status':
-      return z.string().openapi({ description: `${(info.description ?? '').replace(/\.$/, '')} (GET /statuses?related_name=${def.className}).` });
+      return z.string().openapi({ description: `${wireText(info.description ?? '').replace(/\.$/, '')} (GET /statuses?related_name=${def.className}).` });
     case 'labels':
       return labelsSchema(def, 'record');
     case 'custom_fields':
@@ -38,7 +39,7 @@ export function recordSchema(def: ResourceDefinition): z.ZodObject {
       shape[info.name] = readOnlySchema(readOnly, info.nullable);
     } else if (info.kind === 'children') {
       const collection = info.children!;
-      shape[info.name] = z.array(childRecordSchema(def, collection)).openapi({ description: `The ${collection.label} entries, in the order last written.` });
+      shape[info.name] = z.array(childRecordSchema(def, collection)).openapi({ description: [wireText(collection.description), 'In the order last written.'].filter(Boolean).join(' ') });
     } else if (spec) {
       shape[info.name] = served.field(spec, info.nullable);
     } else {
@@ -46,5 +47,5 @@ export function recordSchema(def: ResourceDefinition): z.ZodObject {
       shape[info.name] = info.nullable ? schema.nullable() : schema;
     }
   }
-  return z.object(shape).openapi({ description: def.description });
+  return z.object(shape).openapi({ description: wireText(def.description) });
 }

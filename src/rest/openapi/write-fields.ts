@@ -31,7 +31,7 @@ export function writeShape(fields: Record<string, FieldSpec>, mode: 'create' | '
     const required = mode === 'create' && rule === 'required';
     const clears = mode === 'update' && rule === 'optional' && writeNullable(spec) ? 'null clears the value.' : undefined;
     const note = notes(name);
-    schema = describe(schema, spec.description, kindNote(spec, 'write'), referenceNote(spec), note?.text, required ? 'Required.' : clears, rule === 'immutable' ? immutableNote : undefined);
+    schema = describe(schema, spec.description, spec.writeRule, kindNote(spec, 'write'), referenceNote(spec), note?.text, required ? 'Required.' : clears, rule === 'immutable' ? immutableNote : undefined);
     if (rule === 'immutable') schema = schema.openapi({ 'x-immutable': true });
     if (note?.writeOnly) schema = schema.openapi({ writeOnly: true });
     shape[name] = required ? schema : schema.optional();

@@ -1,0 +1,58 @@
+import type { CursorCodec } from './cursor.ts';
+import { AppError } from './errors.ts';
+import { pageSize } from './list-parameters.ts';
+import { MAX_LIMIT } from './listing.ts';
+
+// Pages of a collection that is read whole (a record's line items, a parent's linkages, the sites of a customer
+// as one batch reads them): `first` items after the cursor `after`. The cursor is the kernel's signed cursor,
+// bound to the collection of one parent (`collection`, e.g. "Customer.jobs", and the parent's id) and the
+// account, with the same codes as a list's: cursor.invalid, cursor.expired; its position is an offset, which is
+// right for these short collections in a stable order.
+
+export interface SlicedPage<T> {
+  items: T[];
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  /** The cursor that resumes the collection after the item at `index` of items. */
+  cursorAt(index: number): Promise<string>;
+}
+
+/** The page size of a collection when `first` is not given (lists: DEFAULT_LIMIT); small, as these sit inside pages. */
+export const COLLECTION_DEFAULT_FIRST = 10;
+
+export interface SliceArgs {
+  first?: number | null;
+  after?: string | null;
+}
+
+export interface SliceBinding {
+  cursors: CursorCodec;
+  account: string;
+  /** What the cursor is valid for: "Customer.jobs". */
+  collection: string;
+  parentId: string;
+}
+
+/** How many items a page needs read (the offset of `after` plus `first`), so a reader can stop there. */
+export async function sliceBounds(args: SliceArgs, binding: SliceBinding): Promise<{ offset: number; first: number }> {
+  const first = args.first === undefined || args.first === null ? COLLECTION_DEFAULT_FIRST : pageSize(String(args.first), MAX_LIMIT, 'first');
+  if (args.after === undefined || args.after === null) return { offset: 0, first };
+  const payload = await binding.cursors.decode(args.after, { resource: binding.collection, account: binding.account, fingerprint: binding.parentId });
+  if (typeof payload.v !== 'number' || !Number.isInteger(payload.v) || payload.v < 0 || payload.id !== binding.parentId) {
+    throw new AppError('cursor.invalid', 'The cursor cannot be decoded; pass back the cursor of the previous page verbatim.');
+  }
+  return { offset: payload.v, first };
+}
+
+/** The page of `items` (the whole collection, or at least its first offset + first + 1 items) that args ask for. */
+export async function slicePage<T>(items: readonly T[], args: SliceArgs, binding: SliceBinding): Promise<SlicedPage<T>> {
+  const { offset, first } = await sliceBounds(args, binding);
+  const page = items.slice(offset, offset + first);
+  return {
+    items: page,
+    hasNextPage: items.length > offset + first,
+    hasPreviousPage: offset > 0,
+    cursorAt: (index) =>
+      binding.cursors.encode({ r: binding.collection, a: binding.account, s: 'offset', d: 'asc', v: offset + index + 1, id: binding.parentId, f: binding.parentId }),
+  };
+}
