@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AccountModules } from '../kernel/context.ts';
+import { accountModuleValues, type AccountModules } from '../kernel/context.ts';
 import { customFieldTypes } from '../kernel/lookups.ts';
 import { allScopes, isScope, relatedNames } from '../resources/catalog.ts';
 import { roles, type Role } from '../kernel/permissions.ts';
@@ -97,10 +97,7 @@ export function parseOnOff(label: string, value: string | undefined): boolean {
   usage(`${label} must be on or off; got "${value}"`);
 }
 
-const moduleValues = {
-  AddressRequired: ['Yes', 'No'],
-  System: ['on', 'off'],
-} as const satisfies Record<keyof AccountModules, readonly string[]>;
+const moduleValues = accountModuleValues;
 
 /** --module NAME=VALUE (repeatable): AddressRequired=Yes|No, System=on|off. Names and values are matched case-insensitively. */
 export function parseModules(values: readonly string[]): Partial<AccountModules> {

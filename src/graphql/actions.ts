@@ -6,6 +6,7 @@ import type { Single } from '../kernel/resource-service.ts';
 import type { WireShape } from '../kernel/wire-shape.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
 import { written } from './loaders.ts';
+import { payloadOf } from './user-errors.ts';
 import { camelCase, pascalCase } from './naming.ts';
 import { actionTexts, inputFieldText } from './descriptions.ts';
 import { graphqlType, recordInput, toWireBody, type RecordShape, type ResourceTypes } from './resource-schema.ts';
@@ -16,7 +17,8 @@ import { wireObject } from './wire-object.ts';
 // otherwise. Arguments are the record id, the further path parameters (camelCase) and the body as an input type;
 // the resolver checks the action's scopes in order, builds the wire body REST would receive and calls the same
 // service. Answers: records as a payload of the resources' types (each with its ETag), a wire shape in
-// `<Shape>Payload`, a list of a wire shape, or the DeletedRecord id of a 204 action.
+// `<Shape>Payload`, a list of a wire shape, or the DeletePayload of a 204 action; a mutation's payload also has
+// userErrors, where its input errors go (user-errors.ts).
 
 type AnyOptions = never;
 
@@ -30,7 +32,7 @@ function fieldsInput(builder: Builder, name: string, description: string, fields
           .filter(([, spec]) => (mode === 'create' ? spec.create : spec.update) !== 'not_accepted')
           .map(([wire, spec]) => [
             camelCase(wire),
-            t.field({ type: graphqlType(spec.kind), required: mode === 'create' && spec.create === 'required', description: inputFieldText(spec, mode) } as AnyOptions),
+            t.field({ type: graphqlType(spec.kind, builder, spec.enum), required: mode === 'create' && spec.create === 'required', description: inputFieldText(spec, mode) } as AnyOptions),
           ]),
       ) as never,
   });
@@ -46,7 +48,7 @@ function wireFields(fields: Readonly<Record<string, FieldSpec>>, input: Record<s
 const shapePayloads = new WeakMap<Builder, Map<string, unknown>>();
 
 /** `<Shape>Payload { <key>: <Shape> }`, one per shape and schema. */
-function shapePayload(builder: Builder, shape: WireShape, key: string, texts: ReturnType<typeof actionTexts>) {
+function shapePayload(builder: Builder, shared: SharedTypes, shape: WireShape, key: string, texts: ReturnType<typeof actionTexts>) {
   const made = shapePayloads.get(builder) ?? shapePayloads.set(builder, new Map()).get(builder)!;
   const name = `${shape.name}Payload`;
   if (!made.has(name)) {
@@ -55,7 +57,11 @@ function shapePayload(builder: Builder, shape: WireShape, key: string, texts: Re
       name,
       builder.objectRef<Record<string, unknown>>(name).implement({
         description: texts.shapePayload(key),
-        fields: (t) => ({ [key]: t.field({ type: object, description: texts.shapePayload(key), resolve: (parent) => parent[key] as never }) }) as never,
+        fields: (t) =>
+          ({
+            [key]: t.field({ type: object, nullable: true, description: texts.shapePayload(key), resolve: (parent) => (parent[key] ?? null) as never }),
+            userErrors: shared.userErrorsField(t),
+          }) as never,
       }),
     );
   }
@@ -82,20 +88,27 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
 
   const type = (() => {
     if ('records' in response) {
-      return builder.objectRef<Record<string, Single>>(`${pascalCase(field)}Payload`).implement({
+      return builder.objectRef<Record<string, Single | undefined>>(`${pascalCase(field)}Payload`).implement({
         description: actionTexts(action, def).payload,
-        fields: (t) =>
-          Object.fromEntries(
+        fields: (t) => ({
+          ...Object.fromEntries(
             Object.entries(response.records).map(([key, resource]) => [
               key,
-              t.field({ type: types.get(resource)!.record, description: actionTexts(action, def).payloadRecord(key, resource), resolve: (parent): RecordShape => ({ record: parent[key].record, etag: parent[key].etag }) }),
+              t.field({
+                type: types.get(resource)!.record,
+                nullable: true,
+                description: actionTexts(action, def).payloadRecord(key, resource),
+                resolve: (parent): RecordShape | null => parent[key] ?? null,
+              }),
             ]),
           ),
+          userErrors: shared.userErrorsField(t),
+        }),
       });
     }
-    if ('shape' in response) return shapePayload(builder, response.shape, response.key, actionTexts(action, def));
+    if ('shape' in response) return shapePayload(builder, shared, response.shape, response.key, actionTexts(action, def));
     if ('list' in response) return [wireObject(builder, response.list)];
-    return shared.DeletedRecord;
+    return shared.DeletePayload;
   })();
 
   const body = action.body;
@@ -127,16 +140,24 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
     }),
     resolve: async (_root: unknown, args: Record<string, unknown>, ctx: GraphQLContext) => {
       for (const scope of action.scopes) requireScope(ctx.principal, scope);
-      const call = action.run({
-        domain: ctx.domain,
-        ctx: requestContext(ctx),
-        id: String(args[idArg]),
-        params: Object.fromEntries(params.map((param) => [param, String(args[camelCase(param)])])),
-        body: wireBody(args[bodyArg]),
-      });
-      const result = mutation ? await written(ctx, call) : await call;
-      if (response.status === 204) return { id: String(args[camelCase(params[params.length - 1] ?? idArg)]) };
-      return 'shape' in response ? { [response.key]: result } : result;
+      const call = () =>
+        action.run({
+          domain: ctx.domain,
+          ctx: requestContext(ctx),
+          id: String(args[idArg]),
+          params: Object.fromEntries(params.map((param) => [param, String(args[camelCase(param)])])),
+          body: wireBody(args[bodyArg]),
+        });
+      if (!mutation) return call();
+      // An input error of a mutation is its payload's userErrors (the id argument is the last one: linkageId ...).
+      const lastId = camelCase(params[params.length - 1] ?? idArg);
+      return payloadOf(
+        () =>
+          written(ctx, call()).then((result) =>
+            response.status === 204 ? { deletedId: String(args[lastId]) } : 'shape' in response ? { [response.key]: result } : (result as object),
+          ),
+        { id: lastId, input: bodyArg },
+      );
     },
   };
   const fieldOf = ((t: any) => t.field({ ...options, args: options.args(t) })) as never;

@@ -15,7 +15,8 @@ import { camelCase } from './naming.ts';
 export function graphqlText(text: string): string;
 export function graphqlText(text: string | undefined): string | undefined;
 export function graphqlText(text: string | undefined): string | undefined {
-  return text === undefined ? undefined : renderText(text, camelCase);
+  // Names are camelCased; the indexes and ids of a path ({lineitems.0.quantity}) stay as they are.
+  return text === undefined ? undefined : renderText(text, (name) => (/^[a-z][a-z0-9_]*$/.test(name) ? camelCase(name) : name));
 }
 
 /** A written field on an input type: what it is, then how a write treats it (on an update, whether it may change). */

@@ -2,6 +2,7 @@ import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
 import type { Logger } from 'pino';
 import { AppError, docSlug, errorCatalog } from '../kernel/errors.ts';
 import { camelPath } from './naming.ts';
+import { graphqlText } from './descriptions.ts';
 
 // Every AppError becomes a GraphQL error whose extensions carry the same dotted code as the REST problem, its
 // HTTP status, title and doc_url, and the problem's extra fields in camelCase (requiredScope, grantedScopes,
@@ -14,7 +15,7 @@ function camelExtra(extra: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(extra)) {
     if (key === 'errors' && value && typeof value === 'object' && !Array.isArray(value)) {
-      out.errors = Object.fromEntries(Object.entries(value).map(([field, messages]) => [camelPath(field), messages]));
+      out.errors = Object.fromEntries(Object.entries(value).map(([field, messages]) => [camelPath(field), (messages as string[]).map((message) => graphqlText(message))]));
     } else {
       out[camelPath(key)] = value;
     }
@@ -50,7 +51,7 @@ function located(error: unknown): GraphQLErrorOptions {
 
 /** An AppError as a GraphQL error of a field (HTTP status stays 200: other fields may have data). */
 export function fieldError(source: unknown, appError: AppError, errorsUrl: string, requestId?: string): GraphQLError {
-  return new GraphQLError(appError.detail ?? appError.title, {
+  return new GraphQLError(appError.detail === null ? appError.title : graphqlText(appError.detail), {
     ...located(source),
     extensions: appErrorExtensions(appError, errorsUrl, requestId),
   });

@@ -2,6 +2,8 @@ import { systemOptionShape } from '../resources/lookups/lookup.shapes.ts';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
 import { requestContext, type Builder } from './builder.ts';
 import { camelCase } from './naming.ts';
+import { relatedNames } from '../resources/catalog.ts';
+import { vocabularyEnum } from './vocabularies.ts';
 import { wireObject } from './wire-object.ts';
 
 /**
@@ -17,7 +19,7 @@ export function registerLookups(builder: Builder): void {
         nullable: true,
         description: `The live ${kind.replace(/_/g, ' ')} of the account, by resource class (relatedName) then position; not paginated. Any valid key may read them.`,
         authScopes: { authenticated: true },
-        args: { relatedName: t.arg.string({ description: 'Only the entries of this resource class (Customer, Job ...); an unknown class is refused with filter.invalid.' }) },
+        args: { relatedName: t.arg({ type: vocabularyEnum(builder, relatedNames)!, description: 'Only the entries of this resource class.' }) },
         resolve: async (_root, args, ctx) => {
           const entries: [string, string][] = args.relatedName === null || args.relatedName === undefined ? [] : [['related_name', args.relatedName]];
           return (await ctx.domain.lookups.list(requestContext(ctx), kind, entries)).data as never;

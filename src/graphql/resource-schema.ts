@@ -1,4 +1,4 @@
-import type { ObjectRef } from '@pothos/core';
+import type { EnumRef, ObjectRef } from '@pothos/core';
 import type { Single, WireRecord } from '../kernel/resource-service.ts';
 import { childOutputFields, outputFields, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
 import type { ValueType } from '../kernel/listing.ts';
@@ -8,8 +8,10 @@ import { collectionCost, connectionArgs, connectionCost, connectionType, pageChi
 import { COLLECTION_DEFAULT_FIRST, slicePage, type SliceArgs } from '../kernel/slice-page.ts';
 import { selectedChildren } from './selection.ts';
 import { written } from './loaders.ts';
+import { payloadOf, type UserError } from './user-errors.ts';
 import type { SharedTypes } from './shared-types.ts';
 import { camelCase, pascalCase } from './naming.ts';
+import { vocabularyType } from './vocabularies.ts';
 import { childTexts, enumTexts, inputFieldText, inputTexts, listTexts, outputFieldText, resourceTexts } from './descriptions.ts';
 
 // GraphQL for a declared resource, generated from its ResourceDefinition alone: the object type (from
@@ -38,9 +40,16 @@ const scalarOfKind: Record<Exclude<FieldKind, 'string[]' | 'children'>, ScalarNa
   json: 'JSON',
 };
 
-export function graphqlType(kind: FieldKind): ScalarName | [ScalarName] {
+/**
+ * The GraphQL type of a field kind; with the builder and the field's enum, a named vocabulary's enum type instead
+ * (a list of it for a string list; src/graphql/vocabularies.ts).
+ */
+export function graphqlType(kind: FieldKind): ScalarName | [ScalarName];
+export function graphqlType(kind: FieldKind, builder: Builder, values: readonly string[] | undefined): ScalarName | [ScalarName] | EnumRef<any, string> | [EnumRef<any, string>];
+export function graphqlType(kind: FieldKind, builder?: Builder, values?: readonly string[]) {
   if (kind === 'children') throw new Error('child collections are typed by their own object type');
-  return kind === 'string[]' ? ['String'] : scalarOfKind[kind];
+  const scalar: ScalarName | [ScalarName] = kind === 'string[]' ? ['String'] : scalarOfKind[kind];
+  return builder ? vocabularyType(builder, kind, values, scalar) : scalar;
 }
 
 /** The backing value of a record type: the REST wire record and its ETag (every read gives both). */
@@ -55,20 +64,22 @@ export interface WritableField {
   required: boolean;
   description?: string;
   children?: ChildCollection;
+  /** The field's enum (a named vocabulary is typed by its GraphQL enum). */
+  enum?: readonly string[];
 }
 
 /** Fields accepted by create or update, in wire order, with their GraphQL names. */
 export function writableFields(def: ResourceDefinition, mode: 'create' | 'update'): WritableField[] {
   const out: WritableField[] = [];
-  const add = (wire: string, kind: FieldKind, required: boolean, description?: string) =>
-    out.push({ wire, name: camelCase(wire), kind, required, description });
+  const add = (wire: string, kind: FieldKind, required: boolean, description?: string, values?: readonly string[]) =>
+    out.push({ wire, name: camelCase(wire), kind, required, description, enum: values });
   if (def.conventions.number) {
     add('number', 'string', false, inputTexts.number(mode));
   }
   for (const [wire, spec] of Object.entries(def.fields)) {
     const rule = mode === 'create' ? spec.create : spec.update;
     if (rule === 'not_accepted') continue;
-    add(wire, spec.kind, rule === 'required', inputFieldText(spec, mode));
+    add(wire, spec.kind, rule === 'required', inputFieldText(spec, mode), spec.enum);
   }
   if (def.conventions.status && mode === 'update') add('status', 'string', false, inputTexts.status(def));
   if (def.conventions.labels) add('labels', 'string[]', false, inputTexts.labels(def));
@@ -113,6 +124,8 @@ export function toWireBody(def: ResourceDefinition, mode: 'create' | 'update', i
 export interface ListArgument {
   name: string;
   type: ScalarName | [ScalarName] | 'CustomFieldFilter';
+  /** The enum of the filtered field (a named vocabulary types the argument by its GraphQL enum). */
+  enum?: readonly string[];
   description: string;
   /** The [key, value] query entries REST would receive for this argument's value. */
   entries(value: unknown): [string, string][];
@@ -130,18 +143,20 @@ export function filterFields(def: ResourceDefinition): ListArgument[] {
   for (const [field, spec] of Object.entries(def.list.filters)) {
     const scalar = filterScalar[spec.type];
     const name = camelCase(field);
+    const values = def.fields[field]?.enum ?? def.readOnly?.[field]?.enum;
     for (const op of spec.ops) {
       if (op === 'eq') {
-        args.push({ name, type: scalar, description: listTexts.filter(field, op), entries: (v) => [[field, String(v)]] });
+        args.push({ name, type: scalar, enum: values, description: listTexts.filter(field, op), entries: (v) => [[field, String(v)]] });
       } else if (op === 'in') {
         args.push({
           name: `${name}In`,
           type: [scalar],
+          enum: values,
           description: listTexts.filter(field, op),
           entries: (v) => [[`${field}[in]`, (v as unknown[]).map(String).join(',')]],
         });
       } else {
-        args.push({ name: `${name}${opSuffix[op]}`, type: scalar, description: listTexts.filter(field, op), entries: (v) => [[`${field}[${op}]`, String(v)]] });
+        args.push({ name: `${name}${opSuffix[op]}`, type: scalar, enum: values, description: listTexts.filter(field, op), entries: (v) => [[`${field}[${op}]`, String(v)]] });
       }
     }
   }
@@ -210,7 +225,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
               },
             } as AnyOptions)
           : t.field({
-              type: graphqlType(info.kind),
+              type: graphqlType(info.kind, builder, info.enum),
               nullable: info.nullable,
               description: outputFieldText(info),
               resolve: (parent: RecordShape) => parent.record[info.name],
@@ -238,7 +253,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
                 arg.name,
                 arg.type === 'CustomFieldFilter'
                   ? t.field({ type: [shared.CustomFieldFilter], description: arg.description })
-                  : t.field({ type: arg.type, description: arg.description } as AnyOptions),
+                  : t.field({ type: vocabularyType(builder, Array.isArray(arg.type) ? 'string[]' : 'string', arg.enum, arg.type), description: arg.description } as AnyOptions),
               ]),
             ) as never,
         });
@@ -261,11 +276,17 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
           }),
         });
 
-  const payloadRef = builder.objectRef<Single>(`${typeName}Payload`).implement({
+  const payloadRef = builder.objectRef<Partial<Single> & { userErrors: UserError[] }>(`${typeName}Payload`).implement({
     description: resourceTexts(def).payload,
     fields: (t) => ({
-      [camelCase(def.name)]: t.field({ type: recordRef, description: resourceTexts(def).payloadRecord, resolve: (parent: Single) => ({ record: parent.record, etag: parent.etag }) }),
-      etag: t.string({ description: resourceTexts(def).payloadEtag, resolve: (parent: Single) => parent.etag }),
+      [camelCase(def.name)]: t.field({
+        type: recordRef,
+        nullable: true,
+        description: resourceTexts(def).payloadRecord,
+        resolve: (parent) => (parent.record ? { record: parent.record, etag: parent.etag! } : null),
+      }),
+      etag: t.string({ nullable: true, description: resourceTexts(def).payloadEtag, resolve: (parent) => parent.etag ?? null }),
+      userErrors: shared.userErrorsField(t),
     }),
   });
 
@@ -307,6 +328,8 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
     }),
   }));
 
+  // Where an input error points in update and delete (create takes only its input).
+  const mutationArgs = { id: 'id', input: 'input', ifMatch: 'ifMatch' };
   builder.mutationFields((t) => ({
     [`create${typeName}`]: t.field({
       type: payloadRef,
@@ -314,7 +337,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       description: resourceTexts(def).create,
       authScopes: { scope: writeScope },
       args: { input: t.arg({ type: createInput, required: true, description: resourceTexts(def).createInputArg }) },
-      resolve: (_root, args, ctx) => written(ctx, service(ctx).create(requestContext(ctx), toWireBody(def, 'create', args.input as Record<string, unknown>))),
+      resolve: (_root, args, ctx) => payloadOf(() => written(ctx, service(ctx).create(requestContext(ctx), toWireBody(def, 'create', args.input as Record<string, unknown>))), { input: 'input' }),
     }),
     [`update${typeName}`]: t.field({
       type: payloadRef,
@@ -327,10 +350,10 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
         input: t.arg({ type: updateInput, required: true, description: resourceTexts(def).updateInputArg }),
       },
       resolve: (_root, args, ctx) =>
-        written(ctx, service(ctx).update(requestContext(ctx), String(args.id), args.ifMatch ?? undefined, toWireBody(def, 'update', args.input as Record<string, unknown>))),
+        payloadOf(() => written(ctx, service(ctx).update(requestContext(ctx), String(args.id), args.ifMatch ?? undefined, toWireBody(def, 'update', args.input as Record<string, unknown>))), mutationArgs),
     }),
     [`delete${typeName}`]: t.field({
-      type: shared.DeletedRecord,
+      type: shared.DeletePayload,
       nullable: true,
       description: resourceTexts(def).delete,
       authScopes: { scope: writeScope },
@@ -338,10 +361,11 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
         id: t.arg.id({ required: true, description: resourceTexts(def).deleteId }),
         ifMatch: t.arg.string({ description: resourceTexts(def).ifMatch }),
       },
-      resolve: async (_root, args, ctx) => {
-        await written(ctx, service(ctx).remove(requestContext(ctx), String(args.id), args.ifMatch ?? undefined));
-        return { id: String(args.id) };
-      },
+      resolve: (_root, args, ctx) =>
+        payloadOf(
+          () => written(ctx, service(ctx).remove(requestContext(ctx), String(args.id), args.ifMatch ?? undefined)).then(() => ({ deletedId: String(args.id) })),
+          mutationArgs,
+        ),
     }),
   }));
 
@@ -362,7 +386,7 @@ export function recordInput(builder: Builder, def: ResourceDefinition, name: str
     fields: (t) => {
       const fields: Record<string, unknown> = {};
       for (const field of writableFields(def, mode)) {
-        const type = field.children ? [childTypes(builder, field.children).input] : graphqlType(field.kind);
+        const type = field.children ? [childTypes(builder, field.children).input] : graphqlType(field.kind, builder, field.enum);
         fields[field.name] = t.field({ type, required: field.required && !allOptional, description: field.description } as AnyOptions);
       }
       return fields as never;
@@ -385,7 +409,7 @@ function childTypes(builder: Builder, children: ChildCollection): { output: unkn
       Object.fromEntries(
         childOutputFields(children).map((info) => [
           camelCase(info.name),
-          t.field({ type: graphqlType(info.kind), nullable: info.nullable, description: outputFieldText(info), resolve: (parent: Record<string, unknown>) => parent[info.name] } as AnyOptions),
+          t.field({ type: graphqlType(info.kind, builder, info.enum), nullable: info.nullable, description: outputFieldText(info), resolve: (parent: Record<string, unknown>) => parent[info.name] } as AnyOptions),
         ]),
       ) as never,
   });
@@ -396,7 +420,7 @@ function childTypes(builder: Builder, children: ChildCollection): { output: unkn
         ['id', t.field({ type: 'ID', required: false, description: childTexts.inputId(children) } as AnyOptions)],
         ...Object.entries(children.fields).map(([wire, spec]) => [
           camelCase(wire),
-          t.field({ type: graphqlType(spec.kind), required: false, description: inputFieldText(spec) } as AnyOptions),
+          t.field({ type: graphqlType(spec.kind, builder, spec.enum), required: false, description: inputFieldText(spec) } as AnyOptions),
         ]),
       ]) as never,
   });

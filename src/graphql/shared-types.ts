@@ -1,4 +1,5 @@
 import type { RecordShape } from './resource-schema.ts';
+import type { UserError } from './user-errors.ts';
 import { enumTexts } from './descriptions.ts';
 import type { Builder } from './builder.ts';
 import { DateScalar, DateTimeScalar, DecimalScalar, JSONScalar, SafeIntScalar } from './scalars.ts';
@@ -24,9 +25,28 @@ export function registerSharedTypes(builder: Builder) {
     }),
   });
 
-  const DeletedRecord = builder.objectRef<{ id: string }>('DeletedRecord').implement({
-    description: 'The id of a record that was deleted.',
-    fields: (t) => ({ id: t.exposeID('id', { description: 'The id of the deleted record.' }) }),
+  const UserError = builder.objectRef<UserError>('UserError').implement({
+    description: 'Something in the arguments of a mutation that the caller can fix: nothing was written.',
+    fields: (t) => ({
+      field: t.stringList({
+        nullable: true,
+        description: 'The path of the argument at fault, in GraphQL names (["input", "lineitems", "0", "quantity"]); null when the error is about the request as a whole.',
+        resolve: (error) => error.field,
+      }),
+      message: t.exposeString('message', { description: 'What is wrong, for a person.' }),
+      code: t.exposeString('code', { description: 'The error code of the catalog, as the REST API answers it (validation.failed, precondition.failed ...).' }),
+    }),
+  });
+  /** The userErrors field of every mutation payload. */
+  const userErrorsField = (t: any) =>
+    t.field({ type: [UserError], description: 'What the caller can fix in the arguments; empty when the mutation succeeded.', resolve: (payload: { userErrors: UserError[] }) => payload.userErrors });
+
+  const DeletePayload = builder.objectRef<{ deletedId?: string; userErrors: UserError[] }>('DeletePayload').implement({
+    description: 'The answer of a delete: the id of the record deleted, or what to fix.',
+    fields: (t) => ({
+      deletedId: t.id({ nullable: true, description: 'The id of the deleted record; null when nothing was deleted.', resolve: (payload) => payload.deletedId ?? null }),
+      userErrors: userErrorsField(t),
+    }),
   });
 
   // Every record type implements Node (node.ts serves node(id) and nodes(ids)); `typename` names the record's type.
@@ -36,7 +56,7 @@ export function registerSharedTypes(builder: Builder) {
     fields: (t) => ({ id: t.id({ description: 'The id of the record: a UUID, unique across resources.', resolve: (value) => value.record.id as string }) }),
   });
 
-  return { SortDirection, CustomFieldFilter, DeletedRecord, Node };
+  return { SortDirection, CustomFieldFilter, DeletePayload, UserError, userErrorsField, Node };
 }
 
 export type SharedTypes = ReturnType<typeof registerSharedTypes>;

@@ -9,11 +9,19 @@
 // Error codes (`system.duplicate`) and scopes (`tax_rates:read`) are values, identical on both APIs: they are
 // written as they are.
 
-/** A marker: `{` a snake_case wire name, dotted segments allowed `}`. */
-const marker = /\{([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)*)\}/g;
+/**
+ * A marker: `{` a snake_case wire name, dotted segments allowed `}`; after the first, a segment may also be an index
+ * or an id (`{lineitems.0.quantity}`, `{custom_fields.<definition id>}`), which every API writes as it is.
+ */
+const marker = /\{([a-z][a-z0-9_]*(?:\.[a-z0-9][a-z0-9_-]*)*)\}/g;
 
 /** How an API spells a field: wire name -> its name in that API. */
 export type FieldNaming = (wireName: string) => string;
+
+/**
+ * Error texts use markers too (a field error's message, a problem's detail: "must not be before {scheduled_start}"),
+ * rendered by each adapter as it answers: REST with wire names (src/rest/problem.ts), GraphQL with its own names.
+ */
 
 /** The text with every marker replaced by the field's name in one API (each dotted segment on its own). */
 export function renderText(text: string, naming: FieldNaming): string {

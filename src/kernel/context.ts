@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from './errors.ts';
 import type { Role } from './permissions.ts';
+import { vocabulary } from './vocabulary.ts';
 
 export interface Principal {
   accountId: string;
@@ -13,6 +14,18 @@ export interface AccountModules {
   AddressRequired: 'Yes' | 'No';
   System: 'on' | 'off';
 }
+
+/** The values each account module takes (the CLI's --module, /me and GraphQL me.account.modules). */
+export const accountModuleValues = {
+  AddressRequired: vocabulary('AddressRequiredSetting', ['Yes', 'No'], {
+    description: 'Whether a job needs a site (the address of the work).',
+    describe: (value) => (value === 'Yes' ? 'A job needs a site.' : 'A job may have no site.'),
+  }),
+  System: vocabulary('SystemSetting', ['on', 'off'], {
+    description: 'Whether jobs and estimates name the system (equipment) they are about.',
+    describe: (value) => (value === 'on' ? 'A job needs a system, and so does an estimate at a site.' : 'Jobs and estimates need no system.'),
+  }),
+} as const satisfies { [K in keyof AccountModules]: readonly AccountModules[K][] };
 
 /** Everything a service needs to know about the caller of one request. */
 export interface RequestContext {

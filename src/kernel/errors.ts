@@ -1,5 +1,7 @@
 // The one catalog of error codes: code -> HTTP status and fixed title. REST renders an AppError as
-// problem+json (RFC 9457); GraphQL puts the same code in extensions.code.
+// problem+json (RFC 9457); GraphQL puts the same code in extensions.code, or, for the codes marked `input` (what
+// the caller fixes by changing what it sent: validation, status, number, stale ETag, conflicts of the records it
+// named), in the userErrors of a mutation's payload.
 
 export const errorCatalog = {
   'auth.missing_token': { status: 401, title: 'Missing bearer token' },
@@ -11,9 +13,9 @@ export const errorCatalog = {
   'auth.plan_required': { status: 403, title: 'Plan without API access' },
   'account.deactivated': { status: 403, title: 'Account deactivated' },
   'account.inactive': { status: 403, title: 'User inactive' },
-  'resource.not_found': { status: 404, title: 'Resource not found' },
-  'precondition.required': { status: 428, title: 'If-Match header required' },
-  'precondition.failed': { status: 412, title: 'ETag mismatch' },
+  'resource.not_found': { status: 404, title: 'Resource not found', input: true },
+  'precondition.required': { status: 428, title: 'If-Match header required', input: true },
+  'precondition.failed': { status: 412, title: 'ETag mismatch', input: true },
   'idempotency_key.required': { status: 400, title: 'Idempotency-Key header required' },
   'idempotency_key.in_use': { status: 409, title: 'Idempotency key in use' },
   'cursor.invalid': { status: 400, title: 'Invalid cursor' },
@@ -23,22 +25,22 @@ export const errorCatalog = {
   'sort.invalid': { status: 400, title: 'Invalid sort' },
   'filter.invalid': { status: 400, title: 'Invalid filter' },
   'rate_limit.exceeded': { status: 429, title: 'Rate limit exceeded' },
-  'validation.failed': { status: 422, title: 'Validation failed' },
-  'validation.no_topics': { status: 422, title: 'No topics' },
-  'status.transition_invalid': { status: 422, title: 'Status not configured' },
-  'number.immutable': { status: 422, title: 'Number is immutable' },
-  'system.duplicate': { status: 409, title: 'Duplicate system' },
-  'contact.has_linkages': { status: 409, title: 'Contact has linkages' },
-  'contact.primary_linkage': { status: 409, title: 'Primary contact linkage' },
-  'topic.not_available': { status: 422, title: 'Topic not available' },
-  'endpoint.disabled': { status: 409, title: 'Endpoint disabled' },
-  'endpoint.paused': { status: 409, title: 'Endpoint paused' },
-  'verification.echo_mismatch': { status: 422, title: 'Challenge not echoed' },
-  'verification.timeout': { status: 422, title: 'Verification timed out' },
-  'verification.ssl_error': { status: 422, title: 'TLS handshake failed' },
-  'verification.network_unreachable': { status: 422, title: 'Endpoint unreachable' },
-  'verification.unknown_error': { status: 422, title: 'Verification error' },
-  'verification.failed': { status: 422, title: 'Verification failed' },
+  'validation.failed': { status: 422, title: 'Validation failed', input: true },
+  'validation.no_topics': { status: 422, title: 'No topics', input: true },
+  'status.transition_invalid': { status: 422, title: 'Status not configured', input: true },
+  'number.immutable': { status: 422, title: 'Number is immutable', input: true },
+  'system.duplicate': { status: 409, title: 'Duplicate system', input: true },
+  'contact.has_linkages': { status: 409, title: 'Contact has linkages', input: true },
+  'contact.primary_linkage': { status: 409, title: 'Primary contact linkage', input: true },
+  'topic.not_available': { status: 422, title: 'Topic not available', input: true },
+  'endpoint.disabled': { status: 409, title: 'Endpoint disabled', input: true },
+  'endpoint.paused': { status: 409, title: 'Endpoint paused', input: true },
+  'verification.echo_mismatch': { status: 422, title: 'Challenge not echoed', input: true },
+  'verification.timeout': { status: 422, title: 'Verification timed out', input: true },
+  'verification.ssl_error': { status: 422, title: 'TLS handshake failed', input: true },
+  'verification.network_unreachable': { status: 422, title: 'Endpoint unreachable', input: true },
+  'verification.unknown_error': { status: 422, title: 'Verification error', input: true },
+  'verification.failed': { status: 422, title: 'Verification failed', input: true },
   'internal.error': { status: 500, title: 'Internal server error' },
   // Codes the spec leaves to us ("not shown"), in the same dotted style; see "Codes we added" in docs/decisions.md.
   'request.malformed_json': { status: 400, title: 'Malformed JSON' },
@@ -50,9 +52,9 @@ export const errorCatalog = {
   'route.not_found': { status: 404, title: 'No such endpoint' },
   'method.not_allowed': { status: 405, title: 'Method not allowed' },
   'version.invalid': { status: 400, title: 'Unknown API version' },
-  'lead.already_converted': { status: 409, title: 'Lead already converted' },
-  'estimate.not_accepted': { status: 409, title: 'Estimate not accepted' },
-  'estimate.already_converted': { status: 409, title: 'Estimate already converted' },
+  'lead.already_converted': { status: 409, title: 'Lead already converted', input: true },
+  'estimate.not_accepted': { status: 409, title: 'Estimate not accepted', input: true },
+  'estimate.already_converted': { status: 409, title: 'Estimate already converted', input: true },
   // GraphQL limits (src/graphql/limits.ts; docs/graphql-limits.md): an operation over a limit is refused before it runs.
   'graphql.cost_exceeded': { status: 400, title: 'Query cost too high' },
   'graphql.depth_exceeded': { status: 400, title: 'Query nested too deeply' },
@@ -61,7 +63,7 @@ export const errorCatalog = {
   'graphql.result_too_large': { status: 400, title: 'Result too large' },
   'websocket.too_many_connections': { status: 429, title: 'Too many open sockets' },
   'websocket.too_many_subscriptions': { status: 429, title: 'Too many active subscriptions' },
-} as const satisfies Record<string, { status: number; title: string }>;
+} as const satisfies Record<string, { status: number; title: string; input?: true }>;
 
 export type ErrorCode = keyof typeof errorCatalog;
 
@@ -91,11 +93,16 @@ export class AppError extends Error {
 
 export function validationError(errors: FieldErrors, detail?: string): AppError {
   const fields = Object.keys(errors);
-  return new AppError('validation.failed', detail ?? `Invalid fields: ${fields.join(', ')}`, { errors });
+  return new AppError('validation.failed', detail ?? `Invalid fields: ${fields.map((field) => `{${field}}`).join(', ')}`, { errors });
 }
 
 export function notFound(resource: string): AppError {
   return new AppError('resource.not_found', `${resource} not found`);
+}
+
+/** Whether the caller fixes this error by changing what it sent (GraphQL answers it in a payload's userErrors). */
+export function isInputError(code: ErrorCode): boolean {
+  return 'input' in errorCatalog[code];
 }
 
 export function docSlug(code: string): string {

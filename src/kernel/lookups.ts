@@ -1,4 +1,5 @@
 import type { TenantTx, TenantClient } from './tenancy.ts';
+import { vocabulary } from './vocabulary.ts';
 
 // Tenant-configured lookup values: statuses, labels and custom field definitions, per resource class
 // (`related_name`: Customer, Job, Estimate ...). Only live rows (not deleted) count. Which classes exist and their
@@ -6,7 +7,19 @@ import type { TenantTx, TenantClient } from './tenancy.ts';
 
 type Reader = TenantTx | TenantClient;
 
-export const customFieldTypes = ['text', 'number', 'date', 'checkbox', 'select', 'multiselect', 'attachment'] as const;
+export const customFieldTypes = vocabulary('CustomFieldType', ['text', 'number', 'date', 'checkbox', 'select', 'multiselect', 'attachment'], {
+  description: 'The type of a custom field: what its values are.',
+  describe: (type) =>
+    ({
+      text: 'Free text.',
+      number: 'A number.',
+      date: 'A calendar date, YYYY-MM-DD.',
+      checkbox: 'True or false.',
+      select: "One of the definition's options.",
+      multiselect: "A list of the definition's options.",
+      attachment: 'Files attached to the record, written separately from its other fields.',
+    })[type],
+});
 export type CustomFieldType = (typeof customFieldTypes)[number];
 
 export interface CustomFieldDefinition {

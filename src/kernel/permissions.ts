@@ -1,7 +1,16 @@
 import { AppError } from './errors.ts';
+import { vocabulary } from './vocabulary.ts';
 
 // What a user's role may do beyond its key's scopes (spec: "a key never has more rights than its user").
-export const roles = ['admin', 'office', 'technician'] as const;
+export const roles = vocabulary('Role', ['admin', 'office', 'technician'], {
+  description: "A user's role: what the user may do beyond the key's scopes.",
+  describe: (role) =>
+    ({
+      admin: 'An administrator of the account; may decide estimates.',
+      office: 'Office staff (dispatch, sales, accounting); may decide estimates.',
+      technician: 'A field technician; may not decide estimates (move them to Sent, Accepted or Declined).',
+    })[role],
+});
 export type Role = (typeof roles)[number];
 
 export const permissions = {

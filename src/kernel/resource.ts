@@ -183,6 +183,8 @@ export interface RecordFieldInfo {
   children?: ChildCollection;
   /** For kind 'decimal': decimal places written. */
   scale?: number;
+  /** The value is one of these (a named vocabulary is a GraphQL enum, src/kernel/vocabulary.ts). */
+  enum?: readonly string[];
 }
 
 /** Whether a written field may be served as null: unless required on create or declared always set. */
@@ -199,7 +201,7 @@ export function outputFields(def: ResourceDefinition): RecordFieldInfo[] {
   const writeOnly = new Set(def.writeOnly ?? []);
   for (const [name, spec] of Object.entries(def.fields)) {
     if (writeOnly.has(name)) continue;
-    out.push({ name, kind: spec.kind, nullable: servedNullable(spec), description: spec.description, scale: spec.scale });
+    out.push({ name, kind: spec.kind, nullable: servedNullable(spec), description: spec.description, scale: spec.scale, enum: spec.enum });
   }
   for (const [name, spec] of Object.entries(def.readOnly ?? {})) out.push({ name, ...spec });
   if (def.conventions.status) out.push({ name: 'status', kind: 'string', nullable: false, description: `The status: the {display_name} of a live ${def.className} status.` });
@@ -226,7 +228,7 @@ export function selectColumns(def: ResourceDefinition): string[] {
 export function childOutputFields(children: ChildCollection): RecordFieldInfo[] {
   return [
     { name: 'id', kind: 'uuid', nullable: false, description: `The id of the ${children.label} (a UUID v7 the server assigns).` },
-    ...Object.entries(children.fields).map(([name, spec]) => ({ name, kind: spec.kind, nullable: servedNullable(spec), description: spec.description, scale: spec.scale })),
+    ...Object.entries(children.fields).map(([name, spec]) => ({ name, kind: spec.kind, nullable: servedNullable(spec), description: spec.description, scale: spec.scale, enum: spec.enum })),
     ...Object.entries(children.readOnly ?? {}).map(([name, spec]) => ({ name, ...spec })),
   ];
 }

@@ -1,6 +1,7 @@
 import type { ResourceDefinition } from '../kernel/resource.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { resources } from './index.ts';
+import { vocabulary } from '../kernel/vocabulary.ts';
 
 // What the declarations add up to: the scope catalog, the resource classes that have lookups (statuses, labels,
 // custom fields) and the statuses every account starts with. Nothing here is listed by hand except the modules
@@ -30,10 +31,14 @@ export function isScope(value: string): value is Scope {
 const hasLookups = (def: ResourceDefinition) => Boolean(def.conventions.status || def.conventions.labels || def.conventions.customFields);
 
 /** The resource classes lookups belong to (`related_name`: Customer, Job ...). */
-export const relatedNames: readonly string[] = [
-  ...resources.filter(hasLookups).map((def) => def.className),
-  ...modulesNotYetServed.flatMap((module) => ('className' in module ? [module.className] : [])),
-];
+export const relatedNames: readonly string[] = vocabulary(
+  'ResourceClass',
+  [...resources.filter(hasLookups).map((def) => def.className), ...modulesNotYetServed.flatMap((module) => ('className' in module ? [module.className] : []))],
+  {
+    description: 'A resource class with lookups (statuses, labels, custom fields), by its class name.',
+    describe: (name) => `The ${name} class: lookups of ${name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()} records.`,
+  },
+);
 
 /** The statuses every account starts with, per resource class (the first is the status of a new record). */
 export const defaultStatuses: Readonly<Record<string, readonly string[]>> = Object.fromEntries([

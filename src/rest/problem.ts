@@ -1,6 +1,12 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
-import { AppError, docSlug } from '../kernel/errors.ts';
+import { wireText } from '../kernel/api-text.ts';
+import { AppError, docSlug, type FieldErrors } from '../kernel/errors.ts';
+
+/** Field errors with their messages' field markers as wire names. */
+function wireErrors(errors: FieldErrors): FieldErrors {
+  return Object.fromEntries(Object.entries(errors).map(([field, messages]) => [field, messages.map((message) => wireText(message))]));
+}
 
 /** Renders an error as RFC 9457 problem+json with the spec's envelope. Unknown errors become internal.error. */
 export function sendProblem(req: Request, res: Response, error: unknown, errorsUrl: string, logger: Logger): void {
@@ -19,11 +25,12 @@ export function sendProblem(req: Request, res: Response, error: unknown, errorsU
     title: problem.title,
     status: problem.status,
     code: problem.code,
-    detail: problem.detail,
+    detail: problem.detail === null ? null : wireText(problem.detail),
     instance: req.originalUrl.split('?')[0],
     request_id: req.requestId,
     doc_url: `${errorsUrl}/${docSlug(problem.code)}`,
     ...problem.extra,
+    ...(problem.extra.errors ? { errors: wireErrors(problem.extra.errors as FieldErrors) } : {}),
   };
   if (res.headersSent) return;
   for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);

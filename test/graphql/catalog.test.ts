@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
 import { unique } from '../helpers/factories/records.ts';
-import { camelRecord, codeOf, ok, records } from '../helpers/graphql.ts';
+import { camelRecord, expectError, failed, ok, records, USER_ERRORS } from '../helpers/graphql.ts';
 
 // The catalog over GraphQL: the generated item / taxRate / system queries and create/update/delete mutations run
-// the same services as REST; decimals come back as exact strings with the field's scale; system.duplicate and
-// validation.failed surface in extensions.code.
+// the same services as REST; decimals come back as exact strings with the field's scale; system.duplicate,
+// number.immutable and validation.failed surface in the userErrors of the mutation's payload.
 
 const t = useTestApp({ rateLimits: highRateLimits });
 const { gql, api: rest } = useTenant(t);
@@ -18,17 +18,17 @@ const SYSTEM = 'id siteId systemType name manufacturer model serialNumber instal
 async function newSite(): Promise<string> {
   const r = records(gql);
   const customer = await r.customer(unique('Org '));
-  return (await r.site(customer, 'Customer', unique('Site '))).id;
+  return (await r.site(customer, 'CUSTOMER', unique('Site '))).id;
 }
 
 describe('items', () => {
   it('creates, reads, lists, updates and deletes an item through the same service as REST, decimals as strings', async () => {
     const created = ok(
       await gql(`mutation($input: CreateItemInput!) { createItem(input: $input) { etag item { ${ITEM} } } }`, {
-        input: { name: 'Thermostat', sku: 'TS-1', itemType: 'material', unitPrice: '0.3', cost: 12.5 },
+        input: { name: 'Thermostat', sku: 'TS-1', itemType: 'MATERIAL', unitPrice: '0.3', cost: 12.5 },
       }),
     ).createItem;
-    expect(created.item).toMatchObject({ name: 'Thermostat', sku: 'TS-1', itemType: 'material', unitPrice: '0.3000', cost: '12.5000', taxable: true, labels: [] });
+    expect(created.item).toMatchObject({ name: 'Thermostat', sku: 'TS-1', itemType: 'MATERIAL', unitPrice: '0.3000', cost: '12.5000', taxable: true, labels: [] });
     expect(created.item.number).toMatch(/^\d+$/);
     const id = created.item.id;
 
@@ -39,9 +39,9 @@ describe('items', () => {
     const read = ok(await gql(`query($id: ID!) { item(id: $id) { ${ITEM} etag } }`, { id })).item;
     expect(read).toEqual({ ...created.item, etag: created.etag });
 
-    const listed = ok(await gql(`{ items(filter: { sku: "TS-1", itemTypeIn: ["material", "labor"] }) { nodes { id unitPrice } } }`)).items;
+    const listed = ok(await gql(`{ items(filter: { sku: "TS-1", itemTypeIn: [MATERIAL, LABOR] }) { nodes { id unitPrice } } }`)).items;
     expect(listed.nodes).toEqual([{ id, unitPrice: '0.3000' }]);
-    expect(ok(await gql(`{ items(filter: { itemType: "service", sku: "TS-1" }) { nodes { id } } }`)).items.nodes).toEqual([]);
+    expect(ok(await gql(`{ items(filter: { itemType: SERVICE, sku: "TS-1" }) { nodes { id } } }`)).items.nodes).toEqual([]);
 
     const updated = ok(
       await gql(`mutation($id: ID!, $ifMatch: String, $input: UpdateItemInput!) { updateItem(id: $id, ifMatch: $ifMatch, input: $input) { etag item { ${ITEM} } } }`, {
@@ -54,33 +54,34 @@ describe('items', () => {
     expect(updated.etag).not.toBe(created.etag);
     expect((await rest.get(`/items/${id}`)).body.data.unit_price).toBe('19.9900');
 
-    const deleted = await gql(`mutation($id: ID!, $ifMatch: String) { deleteItem(id: $id, ifMatch: $ifMatch) { id } }`, { id, ifMatch: updated.etag });
-    expect(deleted.body).toEqual({ data: { deleteItem: { id } } });
+    const deleted = await gql(`mutation($id: ID!, $ifMatch: String) { deleteItem(id: $id, ifMatch: $ifMatch) { deletedId ${USER_ERRORS} } }`, { id, ifMatch: updated.etag });
+    expect(deleted.body).toEqual({ data: { deleteItem: { deletedId: id, userErrors: [] } } });
     expect((await rest.get(`/items/${id}`)).status).toBe(404);
   });
 
   it('takes a float literal exactly (0.3 in the query text) and refuses more places than the scale with validation.failed', async () => {
-    const literal = ok(await gql(`mutation { createItem(input: { name: "Lit", itemType: "labor", unitPrice: 0.3 }) { item { unitPrice } } }`)).createItem;
+    const literal = ok(await gql(`mutation { createItem(input: { name: "Lit", itemType: LABOR, unitPrice: 0.3 }) { item { unitPrice } } }`)).createItem;
     expect(literal.item.unitPrice).toBe('0.3000');
-    const tooPrecise = await gql(`mutation($input: CreateItemInput!) { createItem(input: $input) { item { id } } }`, {
-      input: { name: 'x', itemType: 'labor', unitPrice: 0.1 + 0.2 },
+    const tooPrecise = await gql(`mutation($input: CreateItemInput!) { createItem(input: $input) { item { id } ${USER_ERRORS} } }`, {
+      input: { name: 'x', itemType: 'LABOR', unitPrice: 0.1 + 0.2 },
     });
-    expect(codeOf(tooPrecise)).toBe('validation.failed');
-    expect(tooPrecise.body.errors![0].extensions).toMatchObject({ status: 422, errors: { unitPrice: [expect.any(String)] } });
-    const notNumeric = await gql(`mutation($input: CreateItemInput!) { createItem(input: $input) { item { id } } }`, {
-      input: { name: 'x', itemType: 'labor', unitPrice: 'twelve' },
+    expectError(tooPrecise, 'validation.failed', [['input', 'unitPrice']]);
+    const notNumeric = await gql(`mutation($input: CreateItemInput!) { createItem(input: $input) { item { id } ${USER_ERRORS} } }`, {
+      input: { name: 'x', itemType: 'LABOR', unitPrice: 'twelve' },
     });
-    expect(notNumeric.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { unitPrice: ['must be a decimal with at most 4 decimal places'] } });
+    expect(failed(notNumeric, 'validation.failed')).toEqual([
+      { field: ['input', 'unitPrice'], message: 'unitPrice must be a decimal with at most 4 decimal places', code: 'validation.failed' },
+    ]);
   });
 
   it('refuses a changed number with number.immutable', async () => {
-    const created = ok(await gql(`mutation { createItem(input: { name: "Numbered", itemType: "service", unitPrice: "1" }) { etag item { id number } } }`)).createItem;
-    const res = await gql(`mutation($id: ID!, $ifMatch: String, $input: UpdateItemInput!) { updateItem(id: $id, ifMatch: $ifMatch, input: $input) { item { id } } }`, {
+    const created = ok(await gql(`mutation { createItem(input: { name: "Numbered", itemType: SERVICE, unitPrice: "1" }) { etag item { id number } } }`)).createItem;
+    const res = await gql(`mutation($id: ID!, $ifMatch: String, $input: UpdateItemInput!) { updateItem(id: $id, ifMatch: $ifMatch, input: $input) { item { id } ${USER_ERRORS} } }`, {
       id: created.item.id,
       ifMatch: created.etag,
       input: { number: `${created.item.number}0` },
     });
-    expect(codeOf(res)).toBe('number.immutable');
+    expectError(res, 'number.immutable', [['input', 'number']]);
   });
 });
 
@@ -105,14 +106,14 @@ describe('tax rates', () => {
     ).updateTaxRate;
     expect(updated.taxRate.rate).toBe('100.0000');
     for (const rate of [101, -1]) {
-      const res = await own(`mutation($input: CreateTaxRateInput!) { createTaxRate(input: $input) { taxRate { id } } }`, { input: { name: 'Bad', rate } });
-      expect(res.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { rate: [expect.any(String)] } });
+      const res = await own(`mutation($input: CreateTaxRateInput!) { createTaxRate(input: $input) { taxRate { id } ${USER_ERRORS} } }`, { input: { name: 'Bad', rate } });
+      expectError(res, 'validation.failed', [['input', 'rate']]);
     }
   });
 });
 
 describe('systems', () => {
-  const CREATE = `mutation($input: CreateSystemInput!) { createSystem(input: $input) { etag system { ${SYSTEM} } } }`;
+  const CREATE = `mutation($input: CreateSystemInput!) { createSystem(input: $input) { etag system { ${SYSTEM} } ${USER_ERRORS} } }`;
 
   it('creates, reads, lists and updates a system through the same service as REST', async () => {
     const siteId = await newSite();
@@ -136,13 +137,12 @@ describe('systems', () => {
     expect(updated.system).toMatchObject({ serialNumber: 'SN-9', installDate: null, name: 'Furnace' });
   });
 
-  it('answers system.duplicate in extensions.code for a second system of the type, and creates it with confirmed: true', async () => {
+  it('answers system.duplicate in the userErrors of createSystem for a second system of the type, and creates it with confirmed: true', async () => {
     const siteId = await newSite();
     ok(await gql(CREATE, { input: { siteId, systemType: 'Plumbing', name: 'Heater' } }));
     const duplicate = await gql(CREATE, { input: { siteId, systemType: 'Plumbing', name: 'Second heater' } });
-    expect(duplicate.body.data?.createSystem ?? null).toBeNull();
-    expect(codeOf(duplicate)).toBe('system.duplicate');
-    expect(duplicate.body.errors![0].extensions).toMatchObject({ status: 409 });
+    expect(duplicate.body.data).toEqual({ createSystem: { etag: null, system: null, userErrors: [{ field: null, message: expect.any(String), code: 'system.duplicate' }] } });
+    expectError(duplicate, 'system.duplicate', [null]);
     const confirmed = ok(await gql(CREATE, { input: { siteId, systemType: 'Plumbing', name: 'Second heater', confirmed: true } })).createSystem;
     expect(confirmed.system).toMatchObject({ siteId, systemType: 'Plumbing', name: 'Second heater' });
     expect(ok(await gql(`query($siteId: ID) { systems(filter: { siteId: $siteId }) { nodes { id } } }`, { siteId })).systems.nodes).toHaveLength(2);
@@ -154,9 +154,9 @@ describe('systems', () => {
     const siteId = await newSite();
     ok(await gql(CREATE, { input: { siteId, systemType: 'HVAC', name: 'x' } }));
     const created = ok(await gql(CREATE, { input: { siteId, systemType: 'Boiler', name: 'y' } })).createSystem;
-    const UPDATE = `mutation($id: ID!, $ifMatch: String, $input: UpdateSystemInput!) { updateSystem(id: $id, ifMatch: $ifMatch, input: $input) { system { id systemType } } }`;
+    const UPDATE = `mutation($id: ID!, $ifMatch: String, $input: UpdateSystemInput!) { updateSystem(id: $id, ifMatch: $ifMatch, input: $input) { system { id systemType } ${USER_ERRORS} } }`;
     const duplicate = await gql(UPDATE, { id: created.system.id, ifMatch: created.etag, input: { systemType: 'hvac' } });
-    expect(codeOf(duplicate)).toBe('system.duplicate');
+    expectError(duplicate, 'system.duplicate', [null]);
     const confirmed = ok(await gql(UPDATE, { id: created.system.id, ifMatch: created.etag, input: { systemType: 'hvac', confirmed: true } })).updateSystem;
     expect(confirmed.system.systemType).toBe('hvac');
   });
@@ -164,13 +164,12 @@ describe('systems', () => {
   it("refuses another tenant's site (siteId) and an unknown system option (systemOptionId) with validation.failed", async () => {
     const other = (await t.newTenant()).gql;
     const r = records(other);
-    const theirSite = (await r.site(await r.customer(unique('Org ')), 'Customer', unique('Site '))).id;
+    const theirSite = (await r.site(await r.customer(unique('Org ')), 'CUSTOMER', unique('Site '))).id;
     const foreign = await gql(CREATE, { input: { siteId: theirSite, systemType: 'HVAC', name: 'x' } });
-    expect(foreign.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { siteId: [expect.any(String)] } });
+    expectError(foreign, 'validation.failed', [['input', 'siteId']]);
     const option = await gql(CREATE, { input: { siteId: await newSite(), systemType: 'HVAC', name: 'x', systemOptionId: randomUUID() } });
-    expect(option.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { systemOptionId: [expect.any(String)] } });
+    expectError(option, 'validation.failed', [['input', 'systemOptionId']]);
     const date = await gql(CREATE, { input: { siteId: await newSite(), systemType: 'HVAC', name: 'x', installDate: 'someday' } });
-    expect(date.body.errors?.[0]).toBeDefined();
-    expect(date.body.data?.createSystem ?? null).toBeNull();
+    expect(failed(date, 'validation.failed')).toEqual([{ field: ['input', 'installDate'], message: 'installDate is not a valid date (YYYY-MM-DD)', code: 'validation.failed' }]);
   });
 });

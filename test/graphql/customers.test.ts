@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Tenant, TestClock, useTenant, useTestApp } from '../helpers/app.ts';
-import { camelRecord, codeOf, type Gql } from '../helpers/graphql.ts';
+import { camelRecord, codeOf, failed, fieldsOf, type Gql, USER_ERRORS } from '../helpers/graphql.ts';
 import type { Client } from '../helpers/http.ts';
 
 const clock = new TestClock();
@@ -8,15 +8,16 @@ const t = useTestApp({ clock });
 const { tenant, gql, api: rest } = useTenant(t);
 
 const FIELDS = 'id number organization mainPhone fax website description reference assigneeId customerNotes priceAdjustment status labels customFields createdAt updatedAt etag';
-const CREATE = `mutation Create($input: CreateCustomerInput!) { createCustomer(input: $input) { etag customer { ${FIELDS} } } }`;
+const CREATE = `mutation Create($input: CreateCustomerInput!) { createCustomer(input: $input) { etag customer { ${FIELDS} } ${USER_ERRORS} } }`;
 const UPDATE = `mutation Update($id: ID!, $ifMatch: String, $input: UpdateCustomerInput!) {
-  updateCustomer(id: $id, ifMatch: $ifMatch, input: $input) { etag customer { ${FIELDS} } } }`;
-const DELETE = `mutation Delete($id: ID!, $ifMatch: String) { deleteCustomer(id: $id, ifMatch: $ifMatch) { id } }`;
+  updateCustomer(id: $id, ifMatch: $ifMatch, input: $input) { etag customer { ${FIELDS} } ${USER_ERRORS} } }`;
+const DELETE = `mutation Delete($id: ID!, $ifMatch: String) { deleteCustomer(id: $id, ifMatch: $ifMatch) { deletedId ${USER_ERRORS} } }`;
 const GET = `query Get($id: ID!) { customer(id: $id) { ${FIELDS} } }`;
 
 async function create(input: Record<string, unknown>, using: Gql = gql) {
   const res = await using(CREATE, { input });
   expect(res.body.errors, JSON.stringify(res.body.errors)).toBeUndefined();
+  expect(res.body.data.createCustomer.userErrors).toEqual([]);
   return res.body.data.createCustomer as { etag: string; customer: Record<string, any> };
 }
 
@@ -37,12 +38,13 @@ describe('customer mutations and queries', () => {
     const updated = await gql(UPDATE, { id: created.customer.id, ifMatch: created.etag, input: { reference: 'ERP-2', status: 'Inactive', fax: null } });
     expect(updated.body.errors).toBeUndefined();
     const payload = updated.body.data.updateCustomer;
+    expect(payload.userErrors).toEqual([]);
     expect(payload.customer).toMatchObject({ reference: 'ERP-2', status: 'Inactive', organization: 'Acme HVAC', mainPhone: '+1 555 0100', fax: null });
     expect(payload.etag).not.toBe(created.etag);
     expect((await rest.get(`/customers/${created.customer.id}`)).headers.get('etag')).toBe(payload.etag);
 
     const deleted = await gql(DELETE, { id: created.customer.id, ifMatch: payload.etag });
-    expect(deleted.body).toEqual({ data: { deleteCustomer: { id: created.customer.id } } });
+    expect(deleted.body).toEqual({ data: { deleteCustomer: { deletedId: created.customer.id, userErrors: [] } } });
     expect((await rest.get(`/customers/${created.customer.id}`)).status).toBe(404);
     const gone = await gql(GET, { id: created.customer.id });
     expect(gone.body.data.customer).toBeNull();
@@ -70,35 +72,35 @@ describe('customer mutations and queries', () => {
   });
 });
 
-describe('errors of customer operations carry the REST codes in extensions.code', () => {
+describe('errors of customer operations carry the REST codes: in userErrors of mutations, in extensions.code of queries', () => {
   it('validation.failed with field errors named in camelCase', async () => {
     await create({ organization: 'Taken Inc' });
     const res = await gql(CREATE, { input: { organization: 'TAKEN INC', mainPhone: 'x'.repeat(65), assigneeId: 987654 } });
     expect(res.status).toBe(200);
-    expect(res.body.data.createCustomer).toBeNull();
-    expect(res.body.errors![0]).toMatchObject({ path: ['createCustomer'], extensions: { code: 'validation.failed', status: 422 } });
-    const errors = res.body.errors![0].extensions!.errors;
-    expect(Object.keys(errors).sort()).toEqual(['assigneeId', 'mainPhone', 'organization']);
-    expect(errors.organization).toEqual(['has already been taken']);
+    expect(res.body.data.createCustomer).toMatchObject({ customer: null, etag: null });
+    const errors = failed(res, 'validation.failed');
+    expect(fieldsOf(errors)).toEqual([['input', 'assigneeId'], ['input', 'mainPhone'], ['input', 'organization']]);
+    expect(errors.filter((error) => error.field![1] === 'organization')).toEqual([
+      { field: ['input', 'organization'], message: 'organization has already been taken', code: 'validation.failed' },
+    ]);
   });
 
   it('validation.failed names an unparseable custom field date', async () => {
     const own = await t.tenant();
     const since = await t.app.domain.admin.addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Since', type: 'date' });
     const res = await t.graphql(own.token)(CREATE, { input: { organization: 'Dated', customFields: { [since.id]: 'someday' } } });
-    expect(codeOf(res)).toBe('validation.failed');
-    expect(Object.keys(res.body.errors![0].extensions!.errors).join()).toContain(since.id);
+    expect(fieldsOf(failed(res, 'validation.failed'))).toEqual([['input', 'customFields', since.id]]);
   });
 
   it('precondition.required without ifMatch and precondition.failed with a stale one', async () => {
     const { customer, etag } = await create({ organization: 'Guarded' });
     const missing = await gql(UPDATE, { id: customer.id, input: { reference: 'x' } });
-    expect(missing.body.errors![0].extensions).toMatchObject({ code: 'precondition.required', status: 428 });
+    expect(fieldsOf(failed(missing, 'precondition.required'))).toEqual([['ifMatch']]);
     await gql(UPDATE, { id: customer.id, ifMatch: etag, input: { reference: 'first' } });
     const stale = await gql(UPDATE, { id: customer.id, ifMatch: etag, input: { reference: 'second' } });
-    expect(stale.body.errors![0].extensions).toMatchObject({ code: 'precondition.failed', status: 412 });
+    expect(fieldsOf(failed(stale, 'precondition.failed'))).toEqual([['ifMatch']]);
     const staleDelete = await gql(DELETE, { id: customer.id, ifMatch: etag });
-    expect(codeOf(staleDelete)).toBe('precondition.failed');
+    expect(fieldsOf(failed(staleDelete, 'precondition.failed'))).toEqual([['ifMatch']]);
   });
 
   it('resource.not_found for an unknown id and for another tenant\'s customer', async () => {
@@ -110,7 +112,7 @@ describe('errors of customer operations carry the REST codes in extensions.code'
       expect(codeOf(read)).toBe('resource.not_found');
     }
     const write = await gql(UPDATE, { id: theirs.customer.id, ifMatch: theirs.etag, input: { reference: 'mine' } });
-    expect(codeOf(write)).toBe('resource.not_found');
+    expect(fieldsOf(failed(write, 'resource.not_found'))).toEqual([['id']]);
   });
 
   it('number.immutable when the number changes, and the same number is a no-op', async () => {
@@ -118,15 +120,17 @@ describe('errors of customer operations carry the REST codes in extensions.code'
     expect(customer.number).toBe('C-100');
     const same = await gql(UPDATE, { id: customer.id, ifMatch: etag, input: { number: 'C-100', reference: 'ok' } });
     expect(same.body.errors).toBeUndefined();
+    expect(same.body.data.updateCustomer.userErrors).toEqual([]);
     const changed = await gql(UPDATE, { id: customer.id, ifMatch: same.body.data.updateCustomer.etag, input: { number: 'C-101' } });
-    expect(changed.body.errors![0].extensions).toMatchObject({ code: 'number.immutable', status: 422 });
+    expect(fieldsOf(failed(changed, 'number.immutable'))).toEqual([['input', 'number']]);
   });
 
   it('status.transition_invalid naming a status that is not configured', async () => {
     const { customer, etag } = await create({ organization: 'Statused' });
     const res = await gql(UPDATE, { id: customer.id, ifMatch: etag, input: { status: 'Frozen' } });
-    expect(res.body.errors![0].extensions).toMatchObject({ code: 'status.transition_invalid', status: 422 });
-    expect(res.body.errors![0].message).toContain('Frozen');
+    const [error] = failed(res, 'status.transition_invalid');
+    expect(error.field).toEqual(['input', 'status']);
+    expect(error.message).toContain('Frozen');
   });
 
   it('auth.scope_missing with requiredScope and grantedScopes, per field', async () => {

@@ -17,12 +17,12 @@ const WEEK_START = Date.parse('2031-03-03T00:00:00.000Z');
 async function seed(n: number): Promise<{ tenant: Tenant; gql: Gql; jobIds: string[] }> {
   const { tenant, gql } = await t.newTenant();
   const tech = await t.app.domain.admin.createUser({ accountId: tenant.accountId, name: 'Tess Tech', email: `tess.${tenant.accountId.slice(-8)}@example.test`, role: 'technician' });
-  const item = ok(await gql(`mutation { createItem(input: { name: "Filter", itemType: "material", unitPrice: "12.5" }) { item { id } } }`)).createItem.item.id;
+  const item = ok(await gql(`mutation { createItem(input: { name: "Filter", itemType: MATERIAL, unitPrice: "12.5" }) { item { id } } }`)).createItem.item.id;
   const taxRate = ok(await gql(`mutation { createTaxRate(input: { name: "State", rate: "8.25" }) { taxRate { id } } }`)).createTaxRate.taxRate.id;
   const many = (type: string, inputs: object[]) => createMany(gql, type, inputs);
   const customers = await many('Customer', Array.from({ length: n + 1 }, (_, i) => ({ organization: `Dispatch ${i}` })));
-  const sites = await many('Site', customers.map((id, i) => ({ siteableId: id, siteableType: 'Customer', siteName: `Site ${i}`, street: `${i} Main St`, city: 'Springfield', state: 'IL' })));
-  const contacts = await many('Contact', customers.map((id, i) => ({ linkableId: id, linkableType: 'Customer', firstName: `Person ${i}`, mobile: `+1 555 ${i}` })));
+  const sites = await many('Site', customers.map((id, i) => ({ siteableId: id, siteableType: 'CUSTOMER', siteName: `Site ${i}`, street: `${i} Main St`, city: 'Springfield', state: 'IL' })));
+  const contacts = await many('Contact', customers.map((id, i) => ({ linkableId: id, linkableType: 'CUSTOMER', firstName: `Person ${i}`, mobile: `+1 555 ${i}` })));
   const jobIds = await many(
     'Job',
     customers.map((id, i) => {
@@ -68,7 +68,7 @@ describe('dispatch board without N+1', () => {
       expect(job.site.id).toBe(job.siteId);
       expect(job.contact.id).toBe(job.contactId);
       expect(job.contact.phoneNumbers.nodes).toHaveLength(1);
-      expect(job.assignees.nodes.map((a: { role: string }) => a.role)).toEqual(['admin', 'technician']);
+      expect(job.assignees.nodes.map((a: { role: string }) => a.role)).toEqual(['ADMIN', 'TECHNICIAN']);
       expect(job.lineitems.nodes).toHaveLength(2);
       expect(job.lineitems.nodes[0].item.name).toBe('Filter');
       expect(job.lineitems.nodes[0].taxRate).not.toBeNull();

@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTenant, useTestApp } from '../helpers/app.ts';
-import { codeOf } from '../helpers/graphql.ts';
+import { camelRecord, codeOf, expectNotInEnum, graphqlModules } from '../helpers/graphql.ts';
 
 const t = useTestApp();
 const { tenant } = useTenant(t, { name: 'Graph Co' });
 
-const ME = `{ me { account { id name sandbox modules } user { id name email role } key { id scopes expiresAt createdAt } apiVersion } }`;
+const ME = `{ me { account { id name sandbox modules { addressRequired system } } user { id name email role } key { id scopes expiresAt createdAt } apiVersion } }`;
 
 describe('me', () => {
   it('answers the content of GET /api/v2/me in camelCase', async () => {
@@ -15,8 +15,8 @@ describe('me', () => {
     expect(res.body.errors).toBeUndefined();
     const rest = (await t.client(tenant.token).get('/me')).body.data;
     expect(res.body.data.me).toEqual({
-      account: rest.account,
-      user: rest.user,
+      account: { ...rest.account, modules: graphqlModules(rest.account.modules) },
+      user: camelRecord(rest.user),
       key: { id: rest.key.id, scopes: rest.key.scopes, expiresAt: rest.key.expires_at, createdAt: rest.key.created_at },
       apiVersion: rest.api_version,
     });
@@ -159,34 +159,31 @@ describe('lookups', () => {
     await t.app.domain.admin.addCustomField({ accountId: own.accountId, relatedName: 'Customer', name: 'Tier', type: 'select', options: ['Gold', 'Silver'], required: true });
     const gql = t.graphql(own.token);
     const res = await gql(`{
-      statuses(relatedName: "Customer") { id relatedName displayName position createdAt updatedAt }
+      statuses(relatedName: CUSTOMER) { id relatedName displayName position createdAt updatedAt }
       labels { relatedName displayName }
-      customerLabels: labels(relatedName: "Customer") { displayName }
-      customFieldDefinitions(relatedName: "Customer") { id relatedName name fieldType options required position }
+      customerLabels: labels(relatedName: CUSTOMER) { displayName }
+      customFieldDefinitions(relatedName: CUSTOMER) { id relatedName name fieldType options required position }
     }`);
     expect(res.body.errors).toBeUndefined();
     const rest = t.client(own.token);
     const statuses = (await rest.get('/statuses?related_name=Customer')).body.data;
-    expect(res.body.data.statuses).toEqual(
-      statuses.map((s: any) => ({ id: s.id, relatedName: s.related_name, displayName: s.display_name, position: s.position, createdAt: s.created_at, updatedAt: s.updated_at })),
-    );
+    expect(res.body.data.statuses).toEqual(camelRecord(statuses));
+    expect(res.body.data.statuses[0].relatedName).toBe('CUSTOMER');
     expect(res.body.data.statuses.map((s: any) => s.displayName)).toEqual(['Active', 'Inactive']);
     expect(res.body.data.labels).toEqual([
-      { relatedName: 'Customer', displayName: 'VIP' },
-      { relatedName: 'Job', displayName: 'Urgent' },
+      { relatedName: 'CUSTOMER', displayName: 'VIP' },
+      { relatedName: 'JOB', displayName: 'Urgent' },
     ]);
     expect(res.body.data.customerLabels).toEqual([{ displayName: 'VIP' }]);
     expect(res.body.data.customFieldDefinitions).toEqual([
-      expect.objectContaining({ relatedName: 'Customer', name: 'Tier', fieldType: 'select', options: ['Gold', 'Silver'], required: true, position: 0 }),
+      expect.objectContaining({ relatedName: 'CUSTOMER', name: 'Tier', fieldType: 'SELECT', options: ['Gold', 'Silver'], required: true, position: 0 }),
     ]);
   });
 
-  it('answers filter.invalid for an unknown relatedName and keeps the other fields', async () => {
-    const res = await t.graphql(tenant.token)('{ statuses(relatedName: "Spaceship") { id } labels { id } }');
-    expect(res.status).toBe(200);
-    expect(res.body.data).toEqual({ statuses: null, labels: [] });
-    expect(res.body.errors![0]).toMatchObject({ path: ['statuses'], extensions: { code: 'filter.invalid', status: 400 } });
-    expect(res.body.errors![0].message).toContain('Spaceship');
+  it('refuses an unknown relatedName before running: it is the ResourceClass enum', async () => {
+    const gql = t.graphql(tenant.token);
+    expectNotInEnum(await gql('{ statuses(relatedName: SPACESHIP) { id } labels { id } }'), 'ResourceClass', 'SPACESHIP');
+    expectNotInEnum(await gql('query($r: ResourceClass) { statuses(relatedName: $r) { id } }', { r: 'Customer' }), 'ResourceClass', 'Customer');
   });
 });
 

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
-import { codeOf, graphqlRecord, ok, records } from '../helpers/graphql.ts';
+import { codeOf, failed, graphqlRecord, ok, records, USER_ERRORS } from '../helpers/graphql.ts';
 
 // Jobs and estimates over GraphQL: the generated CRUD with line items (decimals as exact strings), the work
 // relations (customer, site, contact, system, assignees, items, tax rates, estimate <-> job), convertEstimate
-// over the same service as REST, and the REST error codes in extensions.code.
+// over the same service as REST, and the REST error codes: in a mutation payload's userErrors when the caller can fix
+// its arguments, in extensions.code otherwise.
 
 const t = useTestApp({ rateLimits: highRateLimits });
 const { tenant, gql, api: rest } = useTenant(t);
@@ -29,20 +30,20 @@ async function world(): Promise<World> {
   counter += 1;
   const r = records(gql);
   const customer = await r.customer(`Work Org ${counter}`);
-  const site = await r.site(customer, 'Customer', `Plant ${counter}`);
-  const contact = await r.contact({ firstName: `Dana ${counter}`, linkableId: customer.id, linkableType: 'Customer' });
+  const site = await r.site(customer, 'CUSTOMER', `Plant ${counter}`);
+  const contact = await r.contact({ firstName: `Dana ${counter}`, linkableId: customer.id, linkableType: 'CUSTOMER' });
   const system = ok(await gql(`mutation($input: CreateSystemInput!) { createSystem(input: $input) { system { id } } }`, { input: { siteId: site.id, systemType: 'HVAC', name: 'Rooftop unit' } }))
     .createSystem.system.id;
-  const item = ok(await gql(`mutation { createItem(input: { name: "Filter ${counter}", itemType: "material", unitPrice: "12.5" }) { item { id } } }`)).createItem.item.id;
+  const item = ok(await gql(`mutation { createItem(input: { name: "Filter ${counter}", itemType: MATERIAL, unitPrice: "12.5" }) { item { id } } }`)).createItem.item.id;
   const taxRate = ok(await gql(`mutation { createTaxRate(input: { name: "Tax ${counter}", rate: "10" }) { taxRate { id } } }`)).createTaxRate.taxRate.id;
   const tech = await t.app.domain.admin.createUser({ accountId: tenant.accountId, name: `Tech ${counter}`, email: `tech${counter}@example.test`, role: 'technician' });
   return { customerId: customer.id, siteId: site.id, contactId: contact.id, systemId: system, itemId: item, taxRateId: taxRate, techId: tech.id };
 }
 
-const CREATE_JOB = `mutation($input: CreateJobInput!) { createJob(input: $input) { etag job { ${JOB} } } }`;
-const CREATE_ESTIMATE = `mutation($input: CreateEstimateInput!) { createEstimate(input: $input) { etag estimate { ${ESTIMATE} } } }`;
-const UPDATE_ESTIMATE = `mutation($id: ID!, $ifMatch: String, $input: UpdateEstimateInput!) { updateEstimate(id: $id, ifMatch: $ifMatch, input: $input) { etag estimate { ${ESTIMATE} } } }`;
-const CONVERT = `mutation($id: ID!) { convertEstimate(id: $id) { estimate { id etag convertedJobId amount } job { id etag estimateId amount siteId lineitems { nodes { ${LINE} } } } } }`;
+const CREATE_JOB = `mutation($input: CreateJobInput!) { createJob(input: $input) { etag job { ${JOB} } ${USER_ERRORS} } }`;
+const CREATE_ESTIMATE = `mutation($input: CreateEstimateInput!) { createEstimate(input: $input) { etag estimate { ${ESTIMATE} } ${USER_ERRORS} } }`;
+const UPDATE_ESTIMATE = `mutation($id: ID!, $ifMatch: String, $input: UpdateEstimateInput!) { updateEstimate(id: $id, ifMatch: $ifMatch, input: $input) { etag estimate { ${ESTIMATE} } ${USER_ERRORS} } }`;
+const CONVERT = `mutation($id: ID!) { convertEstimate(id: $id) { estimate { id etag convertedJobId amount } job { id etag estimateId amount siteId lineitems { nodes { ${LINE} } } } ${USER_ERRORS} } }`;
 
 describe('jobs', () => {
   it('creates, reads, updates and deletes a job with lines and assignments through the same service as REST, decimals as strings', async () => {
@@ -93,8 +94,8 @@ describe('jobs', () => {
     expect(updated.job.amount).toBe(updated.job.lineitems.nodes[0].lineTotal);
     expect((await rest.get(`/jobs/${job.id}`)).body.data.lineitems).toHaveLength(1);
 
-    const deleted = await gql(`mutation($id: ID!, $ifMatch: String) { deleteJob(id: $id, ifMatch: $ifMatch) { id } }`, { id: job.id, ifMatch: updated.etag });
-    expect(deleted.body).toEqual({ data: { deleteJob: { id: job.id } } });
+    const deleted = await gql(`mutation($id: ID!, $ifMatch: String) { deleteJob(id: $id, ifMatch: $ifMatch) { deletedId ${USER_ERRORS} } }`, { id: job.id, ifMatch: updated.etag });
+    expect(deleted.body).toEqual({ data: { deleteJob: { deletedId: job.id, userErrors: [] } } });
     expect((await rest.get(`/jobs/${job.id}`)).status).toBe(404);
   });
 
@@ -125,7 +126,7 @@ describe('jobs', () => {
     expect(data.site).toEqual({ id: w.siteId, siteName: expect.any(String), systems: { nodes: [{ id: w.systemId }] } });
     expect(data.contact.id).toBe(w.contactId);
     expect(data.system).toEqual({ id: w.systemId, name: 'Rooftop unit', site: { id: w.siteId } });
-    expect(data.assignees.nodes).toEqual([{ id: w.techId, name: expect.stringMatching(/^Tech/), email: expect.stringContaining('@example.test'), role: 'technician' }]);
+    expect(data.assignees.nodes).toEqual([{ id: w.techId, name: expect.stringMatching(/^Tech/), email: expect.stringContaining('@example.test'), role: 'TECHNICIAN' }]);
     expect(data.estimate).toBeNull();
     expect(data.lineitems.nodes).toEqual([
       { item: { id: w.itemId, name: expect.stringMatching(/^Filter/), unitPrice: '12.5000' }, taxRate: { id: w.taxRateId, rate: expect.stringMatching(/^10(\.0+)?$/) } },
@@ -186,16 +187,16 @@ describe('estimates', () => {
     expect(linked.convertedJob).toEqual({ id: converted.job.id, estimate: { id: created.estimate.id } });
 
     const again = await gql(CONVERT, { id: created.estimate.id });
-    expect(again.body.data?.convertEstimate ?? null).toBeNull();
-    expect(codeOf(again)).toBe('estimate.already_converted');
+    expect(again.body.data).toEqual({ convertEstimate: { estimate: null, job: null, userErrors: [{ field: null, message: expect.any(String), code: 'estimate.already_converted' }] } });
+    failed(again, 'estimate.already_converted');
   });
 
   it('refuses to convert an estimate that is not accepted with estimate.not_accepted', async () => {
     const w = await world();
     const draft = ok(await gql(CREATE_ESTIMATE, { input: { customerId: w.customerId, siteId: w.siteId } })).createEstimate.estimate;
     const res = await gql(CONVERT, { id: draft.id });
-    expect(res.body.data).toEqual({ convertEstimate: null });
-    expect(codeOf(res)).toBe('estimate.not_accepted');
+    expect(res.body.data).toEqual({ convertEstimate: { estimate: null, job: null, userErrors: [{ field: null, message: expect.any(String), code: 'estimate.not_accepted' }] } });
+    failed(res, 'estimate.not_accepted');
   });
 
   it('needs jobs:write besides estimates:write to convert', async () => {
@@ -222,10 +223,10 @@ describe('estimates', () => {
 });
 
 describe('systems', () => {
-  it('answers system.duplicate in extensions.code for a second system of a type on the site', async () => {
+  it('answers system.duplicate in the userErrors of createSystem for a second system of a type on the site', async () => {
     const w = await world();
-    const res = await gql(`mutation($input: CreateSystemInput!) { createSystem(input: $input) { system { id } } }`, { input: { siteId: w.siteId, systemType: 'HVAC', name: 'Another' } });
-    expect(res.body.data).toEqual({ createSystem: null });
-    expect(codeOf(res)).toBe('system.duplicate');
+    const res = await gql(`mutation($input: CreateSystemInput!) { createSystem(input: $input) { system { id } ${USER_ERRORS} } }`, { input: { siteId: w.siteId, systemType: 'HVAC', name: 'Another' } });
+    expect(res.body.data).toEqual({ createSystem: { system: null, userErrors: [{ field: null, message: expect.any(String), code: 'system.duplicate' }] } });
+    failed(res, 'system.duplicate');
   });
 });

@@ -16,11 +16,11 @@ async function seed(n: number): Promise<{ tenant: Tenant; gql: Gql }> {
   const customers = await many('Customer', Array.from({ length: n }, (_, i) => ({ organization: `Customer ${i}` })));
   await many(
     'Site',
-    customers.flatMap((id, i) => [1, 2].map((s) => ({ siteableId: id, siteableType: 'Customer', siteName: `Site ${i}.${s}`, street: `${s} Main St`, city: 'Springfield', state: 'IL' }))),
+    customers.flatMap((id, i) => [1, 2].map((s) => ({ siteableId: id, siteableType: 'CUSTOMER', siteName: `Site ${i}.${s}`, street: `${s} Main St`, city: 'Springfield', state: 'IL' }))),
   );
   await many(
     'Contact',
-    customers.flatMap((id, i) => [1, 2].map((c) => ({ linkableId: id, linkableType: 'Customer', firstName: `Person ${i}.${c}`, mobile: `+1 555 ${i}${c}` }))),
+    customers.flatMap((id, i) => [1, 2].map((c) => ({ linkableId: id, linkableType: 'CUSTOMER', firstName: `Person ${i}.${c}`, mobile: `+1 555 ${i}${c}` }))),
   );
   return { tenant, gql };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { highRateLimits, useTestApp } from '../helpers/app.ts';
-import { camelRecord, codeOf, CONTACT_FIELDS, graphqlRecord, graphqlTenant, LINKAGE_FIELDS, ok, SITE_FIELDS } from '../helpers/graphql.ts';
+import { camelRecord, codeOf, CONTACT_FIELDS, graphqlRecord, graphqlTenant, LINKAGE_FIELDS, ok, SITE_FIELDS, succeeded, USER_ERRORS } from '../helpers/graphql.ts';
 
 // Relations between customers, leads, sites and contacts over GraphQL, in both directions: only live records of
 // the caller's account, serialized exactly as the services serialize them, and each needing the read scope of
@@ -20,11 +20,11 @@ describe('customer and site relations', () => {
     const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Sited Ltd');
     const other = await make.customer('Other Ltd');
-    const first = await make.site(customer, 'Customer', 'First', { position: 5 });
-    const second = await make.site(customer, 'Customer', 'Second');
-    const third = await make.site(customer, 'Customer', 'Early', { position: 2 });
-    await make.site(other, 'Customer', 'Not mine');
-    ok(await gql(`mutation($id: ID!, $m: String) { deleteSite(id: $id, ifMatch: $m) { id } }`, { id: second.id, m: second.etag }));
+    const first = await make.site(customer, 'CUSTOMER', 'First', { position: 5 });
+    const second = await make.site(customer, 'CUSTOMER', 'Second');
+    const third = await make.site(customer, 'CUSTOMER', 'Early', { position: 2 });
+    await make.site(other, 'CUSTOMER', 'Not mine');
+    succeeded(await gql(`mutation($id: ID!, $m: String) { deleteSite(id: $id, ifMatch: $m) { deletedId ${USER_ERRORS} } }`, { id: second.id, m: second.etag }));
 
     const tree = ok(await gql(CUSTOMER_TREE, { id: customer.id })).customer;
     expect(second.site.position).toBe(6);
@@ -39,21 +39,21 @@ describe('customer and site relations', () => {
   it('Customer.contacts, primaryContact and contactLinkages list the linked live contacts, oldest link first', async () => {
     const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Staffed Ltd');
-    const ann = await make.contact({ firstName: 'Ann', linkableId: customer.id, linkableType: 'Customer' });
+    const ann = await make.contact({ firstName: 'Ann', linkableId: customer.id, linkableType: 'CUSTOMER' });
     const bob = await make.contact({ firstName: 'Bob' });
     await make.contact({ firstName: 'Unlinked' });
-    const bobLink = await make.linked(bob.id, { linkableId: customer.id, linkableType: 'Customer', relationshipType: 'billing' });
+    const bobLink = await make.linked(bob.id, { linkableId: customer.id, linkableType: 'CUSTOMER', relationshipType: 'BILLING' });
 
     const tree = ok(await gql(CUSTOMER_TREE, { id: customer.id })).customer;
     expect(tree.contacts.nodes).toEqual([{ id: ann.id, firstName: 'Ann' }, { id: bob.id, firstName: 'Bob' }]);
     expect(tree.primaryContact).toEqual({ id: ann.id });
     expect(tree.contactLinkages.nodes).toEqual([
-      { id: expect.any(String), contactId: ann.id, primary: true, linkableType: 'Customer', linkableId: customer.id, contact: { id: ann.id }, linkable: { __typename: 'Customer', id: customer.id } },
-      { id: bobLink.id, contactId: bob.id, primary: false, linkableType: 'Customer', linkableId: customer.id, contact: { id: bob.id }, linkable: { __typename: 'Customer', id: customer.id } },
+      { id: expect.any(String), contactId: ann.id, primary: true, linkableType: 'CUSTOMER', linkableId: customer.id, contact: { id: ann.id }, linkable: { __typename: 'Customer', id: customer.id } },
+      { id: bobLink.id, contactId: bob.id, primary: false, linkableType: 'CUSTOMER', linkableId: customer.id, contact: { id: bob.id }, linkable: { __typename: 'Customer', id: customer.id } },
     ]);
 
     // Unlinking takes the contact out of the customer's contacts; the contact itself stays.
-    ok(await make.unlink(bob.id, bobLink.id));
+    succeeded(await make.unlink(bob.id, bobLink.id));
     const after = ok(await gql(CUSTOMER_TREE, { id: customer.id })).customer;
     expect(after.contacts.nodes).toEqual([{ id: ann.id, firstName: 'Ann' }]);
     expect(ok(await gql(`query($id: ID!) { contact(id: $id) { id linkages { nodes { id } } } }`, { id: bob.id })).contact).toEqual({ id: bob.id, linkages: { nodes: [] } });
@@ -63,10 +63,10 @@ describe('customer and site relations', () => {
     const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Linked Ltd');
     const lead = await make.lead({ organization: 'Prospect Ltd' });
-    const site = await make.site(customer, 'Customer', 'Depot');
-    const contact = await make.contact({ firstName: 'Cleo', linkableId: customer.id, linkableType: 'Customer' });
-    await make.linked(contact.id, { linkableId: lead.id, linkableType: 'Lead' });
-    await make.linked(contact.id, { linkableId: site.id, linkableType: 'Site', relationshipType: 'technical' });
+    const site = await make.site(customer, 'CUSTOMER', 'Depot');
+    const contact = await make.contact({ firstName: 'Cleo', linkableId: customer.id, linkableType: 'CUSTOMER' });
+    await make.linked(contact.id, { linkableId: lead.id, linkableType: 'LEAD' });
+    await make.linked(contact.id, { linkableId: site.id, linkableType: 'SITE', relationshipType: 'TECHNICAL' });
 
     const read = ok(
       await gql(
@@ -76,24 +76,24 @@ describe('customer and site relations', () => {
       ),
     ).contact;
     expect(read.linkages.nodes).toEqual([
-      { linkableType: 'Customer', relationshipType: 'associated', primary: true, contact: { id: contact.id }, linkable: { __typename: 'Customer', id: customer.id, organization: 'Linked Ltd' } },
-      { linkableType: 'Lead', relationshipType: 'associated', primary: true, contact: { id: contact.id }, linkable: { __typename: 'Lead', id: lead.id, leadOrganization: 'Prospect Ltd' } },
-      { linkableType: 'Site', relationshipType: 'technical', primary: true, contact: { id: contact.id }, linkable: { __typename: 'Site', id: site.id, siteName: 'Depot', customer: { id: customer.id } } },
+      { linkableType: 'CUSTOMER', relationshipType: 'ASSOCIATED', primary: true, contact: { id: contact.id }, linkable: { __typename: 'Customer', id: customer.id, organization: 'Linked Ltd' } },
+      { linkableType: 'LEAD', relationshipType: 'ASSOCIATED', primary: true, contact: { id: contact.id }, linkable: { __typename: 'Lead', id: lead.id, leadOrganization: 'Prospect Ltd' } },
+      { linkableType: 'SITE', relationshipType: 'TECHNICAL', primary: true, contact: { id: contact.id }, linkable: { __typename: 'Site', id: site.id, siteName: 'Depot', customer: { id: customer.id } } },
     ]);
 
     const siteSide = ok(await gql(`query($id: ID!) { site(id: $id) { contacts { nodes { id } } primaryContact { id } contactLinkages { nodes { relationshipType } } } }`, { id: site.id })).site;
-    expect(siteSide).toEqual({ contacts: { nodes: [{ id: contact.id }] }, primaryContact: { id: contact.id }, contactLinkages: { nodes: [{ relationshipType: 'technical' }] } });
+    expect(siteSide).toEqual({ contacts: { nodes: [{ id: contact.id }] }, primaryContact: { id: contact.id }, contactLinkages: { nodes: [{ relationshipType: 'TECHNICAL' }] } });
   });
 
   it('a soft-deleted customer leaves its contacts without its linkage and its sites unreachable', async () => {
     const { gql, make } = await graphqlTenant(t);
     const customer = await make.customer('Doomed Ltd');
     const keep = await make.customer('Kept Ltd');
-    const site = await make.site(customer, 'Customer', 'Doomed site');
-    const contact = await make.contact({ firstName: 'Dee', linkableId: keep.id, linkableType: 'Customer' });
-    await make.linked(contact.id, { linkableId: customer.id, linkableType: 'Customer' });
+    const site = await make.site(customer, 'CUSTOMER', 'Doomed site');
+    const contact = await make.contact({ firstName: 'Dee', linkableId: keep.id, linkableType: 'CUSTOMER' });
+    await make.linked(contact.id, { linkableId: customer.id, linkableType: 'CUSTOMER' });
     const current = ok(await gql(`query($id: ID!) { customer(id: $id) { etag } }`, { id: customer.id })).customer;
-    ok(await gql(`mutation($id: ID!, $m: String) { deleteCustomer(id: $id, ifMatch: $m) { id } }`, { id: customer.id, m: current.etag }));
+    succeeded(await gql(`mutation($id: ID!, $m: String) { deleteCustomer(id: $id, ifMatch: $m) { deletedId ${USER_ERRORS} } }`, { id: customer.id, m: current.etag }));
 
     const read = ok(await gql(`query($id: ID!) { contact(id: $id) { linkages { nodes { linkableId linkable { ... on Customer { id } } } } } }`, { id: contact.id })).contact;
     expect(read.linkages.nodes).toEqual([{ linkableId: keep.id, linkable: { id: keep.id } }]);
@@ -106,8 +106,8 @@ describe('lead relations', () => {
   it('Lead.sites, Lead.contacts and Site.lead; Lead.convertedCustomer after conversion', async () => {
     const { gql, make } = await graphqlTenant(t);
     const lead = await make.lead({ organization: 'Lead Co', firstName: 'Lou' });
-    const site = await make.site(lead, 'Lead', 'Lead HQ');
-    const contact = await make.contact({ firstName: 'Lia', linkableId: lead.id, linkableType: 'Lead' });
+    const site = await make.site(lead, 'LEAD', 'Lead HQ');
+    const contact = await make.contact({ firstName: 'Lia', linkableId: lead.id, linkableType: 'LEAD' });
 
     const LEAD = `query($id: ID!) { lead(id: $id) { sites { nodes { id lead { id } customer { id } } } contacts { nodes { id } } primaryContact { id } convertedCustomer { id organization } } }`;
     expect(ok(await gql(LEAD, { id: lead.id })).lead).toEqual({
@@ -129,10 +129,10 @@ describe('tenancy', () => {
     const a = await graphqlTenant(t);
     const b = await graphqlTenant(t);
     const customer = await a.make.customer('Tenant A Ltd');
-    const aSite = await a.make.site(customer, 'Customer', 'A site');
+    const aSite = await a.make.site(customer, 'CUSTOMER', 'A site');
     const bCustomer = await b.make.customer('Tenant B Ltd');
-    const bSite = await b.make.site(bCustomer, 'Customer', 'B site');
-    const bContact = await b.make.contact({ firstName: 'Bea', linkableId: bCustomer.id, linkableType: 'Customer' });
+    const bSite = await b.make.site(bCustomer, 'CUSTOMER', 'B site');
+    const bContact = await b.make.contact({ firstName: 'Bea', linkableId: bCustomer.id, linkableType: 'CUSTOMER' });
     // Rows of account B forged to point at account A's customer (the API refuses to make such rows).
     const prisma = t.app.domain.prisma;
     await prisma.$executeRawUnsafe(`UPDATE sites SET customer_id = $1::uuid, siteable_id = $1::uuid WHERE id = $2::uuid`, customer.id, bSite.id);
@@ -193,7 +193,7 @@ describe('relations derived from references', () => {
   it('every field that references a record is a relation to it: Customer.assignee, CustomerItemPrice.customer and .item', async () => {
     const { tenant, gql } = await graphqlTenant(t);
     const customer = ok(await gql(`mutation($i: CreateCustomerInput!) { createCustomer(input: $i) { customer { id } } }`, { i: { organization: 'Priced Ltd', assigneeId: Number(tenant.userId) } })).createCustomer.customer;
-    const item = ok(await gql(`mutation { createItem(input: { name: "Filter", itemType: "material", unitPrice: "12" }) { item { id } } }`)).createItem.item;
+    const item = ok(await gql(`mutation { createItem(input: { name: "Filter", itemType: MATERIAL, unitPrice: "12" }) { item { id } } }`)).createItem.item;
     const price = ok(
       await gql(`mutation($c: ID!, $i: ID!) { createCustomerItemPrice(input: { customerId: $c, itemId: $i, unitPrice: "9.5" }) { customerItemPrice { id } } }`, { c: customer.id, i: item.id }),
     ).createCustomerItemPrice.customerItemPrice;
@@ -201,7 +201,7 @@ describe('relations derived from references', () => {
     const read = ok(await gql(`query($id: ID!) { customerItemPrice(id: $id) { unitPrice customer { id organization assignee { id role } } item { id name } } }`, { id: price.id }));
     expect(read.customerItemPrice).toEqual({
       unitPrice: '9.5000',
-      customer: { id: customer.id, organization: 'Priced Ltd', assignee: { id: Number(tenant.userId), role: 'admin' } },
+      customer: { id: customer.id, organization: 'Priced Ltd', assignee: { id: Number(tenant.userId), role: 'ADMIN' } },
       item: { id: item.id, name: 'Filter' },
     });
   });
@@ -211,7 +211,7 @@ describe('scopes', () => {
   it('a missing scope answers one error per field path pattern, with the rows it stands for, not one per row', async () => {
     const { tenant, make } = await graphqlTenant(t);
     const customer = await make.customer('Many Jobs Ltd');
-    const site = await make.site(customer, 'Customer', 'Depot');
+    const site = await make.site(customer, 'CUSTOMER', 'Depot');
     for (let i = 0; i < 3; i += 1) ok(await t.graphql(tenant.token)(`mutation($s: ID!) { createJob(input: { siteId: $s, title: "Visit" }) { job { id } } }`, { s: site.id }));
     const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['jobs:read'] });
 
@@ -228,8 +228,8 @@ describe('scopes', () => {
   it('a relation needs the read scope of the records it returns; the rest of the result stands', async () => {
     const { tenant, make } = await graphqlTenant(t);
     const customer = await make.customer('Scoped Ltd');
-    await make.site(customer, 'Customer', 'Scoped site');
-    await make.contact({ firstName: 'Sam', linkableId: customer.id, linkableType: 'Customer' });
+    await make.site(customer, 'CUSTOMER', 'Scoped site');
+    await make.contact({ firstName: 'Sam', linkableId: customer.id, linkableType: 'CUSTOMER' });
     const key = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read', 'contacts:read'] });
     const limited = t.graphql(key.token);
 
@@ -248,7 +248,7 @@ describe('scopes', () => {
 
     const contactsOnly = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['contacts:read'] });
     const fromContacts = await t.graphql(contactsOnly.token)(`{ contacts { nodes { firstName linkages { nodes { linkableType linkable { __typename } } } } } }`);
-    expect(fromContacts.body.data.contacts.nodes).toEqual([{ firstName: 'Sam', linkages: { nodes: [{ linkableType: 'Customer', linkable: null }] } }]);
+    expect(fromContacts.body.data.contacts.nodes).toEqual([{ firstName: 'Sam', linkages: { nodes: [{ linkableType: 'CUSTOMER', linkable: null }] } }]);
     expect(fromContacts.body.errors![0]).toMatchObject({
       path: ['contacts', 'nodes', 0, 'linkages', 'nodes', 0, 'linkable'],
       extensions: { code: 'auth.scope_missing', requiredScope: 'customers:read' },

@@ -3,7 +3,7 @@ import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
 import { limits } from '../../src/graphql/limits.ts';
 import { type TestApp, useTenant, useTestApp } from '../helpers/app.ts';
-import { withoutCost } from '../helpers/graphql.ts';
+import { USER_ERRORS, withoutCost } from '../helpers/graphql.ts';
 
 // GraphQL over WebSocket (graphql-ws) is admitted like HTTP: connection_init takes limits.requestPoints from the
 // graphql points bucket of the key (of the source IP when the key is refused), and so does every operation,
@@ -72,16 +72,19 @@ describe('GraphQL over WebSocket (graphql-ws)', () => {
     ]);
   });
 
-  it('runs mutations and reports service errors with extensions.code, each result with its cost', async () => {
+  it('runs mutations and reports service input errors in the payload\'s userErrors, each result with its cost', async () => {
     const params = { authorization: `Bearer ${tenant.token}` };
     const [createdResult] = await run(params, 'mutation { createCustomer(input: { organization: "Socket Co" }) { customer { id organization } } }');
     const created = withoutCost(createdResult);
     expect(created.body.data.createCustomer.customer.organization).toBe('Socket Co');
     expect(created.cost.requestedQueryCost).toBeGreaterThan(limits.mutationPoints);
-    const [duplicateResult] = await run(params, 'mutation { createCustomer(input: { organization: "socket co" }) { etag } }');
+    const [duplicateResult] = await run(params, `mutation { createCustomer(input: { organization: "socket co" }) { etag ${USER_ERRORS} } }`);
     const duplicate = withoutCost(duplicateResult);
-    expect(duplicate.body.errors![0].extensions).toMatchObject({ code: 'validation.failed', errors: { organization: ['has already been taken'] } });
-    expect(duplicate.cost.requestedQueryCost).toBe(1 + limits.mutationPoints);
+    expect(duplicate.body).toEqual({
+      data: { createCustomer: { etag: null, userErrors: [{ field: ['input', 'organization'], message: 'organization has already been taken', code: 'validation.failed' }] } },
+    });
+    // The payload (1) and its userErrors, a list that is not a connection (1 plus 10 assumed objects of scalars).
+    expect(duplicate.cost.requestedQueryCost).toBe(1 + 11 + limits.mutationPoints);
     // The second connection and its operation took their points and the operation's cost from the same bucket.
     expect(duplicate.cost.throttleStatus!.currentlyAvailable).toBe(created.cost.throttleStatus!.currentlyAvailable - 2 * P - duplicate.cost.requestedQueryCost!);
   });

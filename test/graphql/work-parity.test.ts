@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
 import { tenantWith } from '../helpers/factories/accounts.ts';
-import { camelRecord, failed, type Gql, type GraphqlResponse, graphqlRecord, ok, records } from '../helpers/graphql.ts';
+import { camelRecord, failed, fieldsOf, type Gql, type GraphqlResponse, graphqlRecord, ok, records, succeeded, USER_ERRORS } from '../helpers/graphql.ts';
 import { StatementLog } from '../helpers/statements.ts';
 
 // Jobs and estimates over GraphQL follow the same rules as over REST (they run the same services): module
 // settings and the ownership of site and system, the status, number, labels and custom field conventions, line
 // items as a snapshot with customer pricing, list filters and q, tenancy, and the system options catalog with
-// the System.systemOption / Site.systemOption relations (batched). Errors carry the REST codes in
-// extensions.code and validation.failed names GraphQL fields in extensions.errors.
+// the System.systemOption / Site.systemOption relations (batched). Errors carry the REST codes: a mutation's
+// input errors in its payload's userErrors (validation.failed naming the GraphQL field path), others in
+// extensions.code.
 
 const statements = new StatementLog();
 const t = useTestApp({ onQuery: statements.onQuery, rateLimits: highRateLimits });
@@ -18,10 +19,10 @@ const { tenant, gql, api: rest } = useTenant(t);
 const LINE = 'id itemId description quantity unitPrice discount taxRateId taxable laborVisible discountAmount taxAmount lineTotal taxApplied';
 const JOB = `id number status title customerId siteId systemId scheduledStart amount labels customFields lineitems { nodes { ${LINE} } } assignments { nodes { userId } } updatedAt`;
 const ESTIMATE = `id number status title customerId siteId systemId amount labels customFields lineitems { nodes { ${LINE} } } updatedAt`;
-const CREATE_JOB = `mutation($input: CreateJobInput!) { createJob(input: $input) { etag job { ${JOB} } } }`;
-const UPDATE_JOB = `mutation($id: ID!, $ifMatch: String, $input: UpdateJobInput!) { updateJob(id: $id, ifMatch: $ifMatch, input: $input) { etag job { ${JOB} } } }`;
-const CREATE_ESTIMATE = `mutation($input: CreateEstimateInput!) { createEstimate(input: $input) { etag estimate { ${ESTIMATE} } } }`;
-const UPDATE_ESTIMATE = `mutation($id: ID!, $ifMatch: String, $input: UpdateEstimateInput!) { updateEstimate(id: $id, ifMatch: $ifMatch, input: $input) { etag estimate { ${ESTIMATE} } } }`;
+const CREATE_JOB = `mutation($input: CreateJobInput!) { createJob(input: $input) { etag job { ${JOB} } ${USER_ERRORS} } }`;
+const UPDATE_JOB = `mutation($id: ID!, $ifMatch: String, $input: UpdateJobInput!) { updateJob(id: $id, ifMatch: $ifMatch, input: $input) { etag job { ${JOB} } ${USER_ERRORS} } }`;
+const CREATE_ESTIMATE = `mutation($input: CreateEstimateInput!) { createEstimate(input: $input) { etag estimate { ${ESTIMATE} } ${USER_ERRORS} } }`;
+const UPDATE_ESTIMATE = `mutation($id: ID!, $ifMatch: String, $input: UpdateEstimateInput!) { updateEstimate(id: $id, ifMatch: $ifMatch, input: $input) { etag estimate { ${ESTIMATE} } ${USER_ERRORS} } }`;
 
 type Kind = 'job' | 'estimate';
 const kinds: Kind[] = ['job', 'estimate'];
@@ -35,18 +36,27 @@ interface Written {
 }
 
 async function create(g: Gql, kind: Kind, input: Record<string, unknown>): Promise<Written> {
-  const data = ok(await g(documents[kind].create, { input }))[`create${capital(kind)}`];
+  const data = succeeded(await g(documents[kind].create, { input }))[`create${capital(kind)}`];
   return { id: data[kind].id, etag: data.etag, record: data[kind] };
 }
 
 async function update(g: Gql, kind: Kind, current: { id: string; etag: string }, input: Record<string, unknown>): Promise<Written> {
-  const data = ok(await g(documents[kind].update, { id: current.id, ifMatch: current.etag, input }))[`update${capital(kind)}`];
+  const data = succeeded(await g(documents[kind].update, { id: current.id, ifMatch: current.etag, input }))[`update${capital(kind)}`];
   return { id: data[kind].id, etag: data.etag, record: data[kind] };
 }
 
-/** The field names of a validation.failed error. */
+/**
+ * The fields the validation.failed userErrors of a mutation name, as paths below its input argument, sorted and
+ * each once (["input", "lineitems", "0", "id"] is lineitems.0.id); each message starts with that path.
+ */
 function invalidFields(res: GraphqlResponse): string[] {
-  return Object.keys(failed(res, 'validation.failed').extensions!.errors).sort();
+  const paths = failed(res, 'validation.failed').map((error) => {
+    expect(error.field?.[0], JSON.stringify(error)).toBe('input');
+    const path = error.field!.slice(1).join('.');
+    expect(error.message.startsWith(`${path} `), JSON.stringify(error)).toBe(true);
+    return path;
+  });
+  return [...new Set(paths)].sort();
 }
 
 let counter = 0;
@@ -58,7 +68,7 @@ async function place(g: Gql = gql, customer: Record<string, unknown> = {}, site:
       input: { organization: `Parity Org ${counter} ${randomUUID().slice(0, 8)}`, ...customer },
     }),
   ).createCustomer.customer.id;
-  const made = await records(g).site({ id: created }, 'Customer', `Parity Site ${counter}`, site);
+  const made = await records(g).site({ id: created }, 'CUSTOMER', `Parity Site ${counter}`, site);
   return { customerId: created, siteId: made.id };
 }
 
@@ -135,8 +145,7 @@ describe('conventions over GraphQL', () => {
         expect(rec.record.status).toBe(status);
       }
       const bad = await gql(documents[kind].update, { id: rec.id, ifMatch: rec.etag, input: { status: 'Nonexistent' } });
-      expect(failed(bad, 'status.transition_invalid').extensions!.status).toBe(422);
-      expect(bad.body.errors![0].message).toContain('Nonexistent');
+      expect(failed(bad, 'status.transition_invalid')).toEqual([{ field: ['input', 'status'], message: expect.stringContaining('Nonexistent'), code: 'status.transition_invalid' }]);
       expect((await rest.get(`/${kind}s/${rec.id}`)).body.data.status).toBe(statuses.at(-1));
     });
   }
@@ -147,7 +156,7 @@ describe('conventions over GraphQL', () => {
     const job = await create(gql, 'job', { siteId, number });
     expect(job.record.number).toBe(number);
     expect(invalidFields(await gql(CREATE_JOB, { input: { siteId, number } }))).toEqual(['number']);
-    failed(await gql(UPDATE_JOB, { id: job.id, ifMatch: job.etag, input: { number: `${number}-2` } }), 'number.immutable');
+    expect(fieldsOf(failed(await gql(UPDATE_JOB, { id: job.id, ifMatch: job.etag, input: { number: `${number}-2` } }), 'number.immutable'))).toEqual([['input', 'number']]);
     const automatic = await create(gql, 'job', { siteId });
     expect(automatic.record.number).toMatch(/^\d+$/);
   });
@@ -185,7 +194,7 @@ describe('line items over GraphQL', () => {
       const resent = await update(gql, kind, untouched, { lineitems: untouched.record.lineitems.nodes.map((line: { id: string }) => ({ id: line.id })) });
       expect(resent.etag).not.toBe(untouched.etag);
       expect(resent.record.lineitems).toEqual(rec.record.lineitems);
-      failed(await gql(documents[kind].update, { id: rec.id, ifMatch: untouched.etag, input: { title: 'stale' } }), 'precondition.failed');
+      expect(fieldsOf(failed(await gql(documents[kind].update, { id: rec.id, ifMatch: untouched.etag, input: { title: 'stale' } }), 'precondition.failed'))).toEqual([['ifMatch']]);
       const emptied = await update(gql, kind, resent, { lineitems: [] });
       expect(emptied.record).toMatchObject({ lineitems: { nodes: [] }, amount: '0.00' });
       expect((await rest.get(`/${kind}s/${rec.id}`)).headers.get('etag')).toBe(emptied.etag);
@@ -207,7 +216,7 @@ describe('line items over GraphQL', () => {
   }
 
   it("resolves an omitted unitPrice from the customer's own item price, else the item price adjusted by the customer's priceAdjustment", async () => {
-    const item = ok(await gql(`mutation { createItem(input: { name: "Parity filter", itemType: "material", unitPrice: "40" }) { item { id } } }`)).createItem.item.id;
+    const item = ok(await gql(`mutation { createItem(input: { name: "Parity filter", itemType: MATERIAL, unitPrice: "40" }) { item { id } } }`)).createItem.item.id;
     const plain = await place();
     const special = await place();
     ok(

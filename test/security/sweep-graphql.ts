@@ -194,7 +194,7 @@ export class GqlBuilder {
         if (poly?.length) {
           for (const v of poly) {
             const kind = kindOfBase(snake(v), this.model.kinds);
-            if (kind) out.push({ root, field, path: p, kind, variant: { field: typeName, value: v }, label: label(p, ` (${typeName}=${v})`) });
+            if (kind) out.push({ root, field, path: p, kind, variant: { field: typeName, value: this.enumName(named(typeField!.type), v) }, label: label(p, ` (${typeName}=${v})`) });
           }
           return;
         }
@@ -226,6 +226,13 @@ export class GqlBuilder {
     return new Set((twins[0]?.[1]?.required ?? []).map(camel));
   }
 
+  /** The GraphQL name of a REST value of an enum type (Customer -> CUSTOMER, decision_maker -> DECISION_MAKER); the value itself otherwise. */
+  private enumName(t: TypeRef, wire: string): string {
+    const type = t.kind === 'ENUM' ? this.schema.types.get(t.name!) : undefined;
+    const plain = (s: string) => s.replace(/_/g, '').toLowerCase();
+    return type?.enumValues?.find((v) => plain(v.name) === plain(wire))?.name ?? wire;
+  }
+
   private containsIds(t: TypeRef, depth = 0): boolean {
     const n = named(t);
     if (n.kind !== 'INPUT_OBJECT' || depth > 6) return false;
@@ -243,7 +250,15 @@ export class GqlBuilder {
   value(t: TypeRef, name: string, owner: FullType | undefined, field: Field, fill: (kind: string, opts: { childOf?: boolean; relatedName?: string }) => IdValue | undefined, siblings: InputValue[] = [], focus: (string | number)[] = []): unknown {
     if (t.kind === 'NON_NULL') return this.value(t.ofType!, name, owner, field, fill, siblings, focus);
     if (t.kind === 'LIST') return [this.value(t.ofType!, name, owner, field, fill, siblings, focus.slice(1))];
-    if (t.kind === 'ENUM') return this.schema.types.get(t.name!)!.enumValues![0].name;
+    if (t.kind === 'ENUM') {
+      // A vocabulary (siteableType, itemType): the REST document's value as the enum names it, the type of its
+      // sibling id when there is one; otherwise the first value.
+      const restEnum = this.model.enums.get(snake(name));
+      const idField = name.replace(/Type$/, 'Id');
+      const sibling = idField !== name && owner?.inputFields?.some((f) => f.name === idField);
+      const wire = sibling ? restEnum?.find((v) => kindOfBase(snake(v), this.model.kinds)) : restEnum?.[0];
+      return wire === undefined ? this.schema.types.get(t.name!)!.enumValues![0].name : this.enumName(t, wire);
+    }
     if (t.kind === 'INPUT_OBJECT') {
       const type = this.schema.types.get(t.name!)!;
       const out: Record<string, unknown> = {};
@@ -485,6 +500,17 @@ function gqlVacuity(position: GqlPosition, res: { status: number; body: { data?:
   if (!res.body.data) return `the operation was refused as a whole: ${JSON.stringify(errors).slice(0, 300)}`;
   const data = res.body.data?.[position.field.name];
   if (position.kind === 'cursor') return errors.some((e) => e.extensions?.code === 'cursor.invalid') ? null : `a garbage cursor answered ${JSON.stringify(res.body).slice(0, 200)}`;
+  // A mutation answers what the caller can fix (an unknown id: resource.not_found, or validation.failed naming
+  // the field) in its payload's userErrors, with nothing written: that refusal counts as a top-level error did.
+  const userErrors: { field: string[] | null; message: string; code: string }[] = position.root === 'mutation' && Array.isArray(data?.userErrors) ? data.userErrors : [];
+  if (errors.length === 0 && userErrors.length > 0) {
+    const written = Object.entries(data).filter(([key, value]) => key !== 'userErrors' && key !== '__typename' && value !== null);
+    if (written.length > 0) return `userErrors beside a written ${written.map(([key]) => key).join(', ')}`;
+    const invalid = userErrors.filter((e) => e.code === 'validation.failed' && e.field);
+    if (invalid.length === 0) return null;
+    // The field's path below the argument (["input", "lineitems", "0", "id"] -> lineitems.0.id), as REST names it.
+    return fieldsNamed(position, invalid.map((e) => (e.field!.length > 1 ? e.field!.slice(1) : e.field!).join('.')));
+  }
   if (errors.length === 0) {
     if (position.root === 'mutation') return 'a random id was accepted';
     if (data && Array.isArray(data.nodes)) return data.nodes.length === 0 ? null : 'a random filter value did not empty the list';
@@ -493,13 +519,15 @@ function gqlVacuity(position: GqlPosition, res: { status: number; body: { data?:
     return data === null ? null : 'a random id was found';
   }
   const fieldErrors = errors.find((e) => e.extensions?.errors)?.extensions.errors;
-  if (fieldErrors) {
-    const last = String([...position.path].reverse().find((s) => typeof s === 'string'));
-    const keys = Object.keys(fieldErrors);
-    const named = keys.some((k) => k === last || k.endsWith(`.${last}`) || k.includes('<ID>') || (position.variant && k === position.variant.field));
-    return named ? null : `the error names ${keys.join(', ')}, not ${position.path.join('.')}`;
-  }
+  if (fieldErrors) return fieldsNamed(position, Object.keys(fieldErrors));
   return null;
+}
+
+/** Whether the field errors (keys such as siteId, lineitems.0.id, customFields.<ID>) name the position. */
+function fieldsNamed(position: GqlPosition, keys: string[]): string | null {
+  const last = String([...position.path].reverse().find((s) => typeof s === 'string'));
+  const named = keys.some((k) => k === last || k.endsWith(`.${last}`) || k.includes('<ID>') || (position.variant && k === position.variant.field));
+  return named ? null : `the error names ${keys.join(', ')}, not ${position.path.join('.')}`;
 }
 
 /** A pageInfo.endCursor issued to the caller for every connection field of Query (first: 1). */

@@ -29,7 +29,8 @@ import { accountRows, apiSnapshot, snapshotDiff, tenantTables, type ApiSnapshot 
 // 2. GraphQL (sweep-graphql.ts): the same from introspection, for every Query and Mutation field, every argument
 //    and input object field (recursively) of type ID or named *Id, every JSON field keyed by ids, every cursor
 //    (after) and q (in the filter); selections include the relations of the returned records, connections below a
-//    record through their nodes.
+//    record through their nodes. A mutation refuses the random value in its payload's userErrors (resource.not_found,
+//    or validation.failed naming the field), with nothing written, where a query answers a top-level error.
 // 3. The relations of every record of A, a few levels deep, serve A's records only.
 // 4. Defense in depth (sweep-forge.ts): references across tenants forged in the database, both ways, serve nothing
 //    of B to A through relations, reads and id filters; the database is restored exactly.

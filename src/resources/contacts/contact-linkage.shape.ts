@@ -2,11 +2,21 @@ import type { FieldSpec } from '../../kernel/fields.ts';
 import type { ModelName } from '../../kernel/model-delegates.ts';
 import { servedFields, wireShape } from '../../kernel/wire-shape.ts';
 import { linkableTypes, type LinkableType } from './linkables.ts';
+import { vocabulary } from '../../kernel/vocabulary.ts';
 
 // A contact linkage: one link between a contact and a Customer, Lead or Site (REST /contacts/{id}/linkages,
 // GraphQL linkContact, Contact.linkages ...). Its written fields and the served object.
 
-export const relationshipTypes = ['associated', 'billing', 'technical', 'decision_maker'] as const;
+export const relationshipTypes = vocabulary('RelationshipType', ['associated', 'billing', 'technical', 'decision_maker'], {
+  description: 'How a contact relates to the record it is linked to.',
+  describe: (type) =>
+    ({
+      associated: 'Associated with the record, in no particular role (the default).',
+      billing: 'The contact for invoices and payments.',
+      technical: 'The contact for the work itself: access, equipment, the job on site.',
+      decision_maker: 'The person who decides: accepts estimates, approves work.',
+    })[type],
+});
 
 /** The written fields of a linkage with their create/update rules (contact-linkage.service.ts checks them). */
 export const linkageFields = {

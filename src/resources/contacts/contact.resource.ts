@@ -6,8 +6,12 @@ import { checkLinkInput, linkContact } from './contact-linkage.service.ts';
 import { linkableTypes } from './linkables.ts';
 import { contactLinkageActions } from './contact-linkage.actions.ts';
 import { contactLinkagesRelation } from './contact-linkage.relations.ts';
+import { vocabulary } from '../../kernel/vocabulary.ts';
 
-export const phoneKinds = ['mobile', 'office', 'home', 'fax', 'other'] as const;
+export const phoneKinds = vocabulary('PhoneNumberKind', ['mobile', 'office', 'home', 'fax', 'other'], {
+  description: 'The kind of a phone number.',
+  describe: (kind) => ({ mobile: 'A mobile phone.', office: 'An office line.', home: 'A home line.', fax: 'A fax number.', other: 'Any other number.' })[kind],
+});
 
 /** The Contact declaration; linking on create goes through the linkage rules (contact-linkage.service.ts). */
 export const contactResource = defineResource({
@@ -65,7 +69,7 @@ export const contactResource = defineResource({
     async beforeWrite({ mode, input, values, children, errors }) {
       if (mode !== 'create') return;
       if ((input.linkable_id === undefined) !== (input.linkable_type === undefined)) {
-        addError(errors, input.linkable_id === undefined ? 'linkable_id' : 'linkable_type', 'is missing (linkable_id and linkable_type go together)');
+        addError(errors, input.linkable_id === undefined ? 'linkable_id' : 'linkable_type', 'is missing ({linkable_id} and {linkable_type} go together)');
       }
       // The legacy automatic phone entry made from mobile, unless phone_numbers is supplied.
       if (children.phone_numbers === undefined && typeof values.mobile === 'string' && values.mobile !== '') {

@@ -1,10 +1,14 @@
 import type { TenantTx } from '../../kernel/tenancy.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
+import { vocabulary } from '../../kernel/vocabulary.ts';
 
 // Records a contact can be linked to, and sites can belong to. Each is a live (not deleted) row of the tenant.
 export const linkableTables = { Customer: 'customers', Lead: 'leads', Site: 'sites' } as const;
 export type LinkableType = keyof typeof linkableTables;
-export const linkableTypes = Object.keys(linkableTables) as LinkableType[];
+export const linkableTypes: readonly LinkableType[] = vocabulary('LinkableType', Object.keys(linkableTables) as LinkableType[], {
+  description: 'The type of a record contacts can be linked to.',
+  describe: (type) => ({ Customer: 'A customer.', Lead: 'A lead.', Site: 'A site (of a customer or a lead).' })[type],
+});
 
 /**
  * Locks the live record of the tenant (FOR UPDATE) and tells whether it exists. Changes to a record's contacts

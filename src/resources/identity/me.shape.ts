@@ -1,3 +1,4 @@
+import { accountModuleValues } from '../../kernel/context.ts';
 import { allScopes } from '../catalog.ts';
 import { supportedVersions } from '../../kernel/versioning.ts';
 import { wireShape } from '../../kernel/wire-shape.ts';
@@ -14,8 +15,8 @@ export const meAccountShape = wireShape({
     sandbox: { kind: 'boolean', description: 'Whether the account is a sandbox for tests.' },
     modules: {
       kind: 'json',
-      values: { AddressRequired: ['Yes', 'No'], System: ['on', 'off'] },
-      description: 'Enabled modules, e.g. {"AddressRequired": "Yes", "System": "off"}.',
+      values: accountModuleValues,
+      description: "The settings of the account's modules.",
     },
   },
 });

@@ -1,7 +1,11 @@
 import { rangeOps } from '../../kernel/listing.ts';
 import { defineResource } from '../../kernel/define-resource.ts';
+import { vocabulary } from '../../kernel/vocabulary.ts';
 
-export const itemTypes = ['material', 'labor', 'service'] as const;
+export const itemTypes = vocabulary('ItemType', ['material', 'labor', 'service'], {
+  description: 'The kind of a catalog item.',
+  describe: (type) => ({ material: 'Material: parts and supplies.', labor: 'Labor: time worked.', service: 'Service: a piece of work sold as a whole.' })[type],
+});
 
 /** The price book: what can be put on a line. */
 export const itemResource = defineResource({

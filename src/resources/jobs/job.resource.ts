@@ -135,7 +135,7 @@ export const jobResource = defineResource({
       const { values, existing, errors } = args;
       const start = 'scheduled_start' in values ? values.scheduled_start : existing?.scheduled_start;
       const end = 'scheduled_end' in values ? values.scheduled_end : existing?.scheduled_end;
-      if (start && end && end.getTime() < start.getTime()) addError(errors, 'scheduled_end', 'must not be before scheduled_start');
+      if (start && end && end.getTime() < start.getTime()) addError(errors, 'scheduled_end', 'must not be before {scheduled_start}');
     },
     async afterWrite({ tx, row }) {
       // amount and search_text (fl_job_search_text; triggers refresh it when a related record is renamed).

@@ -42,6 +42,6 @@ export async function checkWorkLocation(args: WriteHookArgs<Partial<WorkLocation
   if (needsSystem && !systemId && (mode === 'create' || 'system_id' in values || 'site_id' in values)) {
     addError(errors, 'system_id', 'is missing (the System module is on)');
   }
-  if (site && customerId && site.customer_id !== customerId) addError(errors, 'site_id', 'does not belong to customer_id');
-  if (system && siteId && system.site_id !== siteId) addError(errors, 'system_id', 'does not belong to site_id');
+  if (site && customerId && site.customer_id !== customerId) addError(errors, 'site_id', 'does not belong to {customer_id}');
+  if (system && siteId && system.site_id !== siteId) addError(errors, 'system_id', 'does not belong to {site_id}');
 }

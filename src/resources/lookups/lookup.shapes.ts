@@ -5,7 +5,7 @@ import { wireShape, type WireField } from '../../kernel/wire-shape.ts';
 // The entries of the lookup catalogs (GET /statuses, /labels, /custom_field_definitions and GraphQL statuses,
 // labels, customFieldDefinitions) and of the shared system options catalog (GET /system_options).
 
-const relatedName: WireField = { kind: 'string', enum: relatedNames, description: 'Resource class: Customer, Job, Estimate ...' };
+const relatedName: WireField = { kind: 'string', enum: relatedNames, description: 'The resource class the entry belongs to.' };
 const position: WireField = { kind: 'integer', description: 'Order within the resource class.' };
 const timestamps = { created_at: { kind: 'datetime' }, updated_at: { kind: 'datetime' } } as const satisfies Record<string, WireField>;
 

@@ -5,8 +5,12 @@ import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 import { lockLinkable } from '../contacts/linkables.ts';
 import { contactRelations } from '../contacts/contact-linkage.relations.ts';
+import { vocabulary } from '../../kernel/vocabulary.ts';
 
-export const siteableTypes = ['Customer', 'Lead'] as const;
+export const siteableTypes = vocabulary('SiteableType', ['Customer', 'Lead'], {
+  description: 'The type of the record a site belongs to.',
+  describe: (type) => ({ Customer: 'The site belongs to a customer.', Lead: 'The site belongs to a lead.' })[type],
+});
 
 /** The highest position a site can have (the declared range of position). */
 export const MAX_SITE_POSITION = 1_000_000;
