@@ -108,7 +108,7 @@ export function buildApp(deps: AppDeps): App {
   });
   let openapi: object | null = null;
   app.use('/api/v2', buildApiRouter(domain, config, logger, () => (openapi ??= buildOpenApiDocument({ errorsUrl: config.ERRORS_URL, versions: domain.versions.supported }))));
-  const graphql = mountGraphql(app, domain, config, logger, { limits: deps.graphqlLimits ?? true });
+  const graphql = mountGraphql(app, domain, config, logger, { limits: deps.graphqlLimits ?? true, redis: deps.redis });
   const servers = new Set<http.Server>();
 
   return {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseApiVersions } from './kernel/versioning.ts';
+import { loadManifest } from './graphql/persisted.ts';
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -42,6 +43,26 @@ const schema = z.object({
       // The base the API's paths (/api/v2/...) are appended to, without a trailing slash.
       return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
     }),
+  /**
+   * Allowlist mode of /graphql: the path of a persisted-operations manifest (JSON: { "<id>": "<document>" }, or
+   * Apollo's { "operations": [{ "id", "body" }] }); only its operations run. Read and checked at startup.
+   */
+  GRAPHQL_PERSISTED_OPERATIONS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === '') return undefined;
+      try {
+        return { path: raw.trim(), manifest: loadManifest(raw.trim()) };
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  /** Automatic persisted queries on /graphql (off in allowlist mode). */
+  GRAPHQL_APQ: z.enum(['on', 'off']).default('on'),
+  /** How long a registered APQ document lives in Redis (with REDIS_URL), in seconds. */
+  GRAPHQL_APQ_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
   /** API versions accepted in Fieldline-Version and on keys (comma-separated dates); default the current one. */
   API_VERSIONS: z
     .string()

@@ -1,5 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type http from 'node:http';
+import type { Redis } from 'ioredis';
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, shouldRenderGraphiQL, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -17,6 +18,7 @@ import { appErrorExtensions, maskErrorWith, withRequestId } from './errors.ts';
 import { GraphqlGate } from './gate.ts';
 import { documentRefusal, graphqlLimits, meterSchema, OperationCost } from './limits.ts';
 import { jitExecution } from './jit.ts';
+import { memoryStore, persistedOperations, redisStore } from './persisted.ts';
 import { buildSchema } from './schema.ts';
 import { startWebSocketServer } from './websocket.ts';
 
@@ -152,7 +154,7 @@ async function readOperation(req: Request, res: Response, limitBytes: number, pa
   return { params: { query: typeof query === 'string' ? query : undefined, operationName: typeof operationName === 'string' ? operationName : undefined } };
 }
 
-export function mountGraphql(app: Express, domain: Domain, config: Config, logger: Logger, options: { limits: boolean } = { limits: true }) {
+export function mountGraphql(app: Express, domain: Domain, config: Config, logger: Logger, options: { limits: boolean; redis?: Redis } = { limits: true }) {
   const errorsUrl = config.ERRORS_URL;
   const gate = new GraphqlGate(domain);
   /** The context of each admitted HTTP request, for yoga's context factory. */
@@ -226,6 +228,14 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
     // graphql-jit first (jit.ts): the execute function the limits wrap (with the meter's abort signal, which
     // graphql-js honours when it runs instead), and that tenantExecution wraps in turn.
     plugins: [
+      // Persisted operations (persisted.ts): an id becomes its document before yoga checks the parameters.
+      persistedOperations({
+        errorsUrl,
+        manifest: config.GRAPHQL_PERSISTED_OPERATIONS?.manifest,
+        apq: config.GRAPHQL_APQ === 'on',
+        store: options.redis ? redisStore(options.redis, config.GRAPHQL_APQ_TTL_SECONDS, logger) : memoryStore(),
+        isMutation: (query, operationName) => gate.isMutation(query, operationName),
+      }),
       jitExecution(),
       ...(options.limits ? [graphqlLimits({ errorsUrl, charge: (ctx, analysis) => gate.charge(ctx, analysis) })] : []),
       tenantExecution(mask),

@@ -61,6 +61,7 @@ export const errorCatalog = {
   'graphql.too_many_aliases': { status: 400, title: 'Too many aliases' },
   'graphql.too_many_tokens': { status: 400, title: 'Query document too long' },
   'graphql.result_too_large': { status: 400, title: 'Result too large' },
+  'graphql.operation_not_allowed': { status: 400, title: 'Operation not persisted' },
   'websocket.too_many_connections': { status: 429, title: 'Too many open sockets' },
   'websocket.too_many_subscriptions': { status: 429, title: 'Too many active subscriptions' },
 } as const satisfies Record<string, { status: number; title: string; input?: true }>;
