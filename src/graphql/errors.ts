@@ -136,3 +136,19 @@ export function withRequestId(errors: readonly GraphQLError[], mask: ReturnType<
     pattern ? new GraphQLError(error.message, { ...located(error), extensions: { ...error.extensions, pathPattern: pattern, count } }) : error,
   );
 }
+
+/**
+ * An error of a service that names the REST parameter at fault at the start of its detail ("system_type: ...",
+ * "status[in]: ..."), renamed after the GraphQL argument it came from. `renames`: [REST name, GraphQL name]; a
+ * REST name ending in "[" is a prefix (custom_fields[<id>]) and keeps what follows it.
+ */
+export function withArgumentNames(error: unknown, renames: readonly (readonly [string, string])[]): unknown {
+  if (!(error instanceof AppError) || error.detail === null) return error;
+  for (const [rest, graphql] of renames) {
+    const prefix = rest.endsWith('[') ? rest : `${rest}:`;
+    if (error.detail.startsWith(prefix)) {
+      return new AppError(error.code, `${rest.endsWith('[') ? graphql : `${graphql}:`}${error.detail.slice(prefix.length)}`, error.extra, error.headers);
+    }
+  }
+  return error;
+}

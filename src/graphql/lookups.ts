@@ -1,3 +1,4 @@
+import { withArgumentNames } from './errors.ts';
 import { systemOptionShape } from '../resources/lookups/lookup.shapes.ts';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
 import { requestContext, type Builder } from './builder.ts';
@@ -37,7 +38,11 @@ export function registerLookups(builder: Builder): void {
       args: { systemType: t.arg.string({ description: 'Only the options of this system type (HVAC, Plumbing ...).' }) },
       resolve: async (_root, args, ctx) => {
         const entries: [string, string][] = args.systemType === null || args.systemType === undefined ? [] : [['system_type', args.systemType]];
-        return (await ctx.domain.lookups.systemOptions(entries)).data;
+        try {
+          return (await ctx.domain.lookups.systemOptions(entries)).data;
+        } catch (error) {
+          throw withArgumentNames(error, [['system_type', 'systemType']]);
+        }
       },
     }),
   );

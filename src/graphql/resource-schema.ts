@@ -8,6 +8,7 @@ import { collectionCost, connectionArgs, connectionCost, connectionType, pageChi
 import { COLLECTION_DEFAULT_FIRST, slicePage, type SliceArgs } from '../kernel/slice-page.ts';
 import { selectedChildren } from './selection.ts';
 import { written } from './loaders.ts';
+import { withArgumentNames } from './errors.ts';
 import { payloadOf, type UserError } from './user-errors.ts';
 import type { SharedTypes } from './shared-types.ts';
 import { camelCase, pascalCase } from './naming.ts';
@@ -127,6 +128,8 @@ export interface ListArgument {
   /** The enum of the filtered field (a named vocabulary types the argument by its GraphQL enum). */
   enum?: readonly string[];
   description: string;
+  /** The REST parameter it becomes (custom_fields: its prefix), to name the argument in GraphQL messages. */
+  key: string;
   /** The [key, value] query entries REST would receive for this argument's value. */
   entries(value: unknown): [string, string][];
 }
@@ -138,7 +141,7 @@ const opSuffix = { gt: 'Gt', gte: 'Gte', lt: 'Lt', lte: 'Lte' } as const;
 export function filterFields(def: ResourceDefinition): ListArgument[] {
   const args: ListArgument[] = [];
   if (def.list.searchable) {
-    args.push({ name: 'q', type: 'String', description: listTexts.q(def), entries: (v) => [['q', String(v)]] });
+    args.push({ name: 'q', type: 'String', description: listTexts.q(def), key: 'q', entries: (v) => [['q', String(v)]] });
   }
   for (const [field, spec] of Object.entries(def.list.filters)) {
     const scalar = filterScalar[spec.type];
@@ -146,17 +149,18 @@ export function filterFields(def: ResourceDefinition): ListArgument[] {
     const values = def.fields[field]?.enum ?? def.readOnly?.[field]?.enum;
     for (const op of spec.ops) {
       if (op === 'eq') {
-        args.push({ name, type: scalar, enum: values, description: listTexts.filter(field, op), entries: (v) => [[field, String(v)]] });
+        args.push({ name, type: scalar, enum: values, description: listTexts.filter(field, op), key: field, entries: (v) => [[field, String(v)]] });
       } else if (op === 'in') {
         args.push({
           name: `${name}In`,
           type: [scalar],
           enum: values,
           description: listTexts.filter(field, op),
+          key: `${field}[in]`,
           entries: (v) => [[`${field}[in]`, (v as unknown[]).map(String).join(',')]],
         });
       } else {
-        args.push({ name: `${name}${opSuffix[op]}`, type: scalar, enum: values, description: listTexts.filter(field, op), entries: (v) => [[`${field}[${op}]`, String(v)]] });
+        args.push({ name: `${name}${opSuffix[op]}`, type: scalar, enum: values, description: listTexts.filter(field, op), key: `${field}[${op}]`, entries: (v) => [[`${field}[${op}]`, String(v)]] });
       }
     }
   }
@@ -165,10 +169,23 @@ export function filterFields(def: ResourceDefinition): ListArgument[] {
       name: 'customFields',
       type: 'CustomFieldFilter',
       description: listTexts.customFields,
+      key: 'custom_fields[',
       entries: (v) => (v as { id: string; value: string }[]).map((f) => [`custom_fields[${f.id}]`, f.value] as [string, string]),
     });
   }
   return args;
+}
+
+/**
+ * A list error of the kernel names the REST parameter at fault ("status[in]: ...", "custom_fields[<id>]: ...");
+ * over GraphQL the same error names the argument ("filter.statusIn: ...", "filter.customFields[<id>]: ...").
+ */
+export function graphqlListError(error: unknown, filters: ListArgument[]): unknown {
+  return withArgumentNames(error, [
+    ['limit', 'first'],
+    ['cursor', 'after'],
+    ...filters.map((arg): [string, string] => [arg.key, arg.key.endsWith('[') ? `filter.${arg.name}[` : `filter.${arg.name}`]),
+  ]);
 }
 
 /** Filter values -> REST query entries; null and omitted fields are absent, as an absent parameter. */
@@ -322,7 +339,11 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
         const { first, after, filter, sort } = args as { first?: number | null; after?: string | null; filter?: Record<string, unknown> | null; sort?: { field: string; direction: string } | null };
         const entries: [string, string][] = [...pageEntries(first, after), ...(filter ? listEntries(filters, filter) : [])];
         if (sort) entries.push(['sort', `${sort.direction === 'desc' ? '-' : ''}${sort.field}`]);
-        const result = await service(ctx).list(requestContext(ctx), entries, { children: pageChildren(def, info), liveStatusesOnly: true });
+        const result = await service(ctx)
+          .list(requestContext(ctx), entries, { children: pageChildren(def, info), liveStatusesOnly: true })
+          .catch((error: unknown) => {
+            throw graphqlListError(error, filters);
+          });
         return { nodes: result.data, hasNextPage: result.hasMore, hasPreviousPage: Boolean(after), cursorAt: result.cursorAt };
       },
     }),

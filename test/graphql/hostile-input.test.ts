@@ -85,13 +85,13 @@ describe('text PostgreSQL cannot store, in mutation arguments', () => {
 });
 
 describe('text PostgreSQL cannot store, in list and lookup arguments', () => {
-  it('answers filter.invalid naming the parameter for q, filters, sort, cursor and custom field filters', async () => {
+  it('answers filter.invalid naming the argument (in GraphQL names) for q, filters, sort, cursor and custom field filters', async () => {
     const cases: [Record<string, unknown>, string][] = [
-      [{ filter: { q: hostile.nul } }, 'q'],
-      [{ filter: { q: hostile.high } }, 'q'],
-      [{ after: hostile.high }, 'cursor'],
-      [{ filter: { customFields: [{ id: '01900000-0000-7000-8000-000000000001', value: hostile.nul }] } }, 'custom_fields[01900000-0000-7000-8000-000000000001]'],
-      [{ filter: { statusIn: ['Active', hostile.low] } }, 'status[in]'],
+      [{ filter: { q: hostile.nul } }, 'filter.q'],
+      [{ filter: { q: hostile.high } }, 'filter.q'],
+      [{ after: hostile.high }, 'after'],
+      [{ filter: { customFields: [{ id: '01900000-0000-7000-8000-000000000001', value: hostile.nul }] } }, 'filter.customFields[01900000-0000-7000-8000-000000000001]'],
+      [{ filter: { statusIn: ['Active', hostile.low] } }, 'filter.statusIn'],
     ];
     // The sort field is an enum: text of any kind is refused by the schema before anything runs.
     const sorted = await gql('query($sort: CustomerSort) { customers(sort: $sort) { nodes { id } } }', { sort: { field: hostile.nul } });
@@ -104,7 +104,7 @@ describe('text PostgreSQL cannot store, in list and lookup arguments', () => {
       expect(error.extensions!.status).toBe(400);
     }
     const jobs = await gql('query($q: String) { jobs(filter: { q: $q }) { nodes { id } } }', { q: hostile.nul });
-    expect(failed(jobs, 'filter.invalid').message).toBe(`q: ${CANNOT_STORE}`);
+    expect(failed(jobs, 'filter.invalid').message).toBe(`filter.q: ${CANNOT_STORE}`);
   });
 
   it('answers filter.invalid on the system options catalog; a relatedName of the lookups is an enum, refused before running', async () => {
@@ -112,7 +112,7 @@ describe('text PostgreSQL cannot store, in list and lookup arguments', () => {
       expectNotInEnum(await gql(`query($r: ResourceClass) { ${field}(relatedName: $r) { id } }`, { r: hostile.nul }), 'ResourceClass');
     }
     const options = await gql('query($s: String) { systemOptions(systemType: $s) { id } }', { s: hostile.high });
-    expect(failed(options, 'filter.invalid').message).toBe(`system_type: ${CANNOT_STORE}`);
+    expect(failed(options, 'filter.invalid').message).toBe(`systemType: ${CANNOT_STORE}`);
   });
 });
 
