@@ -1,15 +1,13 @@
-import { Redis } from 'ioredis';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import type { Database } from '../../src/db/client.ts';
-import { startTestApp, useTenant, useTestApp, type TestApp } from '../helpers/app.ts';
-import { freshDatabase } from '../helpers/database.ts';
+import { useTenant, useTestApp, type TestApp } from '../helpers/app.ts';
 import { withoutCost } from '../helpers/graphql.ts';
+import { testRedisUrl, useRedisInstances } from '../helpers/redis.ts';
 
 // Persisted operations (src/graphql/persisted.ts): automatic persisted queries as Apollo Client, urql and Relay
 // tooling speak them, over POST and GET, and the allowlist mode of GRAPHQL_PERSISTED_OPERATIONS.
@@ -216,28 +214,8 @@ describe('allowlist mode (GRAPHQL_PERSISTED_OPERATIONS)', () => {
 
 // Two API processes behind a load balancer share registered queries through Redis (TEST_REDIS_URL, as
 // test/rest/rate-limit-redis.test.ts).
-const redisUrl = process.env.TEST_REDIS_URL;
-
-describe.skipIf(!redisUrl)('automatic persisted queries shared through Redis', () => {
-  let database: Database;
-  const apps: TestApp[] = [];
-  const redises: Redis[] = [];
-
-  beforeAll(async () => {
-    database = await freshDatabase();
-    const keyPrefix = `fl_test_${randomBytes(4).toString('hex')}_`;
-    for (let i = 0; i < 2; i++) {
-      const redis = new Redis(redisUrl!, { keyPrefix, maxRetriesPerRequest: 1 });
-      redises.push(redis);
-      apps.push(await startTestApp({ database, redis }));
-    }
-  });
-
-  afterAll(async () => {
-    for (const app of apps) await app.close();
-    for (const redis of redises) redis.disconnect();
-    await database.close();
-  });
+describe.skipIf(!testRedisUrl)('automatic persisted queries shared through Redis', () => {
+  const { apps, redises } = useRedisInstances();
 
   it('runs on one instance a query registered on the other', async () => {
     const created = await apps[0].app.domain.admin.createAccount({ name: 'Shared APQ' });
