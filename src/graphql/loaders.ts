@@ -21,8 +21,8 @@ import type { GraphQLContext } from './builder.ts';
 export interface RelationLoaders {
   /** Live records of a resource by id with their ETags, serialized with the child collections given (the others served empty); null when absent. */
   record(resource: string, children: readonly string[]): DataLoader<string, Single | null>;
-  /** Live records of a resource whose `column` is the key, with their ETags, in the resource's sibling order. */
-  recordsBy(resource: string, column: string, children: readonly string[]): DataLoader<string, Single[]>;
+  /** Live records of a resource whose `column` is the key, with their ETags, in the resource's sibling order: the first `perKey` of each key. */
+  recordsBy(resource: string, column: string, children: readonly string[], perKey: number): DataLoader<string, Single[]>;
   /** Served objects of a reference target by id; null when absent. */
   target(target: ReferenceTarget): DataLoader<string, Record<string, unknown> | null>;
   /** A batched relation's reads by key; relations with the same load share one loader. */
@@ -70,8 +70,8 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
   return {
     record: (resource, children) =>
       once(`record:${resource}|${children.join(',')}`, () => loader((ids) => domain.resource(resource).getMany(domain.db, ids, { children }))),
-    recordsBy: (resource, column, children) =>
-      once(`by:${resource}.${column}|${children.join(',')}`, () => loader((keys) => domain.resource(resource).listBy(domain.db, column, keys, { children }))),
+    recordsBy: (resource, column, children, perKey) =>
+      once(`by:${resource}.${column}|${children.join(',')}|${perKey}`, () => loader((keys) => domain.resource(resource).listBy(domain.db, column, keys, { children, perKey }))),
     target: (target) => once(target, () => loader((ids) => target.load(ids, args))),
     batched: (relation) => once(relation.load, () => loader((keys) => relation.load(keys, args))),
   };

@@ -18,7 +18,7 @@ import { camelCase } from './naming.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 import { selectedChildren } from './selection.ts';
 import { collectionCost, connectionArgs, connectionType, pageChildren, type Page } from './connections.ts';
-import { COLLECTION_DEFAULT_FIRST, slicePage, type SliceArgs } from '../kernel/slice-page.ts';
+import { COLLECTION_DEFAULT_FIRST, cutPage, sliceBounds, type SliceArgs } from '../kernel/slice-page.ts';
 import { graphqlText, relationText } from './descriptions.ts';
 import { wireObject } from './wire-object.ts';
 
@@ -78,8 +78,8 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
         node: ObjectRef<any, any>;
         typeName: string;
         scopes: Scope[];
-        /** The entries of the whole collection (cheap: ids, linkages or records). */
-        entries(object: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown[]>;
+        /** The entries of the collection (cheap: ids, linkages or records): all, or at least its first `upTo`. */
+        entries(object: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo, upTo: number): Promise<unknown[]>;
         /** The nodes of one page's entries (through relations read their records here). */
         nodes?(entries: unknown[], ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown[]>;
       };
@@ -110,7 +110,9 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
                 guard(ctx);
                 const object = objectOf(value);
                 const binding = { cursors: ctx.domain.cursors, account: ctx.principal.accountId, collection: where, parentId: String(object.id) };
-                const page = await slicePage(await field.entries(object, ctx, info), args, binding);
+                // A page needs the entries up to its end, and one more to know whether another page follows.
+                const bounds = await sliceBounds(args, binding);
+                const page = cutPage(await field.entries(object, ctx, info, bounds.offset + bounds.first + 1), bounds, binding);
                 const nodes = field.nodes ? await field.nodes(page.items, ctx, info) : page.items;
                 return { nodes, hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, cursorAt: page.cursorAt };
               },
@@ -151,7 +153,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
             node: target.ref,
             typeName: nodeType(target),
             scopes: [target.scope],
-            entries: (object, ctx, info) => loadersOf(ctx).recordsBy(target.def.name, relation.column, childrenOf(target, info, true)).load(object.id as string),
+            entries: (object, ctx, info, upTo) => loadersOf(ctx).recordsBy(target.def.name, relation.column, childrenOf(target, info, true), upTo).load(object.id as string),
           };
         }
         case 'batched': {

@@ -117,3 +117,12 @@ export function fingerprint(entries: [string, string][]): string {
   const canonical = JSON.stringify([...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : 1)));
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 22);
 }
+
+/**
+ * The cursors of a page's rows, each signed once however often it is asked for (an edge's cursor and the page's
+ * endCursor are the same cursor, with the same issue time).
+ */
+export function pageCursors(make: (index: number) => Promise<string>): (index: number) => Promise<string> {
+  const made = new Map<number, Promise<string>>();
+  return (index) => made.get(index) ?? made.set(index, make(index)).get(index)!;
+}

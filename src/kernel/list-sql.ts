@@ -1,6 +1,7 @@
 import { nextCursor, parseListParameters, type ListParameters } from './list-parameters.ts';
 import type { ListDeps, ListQuery, ListResult, ListSpec, Operator, ValueType } from './listing.ts';
 import { tenantQuery, type RawRunner } from './tenant-sql.ts';
+import { pageCursors } from './cursor.ts';
 
 // The SQL of a list page: one statement built from a validated list query, scoped to the caller's account
 // ($1, bound by tenantQuery), seeking past the previous page on (sort column, id) and reading limit + 1 rows
@@ -67,6 +68,6 @@ export async function runList<Row extends { id: string }>(db: RawRunner, spec: L
   const rows = await tenantQuery<Row & Record<string, unknown>>(db, sql, ...params);
   const hasMore = rows.length > list.limit;
   const data = hasMore ? rows.slice(0, list.limit) : rows;
-  const cursorAt = (index: number) => nextCursor(deps.cursors, spec, list, data[index]!);
+  const cursorAt = pageCursors((index) => nextCursor(deps.cursors, spec, list, data[index]!));
   return { data, hasMore, nextCursor: hasMore ? await cursorAt(data.length - 1) : null, cursorAt };
 }

@@ -175,16 +175,25 @@ export class ResourceService {
   /**
    * Live records whose `column` (a uuid column of this resource, e.g. customer_id) is one of `keys`, serialized and
    * grouped per key, aligned with `keys`, each group in the resource's sibling order (def.siblingOrder; default
-   * oldest first). Runs in the caller's tenant context; one statement, plus one per child collection read.
+   * oldest first). With `perKey`, only the first perKey records of each group are read (a page of a parent's
+   * collection reads what it serves, not the whole collection). Runs in the caller's tenant context; one
+   * statement, plus one per child collection read.
    */
-  async listBy(db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions = {}): Promise<Single[][]> {
+  async listBy(db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions & { perKey?: number } = {}): Promise<Single[][]> {
     if (!this.listSpec.columns.includes(column)) throw new Error(`${this.def.plural}.${column} is not a served column`);
     const live = this.listSpec.live ? ` AND t.${this.listSpec.live}` : '';
-    const rows = await tenantQuery<RecordRow>(
-      db,
-      `SELECT ${this.listSpec.columns.map((c) => `t.${c}`).join(', ')} FROM ${this.def.table} t WHERE t.account_id = $1::uuid AND t.${column} = ANY($2::uuid[])${live} ORDER BY ${this.def.siblingOrder ?? 't.created_at, t.id'}`,
-      [...new Set(keys)],
-    );
+    const columns = this.listSpec.columns.map((c) => `t.${c}`).join(', ');
+    const order = this.def.siblingOrder ?? 't.created_at, t.id';
+    const where = `t.account_id = $1::uuid AND t.${column} = ANY($2::uuid[])${live}`;
+    const rows =
+      options.perKey === undefined
+        ? await tenantQuery<RecordRow>(db, `SELECT ${columns} FROM ${this.def.table} t WHERE ${where} ORDER BY ${order}`, [...new Set(keys)])
+        : await tenantQuery<RecordRow>(
+            db,
+            `SELECT * FROM (SELECT ${columns}, row_number() OVER (PARTITION BY t.${column} ORDER BY ${order}) AS sibling_rank FROM ${this.def.table} t WHERE ${where}) ranked WHERE sibling_rank <= $3 ORDER BY sibling_rank`,
+            [...new Set(keys)],
+            options.perKey,
+          );
     const children = await this.loadChildren(db, rows.map((row) => row.id), options);
     const groups = new Map<string, Single[]>();
     for (const row of rows) {

@@ -1,4 +1,4 @@
-import type { CursorCodec } from './cursor.ts';
+import { pageCursors, type CursorCodec } from './cursor.ts';
 import { AppError } from './errors.ts';
 import { pageSize } from './list-parameters.ts';
 import { MAX_LIMIT } from './listing.ts';
@@ -46,13 +46,18 @@ export async function sliceBounds(args: SliceArgs, binding: SliceBinding): Promi
 
 /** The page of `items` (the whole collection, or at least its first offset + first + 1 items) that args ask for. */
 export async function slicePage<T>(items: readonly T[], args: SliceArgs, binding: SliceBinding): Promise<SlicedPage<T>> {
-  const { offset, first } = await sliceBounds(args, binding);
+  return cutPage(items, await sliceBounds(args, binding), binding);
+}
+
+/** The page of `items` at bounds already read from the arguments (sliceBounds). */
+export function cutPage<T>(items: readonly T[], { offset, first }: { offset: number; first: number }, binding: SliceBinding): SlicedPage<T> {
   const page = items.slice(offset, offset + first);
   return {
     items: page,
     hasNextPage: items.length > offset + first,
     hasPreviousPage: offset > 0,
-    cursorAt: (index) =>
+    cursorAt: pageCursors((index) =>
       binding.cursors.encode({ r: binding.collection, a: binding.account, s: 'offset', d: 'asc', v: offset + index + 1, id: binding.parentId, f: binding.parentId }),
+    ),
   };
 }
