@@ -4,10 +4,11 @@ import { pageSize } from '../kernel/list-parameters.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../kernel/listing.ts';
 import { COLLECTION_DEFAULT_FIRST } from '../kernel/slice-page.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
+import type { ReadOptions } from '../kernel/resource-service.ts';
 import type { Builder } from './builder.ts';
 import { connectionTexts } from './descriptions.ts';
 import { pageCost } from './limits.ts';
-import { selectedChildren } from './selection.ts';
+import { selectedRead } from './selection.ts';
 
 // Connections as the GraphQL Cursor Connections spec has them, for every paginated field (the resources' lists
 // and the collections below a record): `first`/`after` arguments, `edges { cursor node }`, the `nodes` shortcut
@@ -110,8 +111,7 @@ export function pageEntries(first: number | null | undefined, after: string | nu
   return entries;
 }
 
-/** The child collections of `def` a connection's selection reads, under nodes or under edges.node. */
-export function pageChildren(def: ResourceDefinition, info: GraphQLResolveInfo): string[] {
-  const wanted = new Set([...selectedChildren(def, info, ['nodes']), ...selectedChildren(def, info, ['edges', 'node'])]);
-  return Object.keys(def.children ?? {}).filter((name) => wanted.has(name));
+/** What a read of `def` serves for a connection's selection, under nodes and under edges.node (selectedRead). */
+export function pageRead(def: ResourceDefinition, info: GraphQLResolveInfo): ReadOptions {
+  return selectedRead(def, info, [['nodes'], ['edges', 'node']]);
 }

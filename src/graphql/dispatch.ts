@@ -1,11 +1,12 @@
 import { DISPATCH_DEFAULT_LIMIT, DISPATCH_MAX_LIMIT } from '../resources/jobs/dispatch-board.service.ts';
 import { requestContext, type Builder } from './builder.ts';
 import { pageCost } from './limits.ts';
+import { selectedRead } from './selection.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 
 // dispatchBoard(from, to, limit): the adapter of domain.dispatchBoard (src/resources/jobs/dispatch-board.service.ts),
 // which validates the window and the limit and reads the jobs. This file only maps the arguments and serves
-// the jobs as Job objects; their relations (customer, site, contact, assignees, lines' items and tax rates) go
+// the jobs as Job objects (reading only the fields the query selects); their relations (customer, site, contact, assignees, lines' items and tax rates) go
 // through the operation's loaders, so a board costs the same number of statements for 10 jobs or 1,000.
 
 interface Board {
@@ -38,8 +39,8 @@ export function registerDispatchBoard(builder: Builder, job: ResourceTypes): voi
         to: t.arg({ type: 'DateTime', required: true, description: 'End of the window (exclusive); after from.' }),
         limit: t.arg.int({ description: `1..${DISPATCH_MAX_LIMIT}, default ${DISPATCH_DEFAULT_LIMIT}.` }),
       },
-      resolve: async (_root, args, ctx) => {
-        const board = await ctx.domain.dispatchBoard.board(requestContext(ctx), { from: args.from, to: args.to, limit: args.limit });
+      resolve: async (_root, args, ctx, info) => {
+        const board = await ctx.domain.dispatchBoard.board(requestContext(ctx), { from: args.from, to: args.to, limit: args.limit }, selectedRead(job.def, info, [['jobs']]));
         return { jobs: board.jobs, hasMore: board.hasMore };
       },
     }),

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { runAsTenant } from '../kernel/context.ts';
 import type { BatchedRelation, ReferenceTarget, RelationReadArgs } from '../kernel/relation.ts';
-import type { Single } from '../kernel/resource-service.ts';
+import type { ReadOptions, Single } from '../kernel/resource-service.ts';
 import type { GraphQLContext } from './builder.ts';
 
 // Batched reads behind the relation fields (relations.ts), one set per GraphQL operation. Every field of one kind
@@ -19,10 +19,10 @@ import type { GraphQLContext } from './builder.ts';
 // selections after a write never see rows read before it.
 
 export interface RelationLoaders {
-  /** Live records of a resource by id with their ETags, serialized with the child collections given (the others served empty); null when absent. */
-  record(resource: string, children: readonly string[]): DataLoader<string, Single | null>;
+  /** Live records of a resource by id with their ETags, serving what `read` names (ReadOptions.fields); null when absent. */
+  record(resource: string, read: ReadOptions): DataLoader<string, Single | null>;
   /** Live records of a resource whose `column` is the key, with their ETags, in the resource's sibling order: the first `perKey` of each key. */
-  recordsBy(resource: string, column: string, children: readonly string[], perKey: number): DataLoader<string, Single[]>;
+  recordsBy(resource: string, column: string, read: ReadOptions, perKey: number): DataLoader<string, Single[]>;
   /** Served objects of a reference target by id; null when absent. */
   target(target: ReferenceTarget): DataLoader<string, Record<string, unknown> | null>;
   /** A batched relation's reads by key; relations with the same load share one loader. */
@@ -55,23 +55,24 @@ export async function written<T>(ctx: GraphQLContext, write: Promise<T>): Promis
   }
 }
 
+const fieldsKey = (read: ReadOptions) => (read.fields ? read.fields.join(',') : '*');
+
 function createLoaders(ctx: GraphQLContext): RelationLoaders {
   const { domain } = ctx;
   const args: RelationReadArgs = { db: domain.db, resources: (name) => domain.resource(name) };
   const loader = <K, V>(batch: (keys: readonly K[]) => Promise<V[]>) =>
     new DataLoader<K, V>((keys) => runAsTenant(ctx.principal.accountId, () => batch(keys)));
 
-  // One loader per key below: DataLoader caches by key, and a record read without its lines must not answer a
-  // selection that wants them.
+  // One loader per key below: DataLoader caches by key, and a record read without some fields (its lines, its
+  // customer_id) must not answer a selection that wants them.
   const made = new Map<unknown, DataLoader<string, any>>();
   const once = <V>(key: unknown, make: () => DataLoader<string, V>): DataLoader<string, V> =>
     made.get(key) ?? made.set(key, make()).get(key)!;
 
   return {
-    record: (resource, children) =>
-      once(`record:${resource}|${children.join(',')}`, () => loader((ids) => domain.resource(resource).getMany(domain.db, ids, { children }))),
-    recordsBy: (resource, column, children, perKey) =>
-      once(`by:${resource}.${column}|${children.join(',')}|${perKey}`, () => loader((keys) => domain.resource(resource).listBy(domain.db, column, keys, { children, perKey }))),
+    record: (resource, read) => once(`record:${resource}|${fieldsKey(read)}`, () => loader((ids) => domain.resource(resource).getMany(domain.db, ids, read))),
+    recordsBy: (resource, column, read, perKey) =>
+      once(`by:${resource}.${column}|${fieldsKey(read)}|${perKey}`, () => loader((keys) => domain.resource(resource).listBy(domain.db, column, keys, { ...read, perKey }))),
     target: (target) => once(target, () => loader((ids) => target.load(ids, args))),
     batched: (relation) => once(relation.load, () => loader((keys) => relation.load(keys, args))),
   };

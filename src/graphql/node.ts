@@ -5,7 +5,7 @@ import type { Scope } from '../kernel/scopes.ts';
 import type { Builder, GraphQLContext } from './builder.ts';
 import { loadersOf } from './loaders.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
-import { selectedChildren } from './selection.ts';
+import { selectedRead } from './selection.ts';
 import type { SharedTypes } from './shared-types.ts';
 
 // node(id) and nodes(ids): any record by its id alone, for Relay clients (refetching a node) and agents that hold
@@ -32,7 +32,7 @@ export function registerNode(builder: Builder, types: ReadonlyMap<string, Resour
         } catch (error) {
           return error as Error;
         }
-        const single = await loadersOf(ctx).record(def.name, selectedChildren(def, info)).load(id);
+        const single = await loadersOf(ctx).record(def.name, selectedRead(def, info)).load(id);
         return single ? { ...single, typename: def.className } : null;
       }),
     );

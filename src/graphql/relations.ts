@@ -10,14 +10,15 @@ import {
   type Relations,
 } from '../kernel/relation.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
+import type { ReadOptions } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import type { WireShape } from '../kernel/wire-shape.ts';
 import type { Builder, GraphQLContext } from './builder.ts';
 import { loadersOf } from './loaders.ts';
 import { camelCase } from './naming.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
-import { selectedChildren } from './selection.ts';
-import { collectionCost, connectionArgs, connectionType, pageChildren, type Page } from './connections.ts';
+import { selectedRead } from './selection.ts';
+import { collectionCost, connectionArgs, connectionType, pageRead, type Page } from './connections.ts';
 import { COLLECTION_DEFAULT_FIRST, cutPage, sliceBounds, type SliceArgs } from '../kernel/slice-page.ts';
 import { graphqlText, relationText } from './descriptions.ts';
 import { wireObject } from './wire-object.ts';
@@ -28,8 +29,7 @@ import { wireObject } from './wire-object.ts';
 // (loaders.ts): batched, tenant-scoped, live records only, serialized by the domain, so a record reached through
 // a relation has the wire shape and the ETag of the same record read by id. A
 // relation needs the read scope of what it returns; without it the field is null with auth.scope_missing and the
-// rest of the result stands. Relations are not paginated. A record's child collections are read only when the
-// query selects them below the relation.
+// rest of the result stands. A read serves only the fields the query selects below the relation (selectedRead).
 
 /** What a model's records are served as: a declared resource's record type, or a reference target's object. */
 type Target =
@@ -57,16 +57,16 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
   const unions = new Map<string, unknown>();
   const shapes = new Map<string, WireShape>();
 
-  /** The values a target serves for ids, read through the operation's loaders; `children`: the target's child collections to read. */
-  const load = async (ctx: GraphQLContext, target: Target, ids: string[], children: readonly string[], typename?: string): Promise<unknown[]> => {
+  /** The values a target serves for ids, read through the operation's loaders; `read`: what a resource's read serves. */
+  const load = async (ctx: GraphQLContext, target: Target, ids: string[], read: ReadOptions, typename?: string): Promise<unknown[]> => {
     const loaders = loadersOf(ctx);
     if (target.kind === 'target') return present(await loaders.target(target.target).loadMany(ids));
-    const records = present(await loaders.record(target.def.name, children).loadMany(ids));
+    const records = present(await loaders.record(target.def.name, read).loadMany(ids));
     return typename ? records.map((single): Reached => ({ ...single, typename })) : records;
   };
-  /** The child collections of a target that a selection reads (under the field, or under a connection's nodes). */
-  const childrenOf = (target: Target, info: GraphQLResolveInfo, paged: boolean): string[] =>
-    target.kind !== 'resource' ? [] : paged ? pageChildren(target.def, info) : selectedChildren(target.def, info);
+  /** What a read of a target serves for a selection (under the field, or under a connection's nodes). */
+  const readOf = (target: Target, info: GraphQLResolveInfo, paged: boolean): ReadOptions =>
+    target.kind !== 'resource' ? {} : paged ? pageRead(target.def, info) : selectedRead(target.def, info);
   /** A target's type name and noun, for its connection type. */
   const nodeType = (target: Target) => (target.kind === 'resource' ? target.def.className : target.target.shape.name);
 
@@ -141,7 +141,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
             scopes: scopesOf(target.scope),
             one: async (object, ctx, info) => {
               const id = object[relation.column];
-              return id === null || id === undefined ? null : ((await load(ctx, target, [String(id)], childrenOf(target, info, false)))[0] ?? null);
+              return id === null || id === undefined ? null : ((await load(ctx, target, [String(id)], readOf(target, info, false)))[0] ?? null);
             },
           };
         }
@@ -153,7 +153,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
             node: target.ref,
             typeName: nodeType(target),
             scopes: [target.scope],
-            entries: (object, ctx, info, upTo) => loadersOf(ctx).recordsBy(target.def.name, relation.column, childrenOf(target, info, true), upTo).load(object.id as string),
+            entries: (object, ctx, info, upTo) => loadersOf(ctx).recordsBy(target.def.name, relation.column, readOf(target, info, true), upTo).load(object.id as string),
           };
         }
         case 'batched': {
@@ -186,7 +186,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
               typeName: nodeType(target),
               scopes,
               entries,
-              nodes: (page, ctx, info) => load(ctx, target, (page as Record<string, unknown>[]).map(relation.idOf), childrenOf(target, info, true)),
+              nodes: (page, ctx, info) => load(ctx, target, (page as Record<string, unknown>[]).map(relation.idOf), readOf(target, info, true)),
             };
           }
           return {
@@ -195,7 +195,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
             scopes,
             one: async (object, ctx, info) => {
               const [first] = await entries(object, ctx);
-              return first ? ((await load(ctx, target, [relation.idOf(first)], childrenOf(target, info, false)))[0] ?? null) : null;
+              return first ? ((await load(ctx, target, [relation.idOf(first)], readOf(target, info, false)))[0] ?? null) : null;
             },
           };
         }
@@ -225,7 +225,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
               const id = object[relation.idColumn];
               if (!target || target.kind !== 'resource' || typeof id !== 'string') return null;
               requireScope(ctx.principal, target.scope);
-              return (await load(ctx, target, [id], childrenOf(target, info, false), target.def.className))[0] ?? null;
+              return (await load(ctx, target, [id], readOf(target, info, false), target.def.className))[0] ?? null;
             },
           };
         }

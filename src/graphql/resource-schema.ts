@@ -4,9 +4,9 @@ import { childOutputFields, outputFields, type ChildCollection, type RecordField
 import type { ValueType } from '../kernel/listing.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
-import { collectionCost, connectionArgs, connectionCost, connectionType, pageChildren, pageEntries, type Page } from './connections.ts';
+import { collectionCost, connectionArgs, connectionCost, connectionType, pageRead, pageEntries, type Page } from './connections.ts';
 import { COLLECTION_DEFAULT_FIRST, slicePage, type SliceArgs } from '../kernel/slice-page.ts';
-import { selectedChildren } from './selection.ts';
+import { selectedRead } from './selection.ts';
 import { written } from './loaders.ts';
 import { withArgumentNames } from './errors.ts';
 import { payloadOf, type UserError } from './user-errors.ts';
@@ -320,7 +320,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       authScopes: { scope: readScope },
       args: { id: t.arg.id({ required: true, description: resourceTexts(def).getId }) },
       resolve: async (_root, args, ctx, info) => {
-        const single = await service(ctx).get(requestContext(ctx), String(args.id), { children: selectedChildren(def, info) });
+        const single = await service(ctx).get(requestContext(ctx), String(args.id), selectedRead(def, info));
         return { record: single.record, etag: single.etag };
       },
     }),
@@ -340,7 +340,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
         const entries: [string, string][] = [...pageEntries(first, after), ...(filter ? listEntries(filters, filter) : [])];
         if (sort) entries.push(['sort', `${sort.direction === 'desc' ? '-' : ''}${sort.field}`]);
         const result = await service(ctx)
-          .list(requestContext(ctx), entries, { children: pageChildren(def, info), liveStatusesOnly: true })
+          .list(requestContext(ctx), entries, { ...pageRead(def, info), liveStatusesOnly: true })
           .catch((error: unknown) => {
             throw graphqlListError(error, filters);
           });

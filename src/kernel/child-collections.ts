@@ -12,48 +12,48 @@ import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 /** Child rows of many parents: collection name -> parent id -> its rows in position order. */
 export type ChildRows = Map<string, Map<string, Record<string, unknown>[]>>;
 
+/** Collections to read -> the served fields of their entries to read (undefined: all). */
+export type ChildRead = ReadonlyMap<string, readonly string[] | undefined>;
+
+/** The columns of a collection's entries read: id, the served fields (all when omitted), the parent key. */
+function entryColumns(collection: ChildCollection, fields?: readonly string[]): string {
+  const served = childOutputFields(collection).map((field) => field.name);
+  return [...new Set(['id', ...(fields ? served.filter((name) => fields.includes(name)) : served), collection.foreignKey])].join(', ');
+}
+
 /** Validated child entries of one write, per collection; undefined: the collection was not sent. */
 export type ChildEntries = Record<string, Record<string, unknown>[] | undefined>;
 
 /** The child collections of one resource (def.children): read for many parents at once, written as snapshots. */
 export class ChildCollections {
-  /** The columns read of each collection: its served fields and the parent key. */
+  /** The columns read of each collection when all its served fields are read: those fields and the parent key. */
   private readonly columns: Map<string, string>;
 
   constructor(
     private readonly def: ResourceDefinition,
     private readonly clock: Clock,
   ) {
-    this.columns = new Map(
-      Object.entries(def.children ?? {}).map(([name, collection]) => [
-        name,
-        [...new Set([...childOutputFields(collection).map((field) => field.name), collection.foreignKey])].join(', '),
-      ]),
-    );
-  }
-
-  /** The collections to read: those named (in declaration order), all when `names` is omitted. */
-  private selected(names: readonly string[] | undefined): [string, ChildCollection][] {
-    const all = Object.entries(this.def.children ?? {});
-    if (names === undefined) return all;
-    for (const name of names) if (!this.columns.has(name)) throw new Error(`${this.def.name} has no child collection ${name}`);
-    return all.filter(([name]) => names.includes(name));
+    this.columns = new Map(Object.entries(def.children ?? {}).map(([name, collection]) => [name, entryColumns(collection)]));
   }
 
   /**
    * Child rows of the given parents: one statement per collection read, whatever the number of parents, the
-   * caller's rows only; `names` picks the collections (all when omitted, none with []).
+   * caller's rows only. `read` names the collections to read (all when omitted, none when empty), each with the
+   * served fields of its entries to read (all when undefined; id always).
    */
-  async load(db: RawRunner, parentIds: readonly string[], names?: readonly string[]): Promise<ChildRows> {
-    const selected = this.selected(names);
+  async load(db: RawRunner, parentIds: readonly string[], read?: ChildRead): Promise<ChildRows> {
+    const all = Object.entries(this.def.children ?? {});
+    for (const name of read?.keys() ?? []) if (!this.columns.has(name)) throw new Error(`${this.def.name} has no child collection ${name}`);
+    const selected = read ? all.filter(([name]) => read.has(name)) : all;
     const loaded: ChildRows = new Map();
     if (parentIds.length === 0) return loaded;
     // The collections are read at the same time (each statement on its own connection of the pool; in a
     // transaction the driver queues them on its one connection), each into its own entry.
-    const read = async ([name, collection]: [string, ChildCollection]) => {
+    const readOne = async ([name, collection]: [string, ChildCollection]) => {
+      const fields = read?.get(name);
       const rows = await tenantQuery<Record<string, unknown>>(
         db,
-        `SELECT ${this.columns.get(name)} FROM ${collection.table} WHERE account_id = $1::uuid AND ${collection.foreignKey} = ANY($2::uuid[]) ORDER BY position, created_at`,
+        `SELECT ${fields ? entryColumns(collection, fields) : this.columns.get(name)} FROM ${collection.table} WHERE account_id = $1::uuid AND ${collection.foreignKey} = ANY($2::uuid[]) ORDER BY position, created_at`,
         [...parentIds],
       );
       const byParent = new Map<string, Record<string, unknown>[]>();
@@ -63,7 +63,7 @@ export class ChildCollections {
       }
       return [name, byParent] as const;
     };
-    for (const [name, byParent] of await Promise.all(selected.map(read))) loaded.set(name, byParent);
+    for (const [name, byParent] of await Promise.all(selected.map(readOne))) loaded.set(name, byParent);
     return loaded;
   }
 

@@ -55,8 +55,9 @@ function pageStatement(spec: ListSpec, list: ListParameters): { sql: string; par
   const dir = direction === 'desc' ? 'DESC' : 'ASC';
   // NULLs sort last ascending and first descending (PostgreSQL's default, the order of a plain btree index).
   const order = `ORDER BY ${column} ${dir}, id ${dir} LIMIT ${list.limit + 1}`;
-  const select = (extra: string[]) => `SELECT ${spec.columns.join(', ')} FROM ${spec.table} WHERE ${[...where, ...extra].join(' AND ')} ${order}`;
-  if (alternatives && !spec.columns.includes(column)) throw new Error(`nullable sort ${field} of ${spec.resource}: its column must be selected`);
+  // The sort column is read even when not served: the cursor of a page holds the last row's value.
+  const columns = spec.columns.includes(column) ? spec.columns : [...spec.columns, column];
+  const select = (extra: string[]) => `SELECT ${columns.join(', ')} FROM ${spec.table} WHERE ${[...where, ...extra].join(' AND ')} ${order}`;
   const sql = alternatives ? `SELECT * FROM ((${select([alternatives[0]])}) UNION ALL (${select([alternatives[1]])})) AS page ${order}` : select([]);
   return { sql, params };
 }

@@ -1,4 +1,4 @@
-import type { ChildRows } from './child-collections.ts';
+import type { ChildRead, ChildRows } from './child-collections.ts';
 import { decimalToWire, toWire } from './fields.ts';
 import { childOutputFields, outputFields, type RecordFieldInfo, type ResourceDefinition } from './resource.ts';
 
@@ -22,16 +22,27 @@ export class RecordSerializer {
   /** Position of each field in `fields` whose value is a child collection. */
   private readonly isCollection: boolean[];
 
-  constructor(private readonly def: ResourceDefinition) {
-    const fields = outputFields(def);
+  /**
+   * `served`: the record's fields to serve (id always) and its child collections with the fields of their entries
+   * to serve (all when undefined; id always); every field when omitted (a projection, see ReadOptions.fields).
+   */
+  constructor(
+    private readonly def: ResourceDefinition,
+    served?: { own: ReadonlySet<string>; children: ChildRead },
+  ) {
+    const fields = outputFields(def).filter((field) => !served || field.name === 'id' || served.own.has(field.name) || served.children.has(field.name));
     this.fields = fields.map(wireField);
     this.isCollection = fields.map((field) => field.kind === 'children');
     this.collections = fields
       .filter((field) => field.kind === 'children')
-      .map((field) => ({ name: field.name, fields: childOutputFields(def.children![field.name]).map(wireField) }));
+      .map((field) => {
+        const entryFields = served?.children.get(field.name);
+        const entries = childOutputFields(def.children![field.name]).filter((entry) => !entryFields || entry.name === 'id' || entryFields.includes(entry.name));
+        return { name: field.name, fields: entries.map(wireField) };
+      });
   }
 
-  /** The wire record of a row; each child collection comes from `children`, empty when it was not read. */
+  /** The wire record of a row (the served fields); each child collection comes from `children`, empty when it was not read. */
   serialize(row: Record<string, unknown>, children?: ChildRows): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     const { fields, isCollection } = this;

@@ -1,5 +1,5 @@
 import { recordFromBody } from './body.ts';
-import { ChildCollections, type ChildRows } from './child-collections.ts';
+import { ChildCollections, type ChildRead, type ChildRows } from './child-collections.ts';
 import type { Clock } from './clock.ts';
 import { runAsTenant, type RequestContext } from './context.ts';
 import type { CursorCodec } from './cursor.ts';
@@ -15,7 +15,7 @@ import { modelDelegate, type ModelDelegate, type RecordRow } from './model-deleg
 import { nextNumber } from './numbering.ts';
 import { RecordSerializer } from './record-serialization.ts';
 import { validateRecord } from './record-validation.ts';
-import { selectColumns, type ResourceDefinition } from './resource.ts';
+import { childOutputFields, outputFields, selectColumns, type ResourceDefinition } from './resource.ts';
 import { assertStorableParameters } from './storable.ts';
 import { inTransaction, type TenantClient, type TenantTx } from './tenancy.ts';
 import { tenantQuery, type RawRunner } from './tenant-sql.ts';
@@ -57,10 +57,21 @@ export interface ListOptions extends ReadOptions {
 
 export interface ReadOptions {
   /**
-   * The child collections to read, by name as in def.children: all when omitted; with [] no child table is read.
-   * A collection not read is served empty, so an adapter passes only what its caller left unselected.
+   * The wire fields to serve, by wire name: own fields, child collections (whole entries) and fields of a child
+   * collection's entries as `<collection>.<field>` (e.g. ["number", "customer_id", "lineitems.quantity"]); all
+   * when omitted. Only their columns are read (with id and what the ETag needs) and only the child collections
+   * named are read; the record (and each entry) served holds id and these fields, nothing else. An adapter passes
+   * what its caller selected, so a board of 1,000 jobs does not read and serialize the columns it does not show.
    */
-  children?: readonly string[];
+  fields?: readonly string[];
+}
+
+/** How a read with ReadOptions.fields reads and serves: its columns, its child collections, its serializer. */
+interface Projection {
+  columns: readonly string[];
+  /** Child collections to read, with their entry fields; undefined: all. */
+  children: ChildRead | undefined;
+  serializer: RecordSerializer;
 }
 
 /** Maps a unique-index violation raised by the database to the field it protects, if it is one we know. */
@@ -89,7 +100,8 @@ function checkExpected(existing: RecordRow, expected: ExpectedVersion): void {
  */
 export class ResourceService {
   private readonly listSpec: ListSpec;
-  private readonly serializer: RecordSerializer;
+  private readonly full: Projection;
+  private readonly projections = new Map<string, Projection>();
   private readonly childCollections: ChildCollections;
   private readonly live: object;
 
@@ -108,7 +120,7 @@ export class ResourceService {
       searchColumn: def.list.searchable ? 'search_text' : undefined,
       customFields: def.conventions.customFields,
     };
-    this.serializer = new RecordSerializer(def);
+    this.full = { columns: this.listSpec.columns, children: undefined, serializer: new RecordSerializer(def) };
     this.childCollections = new ChildCollections(def, deps.clock);
     this.live = def.conventions.softDelete ? { deleted_at: null } : {};
   }
@@ -117,23 +129,46 @@ export class ResourceService {
     return modelDelegate(db, this.def.model);
   }
 
-  /** The wire record of a row; child collections come from `children` (see loadChildren), empty when absent. */
-  serialize(row: Record<string, unknown>, children?: ChildRows): WireRecord {
-    return this.serializer.serialize(row, children);
+  /** What a read of `fields` reads and serves (made once per set of fields). */
+  private projection(fields: readonly string[] | undefined): Projection {
+    if (fields === undefined) return this.full;
+    const key = fields.join(',');
+    let projection = this.projections.get(key);
+    if (!projection) {
+      const served = new Map(outputFields(this.def).map((field) => [field.name, field]));
+      const own = new Set<string>();
+      const children = new Map<string, string[] | undefined>();
+      for (const name of fields) {
+        const [collection, entry] = name.split('.', 2);
+        const field = served.get(collection);
+        if (!field || (entry !== undefined && (!field.children || !childOutputFields(field.children).some((f) => f.name === entry)))) {
+          throw new Error(`${this.def.plural} serve no field ${name}`);
+        }
+        if (field.kind !== 'children') own.add(name);
+        else if (entry === undefined) children.set(collection, undefined);
+        else if (!children.has(collection)) children.set(collection, [entry]);
+        else children.get(collection)?.push(entry);
+      }
+      const columns = ['id', ...this.listSpec.columns.filter((column) => own.has(column)), 'lock_version', 'updated_at'];
+      projection = { columns: [...new Set(columns)], children, serializer: new RecordSerializer(this.def, { own, children }) };
+      this.projections.set(key, projection);
+    }
+    return projection;
   }
 
   /** Child rows of the given records, one statement per collection read whatever the number of records. */
-  loadChildren(db: RawRunner, ids: readonly string[], options: ReadOptions = {}): Promise<ChildRows> {
-    return this.childCollections.load(db, ids, options.children);
+  private loadChildren(db: RawRunner, ids: readonly string[], projection: Projection): Promise<ChildRows> {
+    return this.childCollections.load(db, ids, projection.children);
   }
 
   /** The wire record of a row with its ETag. */
-  private served(row: RecordRow, children?: ChildRows): Single {
-    return { record: this.serialize(row, children), etag: etagOf(row) };
+  private served(row: RecordRow, children: ChildRows, projection: Projection = this.full): Single {
+    return { record: projection.serializer.serialize(row, children), etag: etagOf(row) };
   }
 
   private async single(db: TenantTx | TenantClient, row: RecordRow, options: ReadOptions = {}): Promise<Single> {
-    return this.served(row, await this.loadChildren(db, [row.id], options));
+    const projection = this.projection(options.fields);
+    return this.served(row, await this.loadChildren(db, [row.id], projection), projection);
   }
 
   private async find(db: TenantTx | TenantClient, id: string): Promise<RecordRow> {
@@ -159,16 +194,17 @@ export class ResourceService {
     // Outside a transaction the served columns are read like a list page (the raw runner: on PostgreSQL the pg pool
     // without Prisma's result mapping), which serializes to the same wire record at a fraction of the CPU.
     const unique = [...new Set(ids)];
+    const projection = this.projection(options.fields);
     const rows =
       db === this.deps.db
         ? await tenantQuery<RecordRow>(
             this.deps.raw,
-            `SELECT ${this.listSpec.columns.join(', ')} FROM ${this.def.table} WHERE account_id = $1::uuid AND id = ANY($2::uuid[])${this.listSpec.live ? ` AND ${this.listSpec.live}` : ''}`,
+            `SELECT ${projection.columns.join(', ')} FROM ${this.def.table} WHERE account_id = $1::uuid AND id = ANY($2::uuid[])${this.listSpec.live ? ` AND ${this.listSpec.live}` : ''}`,
             unique,
           )
         : await this.delegate(db).findMany({ where: { id: { in: unique }, ...this.live } });
-    const children = await this.loadChildren(db, rows.map((row) => row.id), options);
-    const byId = new Map(rows.map((row) => [row.id, this.served(row, children)]));
+    const children = await this.loadChildren(db, rows.map((row) => row.id), projection);
+    const byId = new Map(rows.map((row) => [row.id, this.served(row, children, projection)]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
@@ -181,8 +217,10 @@ export class ResourceService {
    */
   async listBy(db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions & { perKey?: number } = {}): Promise<Single[][]> {
     if (!this.listSpec.columns.includes(column)) throw new Error(`${this.def.plural}.${column} is not a served column`);
+    const projection = this.projection(options.fields);
     const live = this.listSpec.live ? ` AND t.${this.listSpec.live}` : '';
-    const columns = this.listSpec.columns.map((c) => `t.${c}`).join(', ');
+    // The key column is read to group the rows, whether or not it is served.
+    const columns = [...new Set([...projection.columns, column])].map((c) => `t.${c}`).join(', ');
     const order = this.def.siblingOrder ?? 't.created_at, t.id';
     const where = `t.account_id = $1::uuid AND t.${column} = ANY($2::uuid[])${live}`;
     const rows =
@@ -194,11 +232,11 @@ export class ResourceService {
             [...new Set(keys)],
             options.perKey,
           );
-    const children = await this.loadChildren(db, rows.map((row) => row.id), options);
+    const children = await this.loadChildren(db, rows.map((row) => row.id), projection);
     const groups = new Map<string, Single[]>();
     for (const row of rows) {
       const key = String(row[column]);
-      (groups.get(key) ?? groups.set(key, []).get(key)!).push(this.served(row, children));
+      (groups.get(key) ?? groups.set(key, []).get(key)!).push(this.served(row, children, projection));
     }
     return keys.map((key) => groups.get(key) ?? []);
   }
@@ -207,14 +245,15 @@ export class ResourceService {
   list(ctx: RequestContext, entries: [string, string][], options: ListOptions = {}): Promise<ListResult<Single>> {
     return runAsTenant(ctx.principal.accountId, async () => {
       if (options.liveStatusesOnly) await this.checkStatusFilter(entries);
+      const projection = this.projection(options.fields);
       const page = await runList<RecordRow>(
         this.deps.raw,
-        this.listSpec,
+        projection === this.full ? this.listSpec : { ...this.listSpec, columns: projection.columns },
         { entries, maxLimit: options.maxLimit },
         { cursors: this.deps.cursors, customFieldDefinitions: () => customFieldDefinitions(this.deps.db, this.def.className) },
       );
-      const children = await this.loadChildren(this.deps.raw, page.data.map((row) => row.id), options);
-      return { ...page, data: page.data.map((row) => this.served(row, children)) };
+      const children = await this.loadChildren(this.deps.raw, page.data.map((row) => row.id), projection);
+      return { ...page, data: page.data.map((row) => this.served(row, children, projection)) };
     });
   }
 

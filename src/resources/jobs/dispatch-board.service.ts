@@ -1,7 +1,7 @@
 import type { RequestContext } from '../../kernel/context.ts';
 import { parseTimestamp } from '../../kernel/dates.ts';
 import { AppError, validationError } from '../../kernel/errors.ts';
-import type { ResourceService, Single } from '../../kernel/resource-service.ts';
+import type { ReadOptions, ResourceService, Single } from '../../kernel/resource-service.ts';
 
 // The dispatch board: the live jobs whose scheduled_start is in [from, to), earliest first (ties by id), at most
 // `limit` of them, for a board that shows each with its customer, site, contact, assignees and lines.
@@ -43,7 +43,8 @@ function instant(name: string, value: string): Date {
 export class DispatchBoardService {
   constructor(private readonly jobs: ResourceService) {}
 
-  async board(ctx: RequestContext, window: DispatchWindow): Promise<DispatchBoard> {
+  /** `read`: what each job serves (all its fields when omitted). */
+  async board(ctx: RequestContext, window: DispatchWindow, read: ReadOptions = {}): Promise<DispatchBoard> {
     const from = instant('from', window.from);
     const to = instant('to', window.to);
     if (to.getTime() <= from.getTime()) throw validationError({ to: ['must be after from'] });
@@ -62,7 +63,7 @@ export class DispatchBoardService {
         ['sort', 'scheduled_start'],
         ['limit', String(limit)],
       ],
-      { maxLimit: DISPATCH_MAX_LIMIT },
+      { ...read, maxLimit: DISPATCH_MAX_LIMIT },
     );
     return { jobs: page.data, hasMore: page.hasMore };
   }
