@@ -55,7 +55,13 @@ export async function written<T>(ctx: GraphQLContext, write: Promise<T>): Promis
   }
 }
 
-const fieldsKey = (read: ReadOptions) => (read.fields ? read.fields.join(',') : '*');
+/** A read's fields as a key (computed once per ReadOptions object: selectedRead hands out one per selection). */
+const keys = new WeakMap<ReadOptions, string>();
+function fieldsKey(read: ReadOptions): string {
+  let key = keys.get(read);
+  if (key === undefined) keys.set(read, (key = read.fields ? read.fields.join(',') : '*'));
+  return key;
+}
 
 function createLoaders(ctx: GraphQLContext): RelationLoaders {
   const { domain } = ctx;

@@ -235,10 +235,9 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
               description: outputFieldText(info),
               args: connectionArgs(t, COLLECTION_DEFAULT_FIRST),
               complexity: collectionCost,
-              resolve: async (parent: RecordShape, args: SliceArgs, ctx: GraphQLContext): Promise<Page<unknown>> => {
+              resolve: (parent: RecordShape, args: SliceArgs, ctx: GraphQLContext): Page<unknown> | Promise<Page<unknown>> => {
                 const binding = { cursors: ctx.domain.cursors, account: ctx.principal.accountId, collection: `${typeName}.${name}`, parentId: String(parent.record.id) };
-                const page = await slicePage((parent.record[info.name] as unknown[] | undefined) ?? [], args, binding);
-                return { nodes: page.items, hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, cursorAt: page.cursorAt };
+                return slicePage((parent.record[info.name] as unknown[] | undefined) ?? [], args, binding);
               },
             } as AnyOptions)
           : t.field({

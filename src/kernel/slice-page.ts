@@ -10,7 +10,8 @@ import { MAX_LIMIT } from './listing.ts';
 // right for these short collections in a stable order.
 
 export interface SlicedPage<T> {
-  items: T[];
+  /** The items of the page. */
+  nodes: T[];
   hasNextPage: boolean;
   hasPreviousPage: boolean;
   /** The cursor that resumes the collection after the item at `index` of items. */
@@ -33,27 +34,38 @@ export interface SliceBinding {
   parentId: string;
 }
 
-/** How many items a page needs read (the offset of `after` plus `first`), so a reader can stop there. */
-export async function sliceBounds(args: SliceArgs, binding: SliceBinding): Promise<{ offset: number; first: number }> {
-  const first = args.first === undefined || args.first === null ? COLLECTION_DEFAULT_FIRST : pageSize(String(args.first), MAX_LIMIT, 'first');
-  if (args.after === undefined || args.after === null) return { offset: 0, first };
-  const payload = await binding.cursors.decode(args.after, { resource: binding.collection, account: binding.account, fingerprint: binding.parentId });
-  if (typeof payload.v !== 'number' || !Number.isInteger(payload.v) || payload.v < 0 || payload.id !== binding.parentId) {
-    throw new AppError('cursor.invalid', 'The cursor cannot be decoded; pass back the cursor of the previous page verbatim.');
-  }
-  return { offset: payload.v, first };
+export interface SliceBounds {
+  offset: number;
+  first: number;
 }
 
-/** The page of `items` (the whole collection, or at least its first offset + first + 1 items) that args ask for. */
-export async function slicePage<T>(items: readonly T[], args: SliceArgs, binding: SliceBinding): Promise<SlicedPage<T>> {
-  return cutPage(items, await sliceBounds(args, binding), binding);
+/**
+ * How many items a page needs read (the offset of `after` plus `first`), so a reader can stop there. Without
+ * `after` the answer is immediate (a board serves a thousand first pages per request), with it a promise (the
+ * cursor's signature is checked).
+ */
+export function sliceBounds(args: SliceArgs, binding: SliceBinding): SliceBounds | Promise<SliceBounds> {
+  const first = args.first === undefined || args.first === null ? COLLECTION_DEFAULT_FIRST : pageSize(String(args.first), MAX_LIMIT, 'first');
+  if (args.after === undefined || args.after === null) return { offset: 0, first };
+  return binding.cursors.decode(args.after, { resource: binding.collection, account: binding.account, fingerprint: binding.parentId }).then((payload) => {
+    if (typeof payload.v !== 'number' || !Number.isInteger(payload.v) || payload.v < 0 || payload.id !== binding.parentId) {
+      throw new AppError('cursor.invalid', 'The cursor cannot be decoded; pass back the cursor of the previous page verbatim.');
+    }
+    return { offset: payload.v, first };
+  });
+}
+
+/** The page of `items` (the whole collection, or at least its first offset + first + 1 items) that args ask for; immediate without `after`. */
+export function slicePage<T>(items: readonly T[], args: SliceArgs, binding: SliceBinding): SlicedPage<T> | Promise<SlicedPage<T>> {
+  const bounds = sliceBounds(args, binding);
+  return bounds instanceof Promise ? bounds.then((read) => cutPage(items, read, binding)) : cutPage(items, bounds, binding);
 }
 
 /** The page of `items` at bounds already read from the arguments (sliceBounds). */
-export function cutPage<T>(items: readonly T[], { offset, first }: { offset: number; first: number }, binding: SliceBinding): SlicedPage<T> {
+export function cutPage<T>(items: readonly T[], { offset, first }: SliceBounds, binding: SliceBinding): SlicedPage<T> {
   const page = items.slice(offset, offset + first);
   return {
-    items: page,
+    nodes: page,
     hasNextPage: items.length > offset + first,
     hasPreviousPage: offset > 0,
     cursorAt: pageCursors((index) =>
