@@ -19,7 +19,7 @@ import { camelCase } from './naming.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 import { selectedRead } from './selection.ts';
 import { collectionCost, connectionArgs, connectionType, pageRead, type Page } from './connections.ts';
-import { COLLECTION_DEFAULT_FIRST, cutPage, sliceBounds, type SliceArgs } from '../kernel/slice-page.ts';
+import { COLLECTION_DEFAULT_FIRST, cutPage, sliceBounds, type SliceArgs, type SliceBinding, type SliceBounds } from '../kernel/slice-page.ts';
 import { graphqlText, relationText } from './descriptions.ts';
 import { wireObject } from './wire-object.ts';
 
@@ -43,6 +43,36 @@ function present<T>(values: readonly (T | null | Error)[]): T[] {
   const failed = values.find((value) => value instanceof Error);
   if (failed) throw failed;
   return values.filter((value): value is T => value !== null);
+}
+
+/** How a relation to one resolves: its value for a parent. */
+interface OneResolution {
+  many: false;
+  type: unknown;
+  scopes: Scope[];
+  needs?: string;
+  one(object: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo): unknown;
+}
+
+/** How a relation to many resolves: the whole collection (or its first entries) and the values of one page of it. */
+interface ManyResolution {
+  many: true;
+  node: ObjectRef<any, any>;
+  typeName: string;
+  scopes: Scope[];
+  /** The entries of the collection (cheap: ids, linkages or records): all, or at least its first `upTo`. */
+  entries(object: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo, upTo: number): unknown[] | Promise<unknown[]>;
+  /** The nodes of one page's entries (through relations read their records here). */
+  nodes?(entries: unknown[], ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown[]>;
+}
+
+type Resolution = OneResolution | ManyResolution;
+
+/** One page of a relation to many: its entries up to the page's end (and one more, to know whether another page follows), cut, then their nodes. */
+async function relationPage(field: ManyResolution, object: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo, bounds: SliceBounds, binding: SliceBinding): Promise<Page<unknown>> {
+  const entries = field.entries(object, ctx, info, bounds.offset + bounds.first + 1);
+  const page = cutPage(entries instanceof Promise ? await entries : entries, bounds, binding);
+  return field.nodes ? page.withNodes(await field.nodes(page.nodes, ctx, info)) : page;
 }
 
 export function registerRelations(builder: Builder, types: ReadonlyMap<string, ResourceTypes>, referenceTargets: readonly ReferenceTarget[]): void {
@@ -75,20 +105,6 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
   /** A target's type name and noun, for its connection type. */
   const nodeType = (target: Target) => (target.kind === 'resource' ? target.def.className : target.target.shape.name);
 
-  /** How a relation resolves: one value, or (many) the whole collection and the values of one page of it. */
-  type Resolution =
-    | { many: false; type: unknown; scopes: Scope[]; needs?: string; one(object: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo): unknown }
-    | {
-        many: true;
-        node: ObjectRef<any, any>;
-        typeName: string;
-        scopes: Scope[];
-        /** The entries of the collection (cheap: ids, linkages or records): all, or at least its first `upTo`. */
-        entries(object: Record<string, unknown>, ctx: GraphQLContext, info: GraphQLResolveInfo, upTo: number): Promise<unknown[]>;
-        /** The nodes of one page's entries (through relations read their records here). */
-        nodes?(entries: unknown[], ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<unknown[]>;
-      };
-
   /**
    * The fields of `relations` on `parent`, whose value's served object is `objectOf(value)`; `children` are the
    * parent's child collections (a through relation may go via one). A relation to many is a connection.
@@ -112,14 +128,14 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
               description: relationText(relation.description, needs),
               args: connectionArgs(t, COLLECTION_DEFAULT_FIRST),
               complexity: collectionCost,
-              resolve: async (value: unknown, args: SliceArgs, ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<Page<unknown>> => {
+              resolve: (value: unknown, args: SliceArgs, ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<Page<unknown>> => {
                 guard(ctx);
                 const object = objectOf(value);
                 const binding = { cursors: ctx.domain.cursors, account: ctx.principal.accountId, collection: where, parentId: String(object.id) };
-                // A page needs the entries up to its end, and one more to know whether another page follows.
-                const bounds = await sliceBounds(args, binding);
-                const page = cutPage(await field.entries(object, ctx, info, bounds.offset + bounds.first + 1), bounds, binding);
-                return field.nodes ? { ...page, nodes: await field.nodes(page.nodes, ctx, info) } : page;
+                const bounds = sliceBounds(args, binding);
+                return bounds instanceof Promise
+                  ? bounds.then((read) => relationPage(field, object, ctx, info, read, binding))
+                  : relationPage(field, object, ctx, info, bounds, binding);
               },
             } as never)
           : t.field({
@@ -177,10 +193,12 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
           const via = relations[relation.via];
           if (via?.kind !== 'batched' && !children.includes(relation.via)) throw new Error(`${where}: via ${relation.via} is neither a batched relation nor a child collection`);
           const viaRelation = via?.kind === 'batched' ? via : null;
-          const entries = async (object: Record<string, unknown>, ctx: GraphQLContext) => {
-            const key = viaRelation?.key(object);
-            const all = (viaRelation ? (key ? await loadersOf(ctx).batched(viaRelation).load(key) : []) : (object[relation.via] ?? [])) as Record<string, unknown>[];
-            return relation.where ? all.filter(relation.where) : all;
+          const kept = (all: Record<string, unknown>[]) => (relation.where ? all.filter(relation.where) : all);
+          // Through a child collection the entries are already on the record: no promise.
+          const entries = (object: Record<string, unknown>, ctx: GraphQLContext): Record<string, unknown>[] | Promise<Record<string, unknown>[]> => {
+            if (!viaRelation) return kept((object[relation.via] ?? []) as Record<string, unknown>[]);
+            const key = viaRelation.key(object);
+            return key ? (loadersOf(ctx).batched(viaRelation).load(key) as Promise<Record<string, unknown>[]>).then(kept) : [];
           };
           const scopes = scopesOf(target.scope, viaRelation?.scope ?? null);
           if (relation.many) {

@@ -123,6 +123,9 @@ export function fingerprint(entries: [string, string][]): string {
  * endCursor are the same cursor, with the same issue time).
  */
 export function pageCursors(make: (index: number) => Promise<string>): (index: number) => Promise<string> {
-  const made = new Map<number, Promise<string>>();
-  return (index) => made.get(index) ?? made.set(index, make(index)).get(index)!;
+  let made: Map<number, Promise<string>> | undefined;
+  return (index) => {
+    made ??= new Map();
+    return made.get(index) ?? made.set(index, make(index)).get(index)!;
+  };
 }

@@ -8,9 +8,14 @@ interface WireField {
   wire(value: unknown): unknown;
 }
 
+/** Kinds whose stored value (from Prisma or from the raw reader) is already its wire value. */
+const asStored = new Set<RecordFieldInfo['kind']>(['string', 'text', 'email', 'url', 'uuid', 'integer', 'number', 'boolean', 'json', 'string[]']);
+
 function wireField(field: RecordFieldInfo): WireField {
   const { name, kind, scale = 2 } = field;
   if (kind === 'decimal') return { name, wire: (value) => (value === null || value === undefined ? null : decimalToWire(value, scale)) };
+  if (asStored.has(kind)) return { name, wire: (value) => (value === undefined ? null : typeof value === 'bigint' ? Number(value) : value) };
+  if (kind === 'datetime') return { name, wire: (value) => (value instanceof Date ? value.toISOString() : toWire(kind, value)) };
   return { name, wire: (value) => toWire(kind, value, scale) };
 }
 

@@ -1,4 +1,4 @@
-import { pageCursors, type CursorCodec } from './cursor.ts';
+import type { CursorCodec } from './cursor.ts';
 import { AppError } from './errors.ts';
 import { pageSize } from './list-parameters.ts';
 import { MAX_LIMIT } from './listing.ts';
@@ -9,14 +9,6 @@ import { MAX_LIMIT } from './listing.ts';
 // account, with the same codes as a list's: cursor.invalid, cursor.expired; its position is an offset, which is
 // right for these short collections in a stable order.
 
-export interface SlicedPage<T> {
-  /** The items of the page. */
-  nodes: T[];
-  hasNextPage: boolean;
-  hasPreviousPage: boolean;
-  /** The cursor that resumes the collection after the item at `index` of items. */
-  cursorAt(index: number): Promise<string>;
-}
 
 /** The page size of a collection when `first` is not given (lists: DEFAULT_LIMIT); small, as these sit inside pages. */
 export const COLLECTION_DEFAULT_FIRST = 10;
@@ -61,15 +53,41 @@ export function slicePage<T>(items: readonly T[], args: SliceArgs, binding: Slic
   return bounds instanceof Promise ? bounds.then((read) => cutPage(items, read, binding)) : cutPage(items, bounds, binding);
 }
 
+/**
+ * A page of a collection: its items and where it sits. Its cursors are signed when asked for (most selections ask
+ * for none), each once; the page holds no closures, as a board makes two thousand of them per request.
+ */
+export class SlicedPage<T> {
+  private cursors: Map<number, Promise<string>> | undefined;
+
+  constructor(
+    /** The items of the page. */
+    readonly nodes: T[],
+    readonly hasNextPage: boolean,
+    readonly hasPreviousPage: boolean,
+    private readonly offset: number,
+    private readonly binding: SliceBinding,
+  ) {}
+
+  /** The cursor that resumes the collection after the item at `index` of nodes. */
+  cursorAt(index: number): Promise<string> {
+    this.cursors ??= new Map();
+    let cursor = this.cursors.get(index);
+    if (!cursor) {
+      const { cursors, collection, account, parentId } = this.binding;
+      cursor = cursors.encode({ r: collection, a: account, s: 'offset', d: 'asc', v: this.offset + index + 1, id: parentId, f: parentId });
+      this.cursors.set(index, cursor);
+    }
+    return cursor;
+  }
+
+  /** The same page serving other values for its items (a relation's records for its entries). */
+  withNodes<U>(nodes: U[]): SlicedPage<U> {
+    return new SlicedPage(nodes, this.hasNextPage, this.hasPreviousPage, this.offset, this.binding);
+  }
+}
+
 /** The page of `items` at bounds already read from the arguments (sliceBounds). */
 export function cutPage<T>(items: readonly T[], { offset, first }: SliceBounds, binding: SliceBinding): SlicedPage<T> {
-  const page = items.slice(offset, offset + first);
-  return {
-    nodes: page,
-    hasNextPage: items.length > offset + first,
-    hasPreviousPage: offset > 0,
-    cursorAt: pageCursors((index) =>
-      binding.cursors.encode({ r: binding.collection, a: binding.account, s: 'offset', d: 'asc', v: offset + index + 1, id: binding.parentId, f: binding.parentId }),
-    ),
-  };
+  return new SlicedPage(items.slice(offset, offset + first), items.length > offset + first, offset > 0, offset, binding);
 }
