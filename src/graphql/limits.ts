@@ -4,6 +4,7 @@ import {
   getNamedType,
   getNullableType,
   GraphQLError,
+  isAbstractType,
   isLeafType,
   isListType,
   isObjectType,
@@ -15,6 +16,8 @@ import {
   type ExecutionResult,
   type FragmentDefinitionNode,
   type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLObjectType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
@@ -22,6 +25,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { AppError, type ErrorCode } from '../kernel/errors.ts';
 import { WINDOW_SECONDS, type RateDecision } from '../kernel/rate-limit.ts';
+import { Single } from '../kernel/resource-service.ts';
 import type { GraphQLContext } from './builder.ts';
 import { appErrorExtensions } from './errors.ts';
 
@@ -117,10 +121,11 @@ export class OperationCost {
   }
 
   /** Counts a resolved value; aborts the execution once the result grows past its maximum. */
-  count(value: unknown, composite: boolean, name: string): void {
+  count(value: unknown, kind: Counted, name: string, properties = false): void {
     if (this.failure || value === null || value === undefined) return;
-    if (composite) this.objects += Array.isArray(value) ? value.length : 1;
-    else this.bytes += name.length + (typeof value === 'string' ? value.length : Array.isArray(value) ? value.reduce((n: number, v) => n + String(v).length, 0) : 8);
+    if (kind === 'object') this.objects += Array.isArray(value) ? value.length : 1;
+    if (kind === 'leaf') this.bytes += name.length + (typeof value === 'string' ? value.length : Array.isArray(value) ? value.reduce((n: number, v) => n + String(v).length, 0) : 8);
+    else if (properties) this.bytes += propertyBytes(value);
     if (this.objects > limits.maxResultObjects || this.bytes > limits.maxResultBytes) {
       this.failure = new AppError(
         'graphql.result_too_large',
@@ -282,15 +287,25 @@ export function analyzeOperation(
 
 /**
  * Wraps every resolver of the schema's own object types so that what it returns is counted by the operation's
- * meter (OperationCost.count). Introspection types are left alone: graphql-js shares them between schemas.
+ * meter (OperationCost.count). A leaf field without a resolver (a record's own fields, read as properties, see
+ * record-source.ts) stays without one, so graphql-jit reads it inline: its bytes are counted with the object it
+ * belongs to, when the field returning that object counts it (propertyBytes). Introspection types are left alone:
+ * graphql-js shares them between schemas.
  */
 export function meterSchema(schema: GraphQLSchema): GraphQLSchema {
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+  const ownTypes = Object.values(schema.getTypeMap()).filter((type): type is GraphQLObjectType => isObjectType(type) && !type.name.startsWith('__'));
+  // Types with fields read as properties: what returns them counts their properties' bytes.
+  const readAsProperties = new Set(ownTypes.filter((type) => Object.values(type.getFields()).some((field) => !field.resolve && isLeafType(getNamedType(field.type)))).map((type) => type.name));
+  const reachesProperties = (type: GraphQLNamedType): boolean =>
+    isAbstractType(type) ? schema.getPossibleTypes(type).some((member) => readAsProperties.has(member.name)) : readAsProperties.has(type.name);
+  for (const type of ownTypes) {
     for (const field of Object.values(type.getFields())) {
+      const named = getNamedType(field.type);
+      if (!field.resolve && isLeafType(named)) continue;
       const resolve = field.resolve ?? defaultFieldResolver;
       // An object the cost estimate calls free (pageInfo, part of its page) is not counted as one either.
-      const composite = !isLeafType(getNamedType(field.type)) && field.extensions?.complexity !== 0;
+      const kind: Counted = isLeafType(named) ? 'leaf' : field.extensions?.complexity === 0 ? 'free' : 'object';
+      const properties = kind !== 'leaf' && reachesProperties(named);
       const name = field.name;
       field.resolve = (source, args, context: GraphQLContext, info) => {
         const meter = context?.cost;
@@ -298,13 +313,35 @@ export function meterSchema(schema: GraphQLSchema): GraphQLSchema {
         if (meter?.exceeded) throw meter.exceeded;
         const value = resolve(source, args, context, info);
         if (!meter) return value;
-        if (value instanceof Promise) return value.then((resolved) => (meter.count(resolved, composite, name), resolved));
-        meter.count(value, composite, name);
+        if (value instanceof Promise) return value.then((resolved) => (meter.count(resolved, kind, name, properties), resolved));
+        meter.count(value, kind, name, properties);
         return value;
       };
     }
   }
   return schema;
+}
+
+/** What a field returns, for the meter: leaf values (bytes), objects (counted), free objects (neither). */
+type Counted = 'leaf' | 'object' | 'free';
+
+/**
+ * Characters of the leaf values an object holds as properties (a record's served fields and its ETag, a child
+ * entry's fields), a list's summed: about what serving them writes. Nested objects are counted by their own fields.
+ */
+function propertyBytes(value: unknown): number {
+  if (Array.isArray(value)) {
+    let bytes = 0;
+    for (const item of value) bytes += propertyBytes(item);
+    return bytes;
+  }
+  if (value === null || typeof value !== 'object') return 0;
+  if (value instanceof Single) return propertyBytes(value.record) + value.etag.length;
+  let bytes = 0;
+  for (const [key, item] of Object.entries(value)) {
+    bytes += key.length + (typeof item === 'string' ? item.length : Array.isArray(item) ? item.reduce((n: number, v) => n + String(v).length, 0) : item !== null && typeof item === 'object' ? 0 : 8);
+  }
+  return bytes;
 }
 
 export interface LimitsOptions {

@@ -6,6 +6,7 @@ import type { Builder, GraphQLContext } from './builder.ts';
 import { loadersOf } from './loaders.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 import { selectedRead } from './selection.ts';
+import { withTypename } from './record-source.ts';
 import type { SharedTypes } from './shared-types.ts';
 
 // node(id) and nodes(ids): any record by its id alone, for Relay clients (refetching a node) and agents that hold
@@ -33,7 +34,7 @@ export function registerNode(builder: Builder, types: ReadonlyMap<string, Resour
           return error as Error;
         }
         const single = await loadersOf(ctx).record(def.name, selectedRead(def, info)).load(id);
-        return single ? { ...single, typename: def.className } : null;
+        return single ? withTypename(single, def.className) : null;
       }),
     );
   };

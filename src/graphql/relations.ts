@@ -10,7 +10,7 @@ import {
   type Relations,
 } from '../kernel/relation.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
-import type { ReadOptions } from '../kernel/resource-service.ts';
+import type { ReadOptions, Single } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import type { WireShape } from '../kernel/wire-shape.ts';
 import type { Builder, GraphQLContext } from './builder.ts';
@@ -18,6 +18,7 @@ import { loadersOf } from './loaders.ts';
 import { camelCase } from './naming.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 import { selectedRead } from './selection.ts';
+import { typenameOf, withTypename } from './record-source.ts';
 import { collectionCost, connectionArgs, connectionType, pageRead, type Page } from './connections.ts';
 import { COLLECTION_DEFAULT_FIRST, cutPage, sliceBounds, type SliceArgs, type SliceBinding, type SliceBounds } from '../kernel/slice-page.ts';
 import { graphqlText, relationText } from './descriptions.ts';
@@ -36,8 +37,6 @@ type Target =
   | { kind: 'resource'; def: ResourceDefinition; ref: ObjectRef<any, RecordShape>; scope: Scope }
   | { kind: 'target'; target: ReferenceTarget; ref: ObjectRef<any, any>; scope: Scope | null };
 
-/** A record reached through a relation; `typename` picks the member of a union. */
-type Reached = RecordShape & { typename?: string };
 
 function present<T>(values: readonly (T | null | Error)[]): T[] {
   const failed = values.find((value) => value instanceof Error);
@@ -92,7 +91,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
     const loaders = loadersOf(ctx);
     if (target.kind === 'target') return present(await loaders.target(target.target).loadMany(ids));
     const records = present(await loaders.record(target.def.name, read).loadMany(ids));
-    return typename ? records.map((single): Reached => ({ ...single, typename })) : records;
+    return typename ? records.map((single) => withTypename(single, typename)) : records;
   };
   /** The value a target serves for one id (null when absent), read through the operation's loaders. */
   const loadOne = (ctx: GraphQLContext, target: Target, id: string, read: ReadOptions): Promise<unknown> => {
@@ -233,7 +232,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
                 builder.unionType(relation.union.name, {
                   description: graphqlText(relation.union.description),
                   types: members.map(([, member]) => member.ref),
-                  resolveType: (value) => (value as Reached).typename!,
+                  resolveType: (value) => typenameOf(value as Single)!,
                 }),
               )
               .get(relation.union.name)!;

@@ -1,5 +1,5 @@
 import type { EnumRef, ObjectRef } from '@pothos/core';
-import type { Single, WireRecord } from '../kernel/resource-service.ts';
+import { Single, type WireRecord } from '../kernel/resource-service.ts';
 import { childOutputFields, outputFields, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
 import type { ValueType } from '../kernel/listing.ts';
 import type { Scope } from '../kernel/scopes.ts';
@@ -7,6 +7,7 @@ import { requestContext, type Builder, type GraphQLContext } from './builder.ts'
 import { collectionCost, connectionArgs, connectionCost, connectionType, pageRead, pageEntries, type Page } from './connections.ts';
 import { COLLECTION_DEFAULT_FIRST, slicePage, type SliceArgs } from '../kernel/slice-page.ts';
 import { selectedRead } from './selection.ts';
+import { exposeRecordField } from './record-source.ts';
 import { written } from './loaders.ts';
 import { withArgumentNames } from './errors.ts';
 import { payloadOf, type UserError } from './user-errors.ts';
@@ -240,18 +241,11 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
                 return slicePage((parent.record[info.name] as unknown[] | undefined) ?? [], args, binding);
               },
             } as AnyOptions)
-          : t.field({
-              type: graphqlType(info.kind, builder, info.enum),
-              nullable: info.nullable,
-              description: outputFieldText(info),
-              resolve: (parent: RecordShape) => parent.record[info.name],
-            } as AnyOptions);
+          : // Read as a property of the Single (record-source.ts): no resolver.
+            (exposeRecordField(name, info.name),
+            t.field({ type: graphqlType(info.kind, builder, info.enum), nullable: info.nullable, description: outputFieldText(info) } as AnyOptions));
       }
-      fields.etag = t.field({
-        type: 'String',
-        description: resourceTexts(def).etag,
-        resolve: (parent: RecordShape) => parent.etag,
-      } as AnyOptions);
+      fields.etag = t.field({ type: 'String', description: resourceTexts(def).etag } as AnyOptions);
       return fields as never;
     },
   });
@@ -299,7 +293,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
         type: recordRef,
         nullable: true,
         description: resourceTexts(def).payloadRecord,
-        resolve: (parent) => (parent.record ? { record: parent.record, etag: parent.etag! } : null),
+        resolve: (parent) => (parent.record ? new Single(parent.record, parent.etag!) : null),
       }),
       etag: t.string({ nullable: true, description: resourceTexts(def).payloadEtag, resolve: (parent) => parent.etag ?? null }),
       userErrors: shared.userErrorsField(t),
@@ -319,8 +313,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       authScopes: { scope: readScope },
       args: { id: t.arg.id({ required: true, description: resourceTexts(def).getId }) },
       resolve: async (_root, args, ctx, info) => {
-        const single = await service(ctx).get(requestContext(ctx), String(args.id), selectedRead(def, info));
-        return { record: single.record, etag: single.etag };
+        return service(ctx).get(requestContext(ctx), String(args.id), selectedRead(def, info));
       },
     }),
     [camelCase(def.plural)]: t.field({
@@ -429,7 +422,13 @@ function childTypes(builder: Builder, children: ChildCollection): { output: unkn
       Object.fromEntries(
         childOutputFields(children).map((info) => [
           camelCase(info.name),
-          t.field({ type: graphqlType(info.kind, builder, info.enum), nullable: info.nullable, description: outputFieldText(info), resolve: (parent: Record<string, unknown>) => parent[info.name] } as AnyOptions),
+          t.field({
+            type: graphqlType(info.kind, builder, info.enum),
+            nullable: info.nullable,
+            description: outputFieldText(info),
+            // A one-word name is the entry's own property: no resolver, so graphql-jit reads it inline.
+            ...(camelCase(info.name) === info.name ? {} : { resolve: (parent: Record<string, unknown>) => parent[info.name] }),
+          } as AnyOptions),
         ]),
       ) as never,
   });

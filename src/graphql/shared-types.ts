@@ -1,4 +1,5 @@
 import type { RecordShape } from './resource-schema.ts';
+import { typenameOf } from './record-source.ts';
 import type { UserError } from './user-errors.ts';
 import { enumTexts } from './descriptions.ts';
 import type { Builder } from './builder.ts';
@@ -50,10 +51,10 @@ export function registerSharedTypes(builder: Builder) {
   });
 
   // Every record type implements Node (node.ts serves node(id) and nodes(ids)); `typename` names the record's type.
-  const Node = builder.interfaceRef<RecordShape & { typename?: string }>('Node').implement({
+  const Node = builder.interfaceRef<RecordShape>('Node').implement({
     description: 'A record of any resource, identified by its id alone.',
-    resolveType: (value) => value.typename!,
-    fields: (t) => ({ id: t.id({ description: 'The id of the record: a UUID, unique across resources.', resolve: (value) => value.record.id as string }) }),
+    resolveType: (value) => typenameOf(value)!,
+    fields: (t) => ({ id: t.id({ description: 'The id of the record: a UUID, unique across resources.' }) }),
   });
 
   return { SortDirection, CustomFieldFilter, DeletePayload, UserError, userErrorsField, Node };

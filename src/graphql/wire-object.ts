@@ -45,7 +45,8 @@ export function wireObject<S extends WireShape>(builder: Builder, shape: S): Obj
             type: typeOf(field, wire),
             nullable: field.nullable ?? false,
             description: wireFieldText(shape.name, wire, field.description),
-            resolve: (parent: Record<string, unknown>) => parent[wire],
+            // A one-word name is the object's own property: no resolver, so graphql-jit reads it inline.
+            ...(camelCase(wire) === wire ? {} : { resolve: (parent: Record<string, unknown>) => parent[wire] }),
           } as never),
         ]),
       ) as never,

@@ -21,9 +21,18 @@ import { inTransaction, type TenantClient, type TenantTx } from './tenancy.ts';
 import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 
 export type WireRecord = Record<string, unknown>;
-export interface Single {
-  record: WireRecord;
-  etag: string;
+
+/**
+ * A record as served, with its ETag. A class, so every record an adapter gets is one (object literals are not
+ * Singles): the GraphQL adapter reads record fields through its prototype (src/graphql/record-source.ts).
+ */
+export class Single {
+  declare private readonly nominal: never;
+
+  constructor(
+    readonly record: WireRecord,
+    readonly etag: string,
+  ) {}
 }
 
 export interface ResourceServiceDeps {
@@ -163,7 +172,7 @@ export class ResourceService {
 
   /** The wire record of a row with its ETag. */
   private served(row: RecordRow, children: ChildRows, projection: Projection = this.full): Single {
-    return { record: projection.serializer.serialize(row, children), etag: etagOf(row) };
+    return new Single(projection.serializer.serialize(row, children), etagOf(row));
   }
 
   private async single(db: TenantTx | TenantClient, row: RecordRow, options: ReadOptions = {}): Promise<Single> {
