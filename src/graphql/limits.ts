@@ -14,7 +14,9 @@ import {
   TokenKind,
   type DocumentNode,
   type ExecutionResult,
+  type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLResolveInfo,
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLObjectType,
@@ -25,7 +27,6 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { AppError, type ErrorCode } from '../kernel/errors.ts';
 import { WINDOW_SECONDS, type RateDecision } from '../kernel/rate-limit.ts';
-import { Single } from '../kernel/resource-service.ts';
 import type { GraphQLContext } from './builder.ts';
 import { appErrorExtensions } from './errors.ts';
 
@@ -120,12 +121,12 @@ export class OperationCost {
     return this.failure;
   }
 
-  /** Counts a resolved value; aborts the execution once the result grows past its maximum. */
-  count(value: unknown, kind: Counted, name: string, properties = false): void {
+  /** Counts a resolved value (a leaf's bytes; an object, and the bytes of its `properties` selected); aborts the execution once the result grows past its maximum. */
+  count(value: unknown, kind: Counted, name: string, properties: readonly string[] | null = null): void {
     if (this.failure || value === null || value === undefined) return;
     if (kind === 'object') this.objects += Array.isArray(value) ? value.length : 1;
-    if (kind === 'leaf') this.bytes += name.length + (typeof value === 'string' ? value.length : Array.isArray(value) ? value.reduce((n: number, v) => n + String(v).length, 0) : 8);
-    else if (properties) this.bytes += propertyBytes(value);
+    if (kind === 'leaf') this.bytes += name.length + leafBytes(value);
+    else if (properties && properties.length > 0) this.bytes += propertyBytes(value, properties);
     if (this.objects > limits.maxResultObjects || this.bytes > limits.maxResultBytes) {
       this.failure = new AppError(
         'graphql.result_too_large',
@@ -288,16 +289,23 @@ export function analyzeOperation(
 /**
  * Wraps every resolver of the schema's own object types so that what it returns is counted by the operation's
  * meter (OperationCost.count). A leaf field without a resolver (a record's own fields, read as properties, see
- * record-source.ts) stays without one, so graphql-jit reads it inline: its bytes are counted with the object it
- * belongs to, when the field returning that object counts it (propertyBytes). Introspection types are left alone:
- * graphql-js shares them between schemas.
+ * record-source.ts) stays without one, so graphql-jit reads it inline: the bytes of such fields are counted when
+ * the field returning their object is, once per selection of each (aliases included), from the values the
+ * object holds (propertyBytes). Introspection types are left alone: graphql-js shares them between schemas.
  */
 export function meterSchema(schema: GraphQLSchema): GraphQLSchema {
   const ownTypes = Object.values(schema.getTypeMap()).filter((type): type is GraphQLObjectType => isObjectType(type) && !type.name.startsWith('__'));
-  // Types with fields read as properties: what returns them counts their properties' bytes.
-  const readAsProperties = new Set(ownTypes.filter((type) => Object.values(type.getFields()).some((field) => !field.resolve && isLeafType(getNamedType(field.type)))).map((type) => type.name));
-  const reachesProperties = (type: GraphQLNamedType): boolean =>
-    isAbstractType(type) ? schema.getPossibleTypes(type).some((member) => readAsProperties.has(member.name)) : readAsProperties.has(type.name);
+  // Per type: its leaf fields read as properties.
+  const properties = new Map<string, Set<string>>();
+  for (const type of ownTypes) {
+    const names = Object.values(type.getFields()).filter((field) => !field.resolve && isLeafType(getNamedType(field.type))).map((field) => field.name);
+    if (names.length > 0) properties.set(type.name, new Set(names));
+  }
+  const propertiesOf = (type: GraphQLNamedType): Set<string> | null => {
+    const members = isAbstractType(type) ? schema.getPossibleTypes(type) : [type];
+    const names = new Set(members.flatMap((member) => [...(properties.get(member.name) ?? [])]));
+    return names.size > 0 ? names : null;
+  };
   for (const type of ownTypes) {
     for (const field of Object.values(type.getFields())) {
       const named = getNamedType(field.type);
@@ -305,7 +313,7 @@ export function meterSchema(schema: GraphQLSchema): GraphQLSchema {
       const resolve = field.resolve ?? defaultFieldResolver;
       // An object the cost estimate calls free (pageInfo, part of its page) is not counted as one either.
       const kind: Counted = isLeafType(named) ? 'leaf' : field.extensions?.complexity === 0 ? 'free' : 'object';
-      const properties = kind !== 'leaf' && reachesProperties(named);
+      const read = kind === 'leaf' ? null : propertiesOf(named);
       const name = field.name;
       field.resolve = (source, args, context: GraphQLContext, info) => {
         const meter = context?.cost;
@@ -313,8 +321,9 @@ export function meterSchema(schema: GraphQLSchema): GraphQLSchema {
         if (meter?.exceeded) throw meter.exceeded;
         const value = resolve(source, args, context, info);
         if (!meter) return value;
-        if (value instanceof Promise) return value.then((resolved) => (meter.count(resolved, kind, name, properties), resolved));
-        meter.count(value, kind, name, properties);
+        const selected = read ? selectedProperties(info, read) : null;
+        if (value instanceof Promise) return value.then((resolved) => (meter.count(resolved, kind, name, selected), resolved));
+        meter.count(value, kind, name, selected);
         return value;
       };
     }
@@ -325,22 +334,50 @@ export function meterSchema(schema: GraphQLSchema): GraphQLSchema {
 /** What a field returns, for the meter: leaf values (bytes), objects (counted), free objects (neither). */
 type Counted = 'leaf' | 'object' | 'free';
 
+const selectedPerField = new WeakMap<readonly FieldNode[], string[]>();
+
 /**
- * Characters of the leaf values an object holds as properties (a record's served fields and its ETag, a child
- * entry's fields), a list's summed: about what serving them writes. Nested objects are counted by their own fields.
+ * The fields read as properties (`read`) that the selection under the resolver's field asks for, once per
+ * selection (an alias is another), fragments expanded. Computed once per field of the operation.
  */
-function propertyBytes(value: unknown): number {
+function selectedProperties(info: GraphQLResolveInfo, read: Set<string>): string[] {
+  let selected = selectedPerField.get(info.fieldNodes);
+  if (selected) return selected;
+  selected = [];
+  const visit = (set: SelectionSetNode, out: string[]) => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (!selection.selectionSet && read.has(selection.name.value)) out.push(selection.name.value);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet, out);
+      else {
+        const fragment = info.fragments[selection.name.value];
+        if (fragment) visit(fragment.selectionSet, out);
+      }
+    }
+  };
+  for (const node of info.fieldNodes) if (node.selectionSet) visit(node.selectionSet, selected);
+  selectedPerField.set(info.fieldNodes, selected);
+  return selected;
+}
+
+/** Characters of a leaf value as served, about. */
+function leafBytes(value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  if (typeof value === 'string') return value.length;
+  if (Array.isArray(value)) return value.reduce((n: number, v) => n + String(v).length, 0);
+  return 8;
+}
+
+/** Characters of the selected property fields of an object (of each object of a list) as served: their names and values. */
+function propertyBytes(value: unknown, selected: readonly string[]): number {
   if (Array.isArray(value)) {
     let bytes = 0;
-    for (const item of value) bytes += propertyBytes(item);
+    for (const item of value) bytes += propertyBytes(item, selected);
     return bytes;
   }
   if (value === null || typeof value !== 'object') return 0;
-  if (value instanceof Single) return propertyBytes(value.record) + value.etag.length;
   let bytes = 0;
-  for (const [key, item] of Object.entries(value)) {
-    bytes += key.length + (typeof item === 'string' ? item.length : Array.isArray(item) ? item.reduce((n: number, v) => n + String(v).length, 0) : item !== null && typeof item === 'object' ? 0 : 8);
-  }
+  for (const name of selected) bytes += name.length + leafBytes((value as Record<string, unknown>)[name]);
   return bytes;
 }
 

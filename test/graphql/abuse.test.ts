@@ -275,3 +275,23 @@ describe('GraphQL over WebSocket under abuse', () => {
   }, 60_000);
 });
 
+
+describe('the result meter', () => {
+  it('refuses with 400 graphql.result_too_large a result that grows past 16M characters, counting every alias of a record field', async () => {
+    const { api, gql: big } = await t.newTenant();
+    const text = 'x'.repeat(20_000);
+    for (let i = 0; i < 10; i += 1) {
+      expect((await api.post('/customers', { customer: { organization: `Wordy ${i}`, description: text, customer_notes: text } })).status).toBe(201);
+    }
+    // 10 customers x 98 aliased selections of 20,000 characters: about 20M characters, at a cost of 11 points.
+    const aliases = Array.from({ length: 49 }, (_, i) => `a${i}: description b${i}: customerNotes`).join(' ');
+    const res = await big(`{ customers(first: 10) { nodes { id ${aliases} } } }`);
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(400);
+    expect(codeOf(res)).toBe('graphql.result_too_large');
+    expect(res.body.data ?? null).toBeNull();
+    // The same records, selected once each, are served.
+    const small = await big('{ customers(first: 10) { nodes { id description customerNotes } } }');
+    expect(small.status).toBe(200);
+    expect(small.body.data.customers.nodes).toHaveLength(10);
+  });
+});
