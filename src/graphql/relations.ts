@@ -179,7 +179,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
           shapes.set(relation.shape.name, relation.shape);
           const ref = wireObject(builder, relation.shape);
           const loadKey = async (object: Record<string, unknown>, ctx: GraphQLContext) => {
-            const key = relation.key(object);
+            const key = relation.key(String(object.id));
             return key === null ? null : loadersOf(ctx).batched(relation).load(key);
           };
           if (relation.many) {
@@ -196,7 +196,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
           // Through a child collection the entries are already on the record: no promise.
           const entries = (object: Record<string, unknown>, ctx: GraphQLContext): Record<string, unknown>[] | Promise<Record<string, unknown>[]> => {
             if (!viaRelation) return kept((object[relation.via] ?? []) as Record<string, unknown>[]);
-            const key = viaRelation.key(object);
+            const key = viaRelation.key(String(object.id));
             return key ? (loadersOf(ctx).batched(viaRelation).load(key) as Promise<Record<string, unknown>[]>).then(kept) : [];
           };
           const scopes = scopesOf(target.scope, viaRelation?.scope ?? null);

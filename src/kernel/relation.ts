@@ -52,7 +52,7 @@ export interface CollectionRelation {
 }
 
 /**
- * Objects read in batches by a key the parent gives (`key`), with `load` (one statement per batch, results
+ * Objects read in batches by a key the parent's id gives (`key`), with `load` (one statement per batch, results
  * aligned with the keys). Relations that share a `load` function share its batches, whatever their parents.
  */
 export interface BatchedRelation {
@@ -60,7 +60,8 @@ export interface BatchedRelation {
   shape: WireShape;
   scope: Scope | null;
   many: boolean;
-  key(parent: Record<string, unknown>): string | null;
+  /** The batch key of a parent, from its id alone (a read serves only the fields its query selects, and always the id). */
+  key(parentId: string): string | null;
   load(keys: readonly string[], args: RelationReadArgs): Promise<unknown[]>;
   description: string;
 }

@@ -51,7 +51,7 @@ export function contactRelations(type: LinkableType, noun: string): Relations {
     shape: linkageShape,
     scope: 'contacts:read',
     many: true,
-    key: (parent) => `${type}:${parent.id as string}`,
+    key: (parentId) => `${type}:${parentId}`,
     load: linkagesTo,
     description: `The linkages of contacts to this ${noun}, oldest first.`,
   };
@@ -83,7 +83,7 @@ export const contactLinkagesRelation: BatchedRelation = {
   shape: linkageShape,
   scope: 'contacts:read',
   many: true,
-  key: (parent) => parent.id as string,
+  key: (parentId) => parentId,
   load: linkagesOf,
   description: "The contact's linkages, oldest first.",
 };
