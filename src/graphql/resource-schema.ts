@@ -7,7 +7,7 @@ import { requestContext, type Builder, type GraphQLContext } from './builder.ts'
 import { collectionCost, connectionArgs, connectionCost, connectionType, pageRead, pageEntries, type Page } from './connections.ts';
 import { COLLECTION_DEFAULT_FIRST, slicePage, type SliceArgs } from '../kernel/slice-page.ts';
 import { selectedRead } from './selection.ts';
-import { exposeRecordField } from './record-source.ts';
+import { exposeEntryField, exposeRecordField } from './record-source.ts';
 import { written } from './loaders.ts';
 import { withArgumentNames } from './errors.ts';
 import { payloadOf, type UserError } from './user-errors.ts';
@@ -422,13 +422,9 @@ function childTypes(builder: Builder, children: ChildCollection): { output: unkn
       Object.fromEntries(
         childOutputFields(children).map((info) => [
           camelCase(info.name),
-          t.field({
-            type: graphqlType(info.kind, builder, info.enum),
-            nullable: info.nullable,
-            description: outputFieldText(info),
-            // A one-word name is the entry's own property: no resolver, so graphql-jit reads it inline.
-            ...(camelCase(info.name) === info.name ? {} : { resolve: (parent: Record<string, unknown>) => parent[info.name] }),
-          } as AnyOptions),
+          // Read as a property of the entry (record-source.ts): no resolver.
+          (exposeEntryField(camelCase(info.name), info.name),
+          t.field({ type: graphqlType(info.kind, builder, info.enum), nullable: info.nullable, description: outputFieldText(info) } as AnyOptions)),
         ]),
       ) as never,
   });

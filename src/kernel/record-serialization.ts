@@ -19,6 +19,15 @@ function wireField(field: RecordFieldInfo): WireField {
   return { name, wire: (value) => toWire(kind, value, scale) };
 }
 
+/**
+ * An entry of a child collection as served: a plain object of its wire fields (own properties, all that JSON
+ * writes), of a class so that the GraphQL adapter can read its fields under their GraphQL names through the
+ * prototype (src/graphql/record-source.ts), as it reads a Single's.
+ */
+export class ChildEntry {
+  [field: string]: unknown;
+}
+
 /** Rows of one resource as served: the REST record, and the source object of its GraphQL type. */
 export class RecordSerializer {
   private readonly fields: WireField[];
@@ -60,7 +69,7 @@ export class RecordSerializer {
         const entries: Record<string, unknown>[] = [];
         if (rows) {
           for (const child of rows) {
-            const entry: Record<string, unknown> = {};
+            const entry: Record<string, unknown> = new ChildEntry();
             for (const f of entryFields) entry[f.name] = f.wire(child[f.name]);
             entries.push(entry);
           }
