@@ -113,5 +113,8 @@ export function pageEntries(first: number | null | undefined, after: string | nu
 
 /** What a read of `def` serves for a connection's selection, under nodes and under edges.node (selectedRead). */
 export function pageRead(def: ResourceDefinition, info: GraphQLResolveInfo): ReadOptions {
-  return selectedRead(def, info, [['nodes'], ['edges', 'node']]);
+  return selectedRead(def, info, PAGE_ITEMS);
 }
+
+/** Where a connection's selection holds its items. */
+const PAGE_ITEMS: readonly (readonly string[])[] = [['nodes'], ['edges', 'node']];

@@ -9,6 +9,9 @@ import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 // the jobs as Job objects (reading only the fields the query selects); their relations (customer, site, contact, assignees, lines' items and tax rates) go
 // through the operation's loaders, so a board costs the same number of statements for 10 jobs or 1,000.
 
+/** Where the board's selection holds its jobs. */
+const BOARD_JOBS: readonly (readonly string[])[] = [['jobs']];
+
 interface Board {
   jobs: RecordShape[];
   hasMore: boolean;
@@ -40,7 +43,7 @@ export function registerDispatchBoard(builder: Builder, job: ResourceTypes): voi
         limit: t.arg.int({ description: `1..${DISPATCH_MAX_LIMIT}, default ${DISPATCH_DEFAULT_LIMIT}.` }),
       },
       resolve: async (_root, args, ctx, info) => {
-        const board = await ctx.domain.dispatchBoard.board(requestContext(ctx), { from: args.from, to: args.to, limit: args.limit }, selectedRead(job.def, info, [['jobs']]));
+        const board = await ctx.domain.dispatchBoard.board(requestContext(ctx), { from: args.from, to: args.to, limit: args.limit }, selectedRead(job.def, info, BOARD_JOBS));
         return { jobs: board.jobs, hasMore: board.hasMore };
       },
     }),

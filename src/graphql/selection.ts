@@ -41,7 +41,10 @@ export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]
  * Answers per field of the operation: graphql-js hands every item of a list the same fieldNodes array, so a
  * relation resolved for each of 1,000 rows walks its selection once.
  */
-const answered = new WeakMap<readonly object[], Map<string, ReadOptions>>();
+const answered = new WeakMap<readonly object[], Map<ResourceDefinition, Map<readonly (readonly string[])[], ReadOptions>>>();
+
+/** The selection directly under the resolver's field. */
+const HERE: readonly (readonly string[])[] = [[]];
 
 const needsOf = new WeakMap<ResourceDefinition, Map<string, readonly string[]>>();
 
@@ -83,10 +86,12 @@ function fieldNeeds(def: ResourceDefinition): Map<string, readonly string[]> {
  * declared needs. Names selected in a fragment on another type (a union's other members) are not fields of this
  * resource's type and are left out.
  */
-export function selectedRead(def: ResourceDefinition, info: GraphQLResolveInfo, paths: readonly (readonly string[])[] = [[]]): ReadOptions {
-  const known = answered.get(info.fieldNodes) ?? answered.set(info.fieldNodes, new Map()).get(info.fieldNodes)!;
-  const key = `${def.name}|${paths.map((path) => path.join('.')).join('|')}`;
-  const cached = known.get(key);
+export function selectedRead(def: ResourceDefinition, info: GraphQLResolveInfo, paths: readonly (readonly string[])[] = HERE): ReadOptions {
+  // Cached per field of the operation, resource and paths (callers pass constant path lists): a relation resolved
+  // for each of a thousand rows asks a thousand times.
+  const perField = answered.get(info.fieldNodes) ?? answered.set(info.fieldNodes, new Map()).get(info.fieldNodes)!;
+  const known = perField.get(def) ?? perField.set(def, new Map()).get(def)!;
+  const cached = known.get(paths);
   if (cached) return cached;
   const needs = fieldNeeds(def);
   const wanted = new Set<string>();
@@ -118,7 +123,7 @@ export function selectedRead(def: ResourceDefinition, info: GraphQLResolveInfo, 
     }
     result = { fields };
   }
-  known.set(key, result);
+  known.set(paths, result);
   return result;
 }
 
