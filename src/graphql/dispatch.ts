@@ -6,8 +6,9 @@ import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 
 // dispatchBoard(from, to, limit): the adapter of domain.dispatchBoard (src/resources/jobs/dispatch-board.service.ts),
 // which validates the window and the limit and reads the jobs. This file only maps the arguments and serves
-// the jobs as Job objects (reading only the fields the query selects); their relations (customer, site, contact, assignees, lines' items and tax rates) go
-// through the operation's loaders, so a board costs the same number of statements for 10 jobs or 1,000.
+// the jobs as Job objects (read with only the fields the query selects); their relations (customer, site,
+// contact, assignees, lines' items and tax rates) go through the operation's loaders, so a board costs the same
+// number of statements for 10 jobs or 1,000.
 
 /** Where the board's selection holds its jobs. */
 const BOARD_JOBS: readonly (readonly string[])[] = [['jobs']];

@@ -29,6 +29,7 @@ import { AppError, type ErrorCode } from '../kernel/errors.ts';
 import { WINDOW_SECONDS, type RateDecision } from '../kernel/rate-limit.ts';
 import type { GraphQLContext } from './builder.ts';
 import { appErrorExtensions } from './errors.ts';
+import { eachSelectedField, fieldSelections } from './selection.ts';
 
 // The limits that keep one GraphQL operation from taking the server down or slipping past the rate limit
 // (docs/graphql-limits.md). Every operation, over HTTP and over WebSocket, passes them before anything runs:
@@ -341,23 +342,14 @@ const selectedPerField = new WeakMap<readonly FieldNode[], string[]>();
  * selection (an alias is another), fragments expanded. Computed once per field of the operation.
  */
 function selectedProperties(info: GraphQLResolveInfo, read: Set<string>): string[] {
-  let selected = selectedPerField.get(info.fieldNodes);
-  if (selected) return selected;
-  selected = [];
-  const visit = (set: SelectionSetNode, out: string[]) => {
-    for (const selection of set.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (!selection.selectionSet && read.has(selection.name.value)) out.push(selection.name.value);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet, out);
-      else {
-        const fragment = info.fragments[selection.name.value];
-        if (fragment) visit(fragment.selectionSet, out);
-      }
-    }
-  };
-  for (const node of info.fieldNodes) if (node.selectionSet) visit(node.selectionSet, selected);
-  selectedPerField.set(info.fieldNodes, selected);
-  return selected;
+  const known = selectedPerField.get(info.fieldNodes);
+  if (known) return known;
+  const names: string[] = [];
+  eachSelectedField(info, fieldSelections(info), (field) => {
+    if (!field.selectionSet && read.has(field.name.value)) names.push(field.name.value);
+  });
+  selectedPerField.set(info.fieldNodes, names);
+  return names;
 }
 
 /** Characters of a leaf value as served, about. */

@@ -1,4 +1,4 @@
-import { Kind, type GraphQLObjectType, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import { Kind, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { childRelationsOf, relationsOf } from '../kernel/relation.ts';
 import { childOutputFields, outputFields, type ChildCollection, type ResourceDefinition } from '../kernel/resource.ts';
 import type { ReadOptions } from '../kernel/resource-service.ts';
@@ -8,25 +8,35 @@ import { camelCase } from './naming.ts';
 // and child collections of the fields selected). Fragments are expanded; @skip and @include
 // are not evaluated, so a skipped selection still counts (the read is then unneeded, never missing).
 
-function fieldsOf(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[], out: Map<string, SelectionSetNode[]>): void {
+/** Calls `visit` for every field selected in `sets` (one call per selection: an alias is another), fragments expanded. */
+export function eachSelectedField(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[], visit: (field: FieldNode) => void): void {
   for (const set of sets) {
     for (const selection of set.selections) {
-      if (selection.kind === Kind.FIELD) {
-        const subs = out.get(selection.name.value) ?? out.set(selection.name.value, []).get(selection.name.value)!;
-        if (selection.selectionSet) subs.push(selection.selectionSet);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        fieldsOf(info, [selection.selectionSet], out);
-      } else {
+      if (selection.kind === Kind.FIELD) visit(selection);
+      else if (selection.kind === Kind.INLINE_FRAGMENT) eachSelectedField(info, [selection.selectionSet], visit);
+      else {
         const fragment = info.fragments[selection.name.value];
-        if (fragment) fieldsOf(info, [fragment.selectionSet], out);
+        if (fragment) eachSelectedField(info, [fragment.selectionSet], visit);
       }
     }
   }
 }
 
+/** The selection sets under the resolver's field. */
+export function fieldSelections(info: GraphQLResolveInfo): SelectionSetNode[] {
+  return info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+}
+
+function fieldsOf(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[], out: Map<string, SelectionSetNode[]>): void {
+  eachSelectedField(info, sets, (field) => {
+    const subs = out.get(field.name.value) ?? out.set(field.name.value, []).get(field.name.value)!;
+    if (field.selectionSet) subs.push(field.selectionSet);
+  });
+}
+
 /** Names of the fields selected under the resolver's field, at `path` below it (e.g. ["nodes"] for a page). */
 export function selectedFields(info: GraphQLResolveInfo, path: readonly string[] = []): Set<string> {
-  let sets = info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : []));
+  let sets = fieldSelections(info);
   for (const step of path) {
     const fields = new Map<string, SelectionSetNode[]>();
     fieldsOf(info, sets, fields);

@@ -78,6 +78,8 @@ export interface ReadOptions {
 /** How a read with ReadOptions.fields reads and serves: its columns, its child collections, its serializer. */
 interface Projection {
   columns: readonly string[];
+  /** The list spec reading these columns. */
+  listSpec: ListSpec;
   /** Child collections to read, with their entry fields; undefined: all. */
   children: ChildRead | undefined;
   serializer: RecordSerializer;
@@ -129,7 +131,7 @@ export class ResourceService {
       searchColumn: def.list.searchable ? 'search_text' : undefined,
       customFields: def.conventions.customFields,
     };
-    this.full = { columns: this.listSpec.columns, children: undefined, serializer: new RecordSerializer(def) };
+    this.full = { columns: this.listSpec.columns, listSpec: this.listSpec, children: undefined, serializer: new RecordSerializer(def) };
     this.childCollections = new ChildCollections(def, deps.clock);
     this.live = def.conventions.softDelete ? { deleted_at: null } : {};
   }
@@ -158,8 +160,8 @@ export class ResourceService {
         else if (!children.has(collection)) children.set(collection, [entry]);
         else children.get(collection)?.push(entry);
       }
-      const columns = ['id', ...this.listSpec.columns.filter((column) => own.has(column)), 'lock_version', 'updated_at'];
-      projection = { columns: [...new Set(columns)], children, serializer: new RecordSerializer(this.def, { own, children }) };
+      const columns = [...new Set(['id', ...this.listSpec.columns.filter((column) => own.has(column)), 'lock_version', 'updated_at'])];
+      projection = { columns, listSpec: { ...this.listSpec, columns }, children, serializer: new RecordSerializer(this.def, { own, children }) };
       this.projections.set(key, projection);
     }
     return projection;
@@ -257,7 +259,7 @@ export class ResourceService {
       const projection = this.projection(options.fields);
       const page = await runList<RecordRow>(
         this.deps.raw,
-        projection === this.full ? this.listSpec : { ...this.listSpec, columns: projection.columns },
+        projection.listSpec,
         { entries, maxLimit: options.maxLimit },
         { cursors: this.deps.cursors, customFieldDefinitions: () => customFieldDefinitions(this.deps.db, this.def.className) },
       );
