@@ -106,9 +106,12 @@ export function buildApp(deps: AppDeps): App {
     });
     next();
   });
+  // [ops] health, readiness and metrics (src/ops/) are mounted on this line.
   let openapi: object | null = null;
   app.use('/api/v2', buildApiRouter(domain, config, logger, () => (openapi ??= buildOpenApiDocument({ errorsUrl: config.ERRORS_URL, versions: domain.versions.supported }))));
   const graphql = mountGraphql(app, domain, config, logger, { limits: deps.graphqlLimits ?? true, redis: deps.redis });
+  // [pages] the landing page, the API reference and the GraphiQL assets (src/pages/) are mounted on this line.
+  // [errors] the error pages (src/pages/errors.ts) are mounted on this line.
   const servers = new Set<http.Server>();
 
   return {

@@ -11,8 +11,35 @@ const schema = z.object({
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** redis://... ; when set, rate-limit counters are shared through Redis. */
   REDIS_URL: z.string().optional(),
-  /** Base of the problem+json `type` and `doc_url` links. */
-  ERRORS_URL: z.string().url().default('https://docs.fieldline.dev/errors'),
+  /**
+   * Base of the problem+json `type` and `doc_url` links. Default: the server's own error pages, `<PUBLIC_URL>/errors`
+   * (a relative reference `/errors` when PUBLIC_URL is unset), so every link a client receives resolves.
+   */
+  ERRORS_URL: z.string().url().optional(),
+  /**
+   * Browser origins allowed to call /api/v2 and /graphql (comma-separated, e.g. https://app.example.com); `*` allows
+   * any origin. Default: none (no CORS headers; browsers on other origins are refused by the browser).
+   */
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const origins = (raw ?? '').split(',').map((origin) => origin.trim()).filter(Boolean);
+      for (const origin of origins) {
+        if (origin === '*') continue;
+        let url: URL | null = null;
+        try {
+          url = new URL(origin);
+        } catch {}
+        if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
+          ctx.addIssue({ code: 'custom', message: `${origin} is not an origin (scheme://host[:port], no path or trailing slash)` });
+          return z.NEVER;
+        }
+      }
+      return origins;
+    }),
+  /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`; unset, /metrics is open (see docs/operations.md). */
+  METRICS_TOKEN: z.string().min(16).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** How long a verified API key is trusted before it is read again (revocation takes effect within this). */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
@@ -77,7 +104,8 @@ const schema = z.object({
     }),
 });
 
-export type Config = Readonly<z.infer<typeof schema>>;
+type Parsed = z.infer<typeof schema>;
+export type Config = Readonly<Omit<Parsed, 'ERRORS_URL'> & { ERRORS_URL: string }>;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
@@ -85,5 +113,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new Error(`invalid configuration: ${problems}`);
   }
-  return Object.freeze(parsed.data);
+  const data = parsed.data;
+  return Object.freeze({ ...data, ERRORS_URL: data.ERRORS_URL?.replace(/\/+$/, '') ?? `${data.PUBLIC_URL ?? ''}/errors` });
 }
