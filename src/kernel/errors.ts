@@ -42,8 +42,8 @@ export const errorCatalog = {
   'verification.unknown_error': { status: 422, title: 'Verification error', input: true },
   'verification.failed': { status: 422, title: 'Verification failed', input: true },
   'internal.error': { status: 500, title: 'Internal server error' },
-  'service.not_ready': { status: 503, title: 'Service not ready' },
   // Codes the spec leaves to us ("not shown"), in the same dotted style; see "Codes we added" in docs/decisions.md.
+  'service.not_ready': { status: 503, title: 'Service not ready' },
   'request.malformed_json': { status: 400, title: 'Malformed JSON' },
   'request.unsupported_media_type': { status: 415, title: 'Unsupported media type' },
   'request.body_too_large': { status: 413, title: 'Request body too large' },
