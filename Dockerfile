@@ -15,4 +15,10 @@ RUN mkdir -p /app/data && chown -R node:node /app/data
 USER node
 EXPOSE 3000
 VOLUME ["/app/data"]
+# Liveness, not readiness: an orchestrator that replaces unhealthy containers (Swarm, ECS) must not restart every
+# replica because the database is down, which a restart cannot fix. /readyz is for routing traffic (a Kubernetes
+# readinessProbe, a load balancer's target check, docker-compose's depends_on). The image has no curl: Node's fetch.
+# The start period covers the migrations, applied before the server listens. See docs/operations.md.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["npm", "start"]

@@ -11,10 +11,16 @@ import { AppError, docSlug } from './kernel/errors.ts';
 import { newId } from './kernel/ids.ts';
 import type { Bucket } from './kernel/rate-limit.ts';
 import { createLogger } from './logger.ts';
+import { mountOps, type Ops } from './ops/index.ts';
 import { buildApiRouter } from './rest/api-router.ts';
 import { buildOpenApiDocument } from './rest/openapi/document.ts';
 import { requestId } from './rest/request-id.ts';
-import { mountGraphql } from './graphql/server.ts';
+import { sendProblem } from './rest/problem.ts';
+import { GRAPHQL_PATH, mountGraphql } from './graphql/server.ts';
+import { pagesRouter } from './pages/index.ts';
+import { errorPages } from './pages/errors.ts';
+import { corsMiddleware } from './http/cors.ts';
+import { requestLog } from './http/request-log.ts';
 
 export interface AppDeps {
   database: Database;
@@ -30,6 +36,8 @@ export interface AppDeps {
 export interface App {
   express: Express;
   domain: Domain;
+  /** /readyz's background-worker registry and the Prometheus metrics (src/ops/). */
+  ops: Ops;
   /** Starts an HTTP server (with the GraphQL WebSocket endpoint) on the port; 0 picks a free one. */
   listen(port: number, host?: string): Promise<{ server: http.Server; port: number }>;
   close(): Promise<void>;
@@ -47,20 +55,23 @@ function requestPath(error: NodeJS.ErrnoException): string {
  * A request Node's HTTP parser refuses before express sees it (headers over Node's limit, a malformed request
  * line) is answered as problem+json with a catalog code, like every other refusal, instead of Node's bare status.
  */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, errorsUrl: string): void {
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, errorsUrl: string, logger: Logger): void {
   if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
   const problem = new AppError(
     error.code === 'HPE_HEADER_OVERFLOW' ? 'request.headers_too_large' : 'request.invalid',
     error.code === 'HPE_HEADER_OVERFLOW' ? 'The request line and headers exceed the server limit (16 KiB).' : 'The HTTP request could not be parsed.',
   );
+  const instance = requestPath(error);
+  const requestId = newId();
+  logger.info({ request_id: requestId, path: instance, status: problem.status, error_code: problem.code }, 'request');
   const body = JSON.stringify({
     type: `${errorsUrl}/${problem.code}`,
     title: problem.title,
     status: problem.status,
     code: problem.code,
     detail: problem.detail,
-    instance: requestPath(error),
-    request_id: newId(),
+    instance,
+    request_id: requestId,
     doc_url: `${errorsUrl}/${docSlug(problem.code)}`,
   });
   socket.end(
@@ -87,39 +98,35 @@ export function buildApp(deps: AppDeps): App {
   app.set('case sensitive routing', true);
   app.set('trust proxy', config.TRUST_PROXY ?? false);
   app.use(requestId);
-  app.use((req, res, next) => {
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const auth = req.auth && 'principal' in req.auth ? req.auth.principal : null;
-      logger.info(
-        {
-          request_id: req.requestId,
-          method: req.method,
-          path: req.originalUrl.split('?')[0],
-          status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-          key_id: auth?.key.id,
-          account_id: auth?.accountId,
-        },
-        'request',
-      );
-    });
-    next();
+  app.use(requestLog(logger));
+  const cors = corsMiddleware(config.CORS_ORIGINS);
+  app.use('/api/v2', cors);
+  app.use(GRAPHQL_PATH, cors);
+  // /healthz, /readyz, /metrics and the request timing of every route below (src/ops/).
+  const ops = mountOps(app, { database: deps.database, domain, config, logger });
+  // The landing page, the API reference and the GraphiQL assets (src/pages/); mounted first for /api/v2/docs.
+  app.use(pagesRouter(config));
+  const openapi = () => buildOpenApiDocument({ errorsUrl: config.ERRORS_URL, versions: domain.versions.supported, publicUrl: config.PUBLIC_URL });
+  app.use('/api/v2', buildApiRouter(domain, config, logger, openapi));
+  const graphql = mountGraphql(app, domain, config, logger, {
+    limits: deps.graphqlLimits ?? true,
+    redis: deps.redis,
+    reportOperation: ops.metrics.graphqlOperation,
   });
-  // [ops] health, readiness and metrics (src/ops/) are mounted on this line.
-  let openapi: object | null = null;
-  app.use('/api/v2', buildApiRouter(domain, config, logger, () => (openapi ??= buildOpenApiDocument({ errorsUrl: config.ERRORS_URL, versions: domain.versions.supported }))));
-  const graphql = mountGraphql(app, domain, config, logger, { limits: deps.graphqlLimits ?? true, redis: deps.redis });
-  // [pages] the landing page, the API reference and the GraphiQL assets (src/pages/) are mounted on this line.
-  // [errors] the error pages (src/pages/errors.ts) are mounted on this line.
+  app.use('/errors', errorPages(config));
+  // Any other path: the catalog's 404 as problem+json, like an unknown path under /api/v2.
+  app.use((req, res) => {
+    sendProblem(req, res, new AppError('route.not_found', `No endpoint ${req.method} ${req.originalUrl.split('?')[0]}.`), config.ERRORS_URL, logger);
+  });
   const servers = new Set<http.Server>();
 
   return {
     express: app,
     domain,
+    ops,
     async listen(port, host = config.HOST) {
       const server = http.createServer(app);
-      server.on('clientError', (error, socket) => answerClientError(error as NodeJS.ErrnoException, socket, config.ERRORS_URL));
+      server.on('clientError', (error, socket) => answerClientError(error as NodeJS.ErrnoException, socket, config.ERRORS_URL, logger));
       graphql.attach(server);
       servers.add(server);
       await new Promise<void>((resolve, reject) => {

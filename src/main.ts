@@ -18,14 +18,23 @@ async function main() {
   const demo = await bootstrapDemo(app.domain.admin, database.prisma);
   const { port } = await app.listen(config.PORT);
   const base = `http://localhost:${port}`;
-  console.log(`Fieldline listening on ${base} (${database.kind === 'pglite' ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL'})`);
-  console.log(`  REST    ${base}/api/v2   (OpenAPI: ${base}/api/v2/openapi.json)`);
-  console.log(`  GraphQL ${base}/graphql`);
+  // stdout holds JSON log lines only (for log shippers); the banner, and the demo key on a first start, are for the
+  // person at the terminal and go to stderr. The log gets the same facts as structured lines, never the key itself.
+  logger.info({ port, database: database.kind === 'pglite' ? 'embedded' : 'postgresql' }, 'listening');
+  if (demo) logger.info({ account_id: demo.account.id, key_id: demo.key.id }, 'demo account created; its key was printed on stderr');
+  const banner = [
+    `Fieldline listening on ${base} (${database.kind === 'pglite' ? `embedded database in ${config.DATA_DIR}` : 'PostgreSQL'})`,
+    `  REST    ${base}/api/v2   (OpenAPI: ${base}/api/v2/openapi.json, reference: ${base}/docs)`,
+    `  GraphQL ${base}/graphql`,
+  ];
   if (demo) {
-    console.log(`\nFirst start: created the demo account "${demo.account.name}" (${demo.account.id}).`);
-    console.log(`Demo API key (every scope; shown only now, store it):\n\n  ${demo.key.token}\n`);
-    console.log(`  curl -H "Authorization: Bearer ${demo.key.token}" ${base}/api/v2/me\n`);
+    banner.push(
+      `\nFirst start: created the demo account "${demo.account.name}" (${demo.account.id}).`,
+      `Demo API key (every scope; shown only now, store it):\n\n  ${demo.key.token}\n`,
+      `  curl -H "Authorization: Bearer ${demo.key.token}" ${base}/api/v2/me\n`,
+    );
   }
+  process.stderr.write(`${banner.join('\n')}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -21,7 +21,24 @@ export interface Database {
    * embedded database they go through Prisma.
    */
   raw: RawRunner;
+  /** The connections the driver holds now, for the pool gauges of /metrics (src/ops/metrics.ts). */
+  poolStats(): PoolStats;
   close(): Promise<void>;
+}
+
+/**
+ * PostgreSQL: pg.Pool's own counts. The embedded database has one connection that runs one statement or
+ * transaction at a time (PGlite queues the rest): in use while any runs, the others waiting.
+ */
+export interface PoolStats {
+  /** Connections the driver may open. */
+  max: number;
+  /** Connections checked out (running a statement or holding a transaction). */
+  inUse: number;
+  /** Connections open and free. */
+  idle: number;
+  /** Requests queued for a connection. */
+  waiting: number;
 }
 
 export interface DatabaseOptions {
@@ -120,9 +137,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let closeDriver: () => Promise<void>;
   let kind: Database['kind'];
   let raw: RawRunner | undefined;
+  let poolStats: () => PoolStats;
   if (options.url) {
     kind = 'postgresql';
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    const max = options.poolSize ?? 10;
+    const pool = new pg.Pool({ connectionString: options.url, max });
+    poolStats = () => ({ max, inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount });
     factory = new PrismaPg(pool, { statementNameGenerator: statementName });
     closeDriver = () => pool.end();
     const onQuery = options.onQuery;
@@ -137,6 +157,26 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     kind = 'pglite';
     if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
     const pglite = await PGlite.create({ dataDir: options.dataDir, extensions: pgliteExtensions });
+    // What holds or waits for the one connection: every call of the adapter (query, exec, transaction; a
+    // transaction's own statements run inside its call). PGlite keeps its queue private, so the calls are counted.
+    let calls = 0;
+    const counted = <F extends (...args: never[]) => Promise<unknown>>(run: F): F =>
+      (async (...args: Parameters<F>) => {
+        calls += 1;
+        try {
+          return await run(...args);
+        } finally {
+          calls -= 1;
+        }
+      }) as F;
+    pglite.query = counted(pglite.query.bind(pglite));
+    pglite.exec = counted(pglite.exec.bind(pglite));
+    pglite.transaction = counted(pglite.transaction.bind(pglite));
+    poolStats = () => {
+      const open = pglite.closed ? 0 : 1;
+      const inUse = Math.min(calls, open);
+      return { max: 1, inUse, idle: open - inUse, waiting: calls - inUse };
+    };
     factory = new PrismaPGlite(pglite);
     closeDriver = () => pglite.close();
   }
@@ -156,9 +196,25 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     prisma,
     kind,
     raw: raw ?? prisma,
+    poolStats,
     async close() {
       await prisma.$disconnect();
       await closeDriver();
     },
   };
+}
+
+// The readiness probe's two statements (src/ops/readiness.ts). Raw SQL is only written in src/db
+// (test/security/raw-sql.test.ts), and neither statement reads tenant data.
+
+/** Resolves when the database answers `SELECT 1`; rejects with the driver's error otherwise. */
+export async function pingDatabase(database: Pick<Database, 'prisma'>): Promise<void> {
+  await database.prisma.$queryRaw`SELECT 1`;
+}
+
+/** Names of the migrations Prisma recorded as applied: finished and not rolled back. */
+export async function appliedMigrationNames(database: Pick<Database, 'prisma'>): Promise<Set<string>> {
+  const rows = await database.prisma.$queryRaw<{ migration_name: string }[]>`
+    SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`;
+  return new Set(rows.map((row) => row.migration_name));
 }

@@ -21,6 +21,9 @@ import { jitExecution } from './jit.ts';
 import { memoryStore, persistedOperations, redisStore } from './persisted.ts';
 import { buildSchema } from './schema.ts';
 import { startWebSocketServer } from './websocket.ts';
+import { graphiqlPage } from '../pages/graphiql.ts';
+import { operationReport, type OperationReporter } from './operation-report.ts';
+import { noteErrorCode } from '../http/request-log.ts';
 
 // /graphql on the app's express server: graphql-yoga over HTTP (GraphiQL when a browser opens it) and
 // graphql-ws over WebSocket on the same path. Both admit a request through GraphqlGate (same keys, buckets
@@ -85,7 +88,7 @@ function yogaLogger(logger: Logger): YogaLogger {
 }
 
 /** What a GraphQL HTTP request asks for, read before admission: the operation, or why it cannot be read. */
-type Reading = { params: { query?: string; operationName?: string } } | { refusal: AppError } | { toYoga: 'graphiql' | 'preflight' };
+type Reading = { params: { query?: string; operationName?: string } } | { refusal: AppError } | { toYoga: 'graphiql' };
 
 const ALLOWED_METHODS = 'GET, POST';
 
@@ -118,8 +121,6 @@ async function readOperation(req: Request, res: Response, limitBytes: number, pa
     }
     return { params: { query: search.get('query') ?? undefined, operationName: search.get('operationName') ?? undefined } };
   }
-  // A browser's CORS preflight (it carries no key): yoga answers it with its CORS headers.
-  if (req.method === 'OPTIONS' && req.get('access-control-request-method')) return { toYoga: 'preflight' };
   if (req.method !== 'POST') {
     return { refusal: new AppError('method.not_allowed', `${req.method} is not allowed on /graphql; allowed: ${ALLOWED_METHODS}.`, {}, { Allow: ALLOWED_METHODS }) };
   }
@@ -154,13 +155,21 @@ async function readOperation(req: Request, res: Response, limitBytes: number, pa
   return { params: { query: typeof query === 'string' ? query : undefined, operationName: typeof operationName === 'string' ? operationName : undefined } };
 }
 
-export function mountGraphql(app: Express, domain: Domain, config: Config, logger: Logger, options: { limits: boolean; redis?: Redis } = { limits: true }) {
+export function mountGraphql(
+  app: Express,
+  domain: Domain,
+  config: Config,
+  logger: Logger,
+  options: { limits: boolean; redis?: Redis; reportOperation?: OperationReporter } = { limits: true },
+) {
+  const reportOperation = options.reportOperation ?? (() => {});
   const errorsUrl = config.ERRORS_URL;
   const gate = new GraphqlGate(domain);
   /** The context of each admitted HTTP request, for yoga's context factory. */
   const admitted = new WeakMap<Request, GraphQLContext>();
 
   const sendError = (req: Request, res: Response, error: AppError, decision?: RateDecision) => {
+    noteErrorCode(res, error.code);
     for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
     res.status(error.status).json({
       errors: [{ message: error.detail ?? error.title, extensions: appErrorExtensions(error, errorsUrl, req.requestId) }],
@@ -175,7 +184,7 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
   // 1. read the operation (its failures kept), authenticate (its failure kept), take one request from the bucket
   //    of the key or source IP: write for a mutation, read for a query; when the operation cannot be read,
   //    by method (GET read, anything else write). RateLimit-* headers on every response from here on.
-  // 2. 429 rate_limit.exceeded; GraphiQL's page and CORS preflights (no key needed); 404/405 for another path or method;
+  // 2. 429 rate_limit.exceeded; GraphiQL's page (no key needed; CORS preflights never get here, see src/http/cors.ts); 404/405 for another path or method;
   //    the authentication failure; version.invalid; then the body's own problems (415, 413, 400).
   const admission = async (req: Request, res: Response, next: NextFunction) => {
     let charged: RateDecision | undefined;
@@ -212,12 +221,23 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
     schema: (options.limits ? meterSchema(buildSchema()) : buildSchema()) as never,
     graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
+    // CORS is the app's (src/http/cors.ts, from CORS_ORIGINS), in front of admission; yoga's own would allow any origin.
+    cors: false,
     logging: yogaLogger(logger),
-    graphiql: {
+    // GraphiQL's page (src/pages/graphiql.ts): yoga's, with its assets served by this server (/assets/graphiql/...).
+    // The key pasted into the headers editor is not persisted (GraphiQL's own default; yoga's page turns it on).
+    ...graphiqlPage<ServerContext>({
       title: 'Fieldline GraphQL',
       headers: JSON.stringify({ Authorization: 'Bearer <API key>' }, null, 2),
-      defaultQuery: '{\n  me {\n    account { name }\n    key { scopes }\n    apiVersion\n  }\n}\n',
-    },
+      defaultQuery: [
+        '# Put your API key in the Headers tab below:',
+        '#   {"Authorization": "Bearer svc_..."}',
+        '# then run the query with the play button (Ctrl-Enter),',
+        '# and load the schema (docs, completion) with the re-fetch button (bottom left).',
+        '{\n  me {\n    account { name }\n    key { scopes }\n    apiVersion\n  }\n}\n',
+      ].join('\n'),
+      shouldPersistHeaders: false,
+    }),
     maskedErrors: { maskError: (error) => mask(error) },
     // HTTP requests were admitted above; WebSocket operations bring their context (websocket.ts).
     context: ({ fieldline, req }) => {
@@ -240,6 +260,7 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
       ...(options.limits ? [graphqlLimits({ errorsUrl, charge: (ctx, analysis) => gate.charge(ctx, analysis) })] : []),
       tenantExecution(mask),
       costReport(admitted),
+      operationReport(admitted, reportOperation),
     ],
   });
 
@@ -250,7 +271,7 @@ export function mountGraphql(app: Express, domain: Domain, config: Config, logge
     return yoga(req, res);
   });
 
-  const websocket = startWebSocketServer({ yoga, gate, errorsUrl, logger, path: GRAPHQL_PATH, maxMessageBytes: config.BODY_LIMIT_BYTES });
+  const websocket = startWebSocketServer({ yoga, gate, errorsUrl, logger, path: GRAPHQL_PATH, maxMessageBytes: config.BODY_LIMIT_BYTES, reportOperation });
 
   return {
     attach(server: http.Server) {

@@ -10,6 +10,8 @@ import { newId } from '../kernel/ids.ts';
 import { fieldError } from './errors.ts';
 import type { GraphqlGate } from './gate.ts';
 import { documentRefusal, limits } from './limits.ts';
+import type { GraphQLContext } from './builder.ts';
+import { operationOf, type OperationReporter } from './operation-report.ts';
 
 // graphql-ws (the graphql-transport-ws protocol) on the GraphQL path of every HTTP server the app listens on.
 // Browsers cannot send headers on a WebSocket, so the key travels in the connection_init payload:
@@ -37,8 +39,12 @@ type ConnectionParams = {
 type SocketExtra = {
   socket: WebSocket;
   request: http.IncomingMessage;
-  /** The key the connection was admitted with. */
+  /** The key the connection was admitted with, and its account. */
   keyId?: string;
+  accountId?: string;
+  /** The connection's id in the log (connect, operations and close lines). */
+  connectionId?: string;
+  openedAt?: number;
   /** Ids of the socket's active subscriptions. */
   subscriptions?: Set<string>;
 };
@@ -57,8 +63,9 @@ export function startWebSocketServer(options: {
   logger: Logger;
   path: string;
   maxMessageBytes: number;
+  reportOperation: OperationReporter;
 }) {
-  const { yoga, gate, errorsUrl, logger, path } = options;
+  const { yoga, gate, errorsUrl, logger, path, reportOperation } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
   const socketsOfKey = new Map<string, number>();
   const subscriptionsOfKey = new Map<string, number>();
@@ -94,6 +101,10 @@ export function startWebSocketServer(options: {
           }
           adjust(socketsOfKey, principal.key.id, 1);
           ctx.extra.keyId = principal.key.id;
+          ctx.extra.accountId = principal.accountId;
+          ctx.extra.connectionId = newId();
+          ctx.extra.openedAt = Date.now();
+          logger.info({ connection_id: ctx.extra.connectionId, key_id: principal.key.id, account_id: principal.accountId }, 'websocket connected');
           return true;
         } catch (error) {
           const refusal = error instanceof AppError ? error : new AppError('internal.error');
@@ -101,9 +112,20 @@ export function startWebSocketServer(options: {
           return refuseConnection(socket, 4000 + refusal.status, refusal.code);
         }
       },
-      onClose(ctx) {
+      onClose(ctx, code, reason) {
         const { keyId, subscriptions } = ctx.extra;
         if (!keyId) return;
+        logger.info(
+          {
+            connection_id: ctx.extra.connectionId,
+            key_id: keyId,
+            account_id: ctx.extra.accountId,
+            close_code: code,
+            close_reason: reason ? String(reason).slice(0, 123) : undefined,
+            ms: Date.now() - (ctx.extra.openedAt ?? Date.now()),
+          },
+          'websocket closed',
+        );
         adjust(socketsOfKey, keyId, -1);
         if (subscriptions?.size) adjust(subscriptionsOfKey, keyId, -subscriptions.size);
         subscriptions?.clear();
@@ -146,6 +168,23 @@ export function startWebSocketServer(options: {
           rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
         };
         return args;
+      },
+      onOperation(ctx, _id, _payload, args) {
+        const context = args.contextValue as GraphQLContext;
+        const operation = { ...operationOf(args.document, args.operationName), cost: context.cost.requested };
+        logger.info(
+          {
+            request_id: context.requestId,
+            connection_id: ctx.extra.connectionId,
+            key_id: ctx.extra.keyId,
+            account_id: ctx.extra.accountId,
+            operation_name: operation.name ?? undefined,
+            operation_type: operation.type ?? undefined,
+            cost: operation.cost ?? undefined,
+          },
+          'websocket operation',
+        );
+        reportOperation(operation);
       },
       execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
       subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,

@@ -17,8 +17,12 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
+/** Told the bucket of every refused request (the /metrics refusal counter, src/ops/metrics.ts). */
+export type RefusalListener = (bucket: Bucket) => void;
+
 export class RateLimits {
   private readonly limiters: Record<Bucket, RateLimiterAbstract>;
+  private refusalListeners: readonly RefusalListener[] = [];
 
   constructor(
     private readonly limits: Record<Bucket, number> = defaultBucketLimits,
@@ -30,6 +34,17 @@ export class RateLimits {
       return new RateLimiterRedis({ ...options, storeClient: redis, insuranceLimiter: new RateLimiterMemory(options) });
     };
     this.limiters = { read: make('read'), write: make('write'), webhook_ingest: make('webhook_ingest'), graphql: make('graphql') };
+  }
+
+  /**
+   * Calls `listener` once for each request a bucket refuses (every rate_limit.exceeded consume() throws: REST,
+   * GraphQL over HTTP and WebSocket, GraphQL's cost and write charges). Returns the function that stops it.
+   */
+  onRefusal(listener: RefusalListener): () => void {
+    this.refusalListeners = [...this.refusalListeners, listener];
+    return () => {
+      this.refusalListeners = this.refusalListeners.filter((registered) => registered !== listener);
+    };
   }
 
   /** Gives back points taken for something that was then refused as a whole. */
@@ -48,6 +63,7 @@ export class RateLimits {
       return { limit, remaining: res.remainingPoints, resetSeconds: Math.max(0, Math.ceil(res.msBeforeNext / 1000)) };
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      for (const listener of this.refusalListeners) listener(bucket);
       const resetSeconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
       // Jitter spreads the retries of many clients over a few seconds after the window resets.
       const retryAfter = resetSeconds + Math.floor(Math.random() * Math.max(2, Math.ceil(resetSeconds / 10)));

@@ -29,6 +29,11 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(out);
 }
 
+/** A value as a JavaScript literal, safe inside a <script> element (no `</script>` can close it early). */
+export function scriptLiteral(value: unknown): Html {
+  return new Html(JSON.stringify(value).replace(/</g, '\\u003c'));
+}
+
 const style = `
 :root { color-scheme: light dark; --fg: #1b1f24; --muted: #57606a; --bg: #fff; --line: #d0d7de; --accent: #0b5cad; }
 @media (prefers-color-scheme: dark) { :root { --fg: #e6edf3; --muted: #9da7b3; --bg: #0d1117; --line: #30363d; --accent: #58a6ff; } }
@@ -48,8 +53,18 @@ th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(-
 .muted { color: var(--muted); }
 `;
 
-/** A whole page: the shell with the site header and footer around `body`. */
-export function page(options: { title: string; body: Html; description?: string }): string {
+/**
+ * The site's icon, inline (a data: URL), so that no page makes a request for it (a browser asks for /favicon.ico
+ * when a page names none).
+ */
+export const FAVICON =
+  'data:image/svg+xml,' +
+  encodeURIComponent(
+    "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect width='16' height='16' rx='3' fill='#0b5cad'/><path d='M5 3h7v2H7v2h4v2H7v4H5z' fill='#fff'/></svg>",
+  );
+
+/** A whole page: the shell with the site header and footer around `body` (`head`: more of the head, e.g. a style). */
+export function page(options: { title: string; body: Html; description?: string; head?: Html }): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -57,7 +72,9 @@ export function page(options: { title: string; body: Html; description?: string 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · Fieldline</title>
 ${options.description ? html`<meta name="description" content="${options.description}">` : ''}
+<link rel="icon" href="${FAVICON}">
 <style>${new Html(style)}</style>
+${options.head}
 </head>
 <body>
 <header><a class="brand" href="/">Fieldline</a>

@@ -1,9 +1,10 @@
-import type { ZodType } from 'zod';
 import type { ActionDefinition } from '../kernel/action.ts';
-import { wireText } from '../kernel/api-text.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
 import { pascalCase } from '../graphql/naming.ts';
-import type { ExtraOperation, SchemaRefs } from './openapi-operations.ts';
+import type { ExtraComponent, ExtraOperation } from './openapi-operations.ts';
+import { docText } from './openapi/doc-text.ts';
+import { singleExample, unpaginatedListEnvelope, unpaginatedListExample } from './openapi/envelopes.ts';
+import { createFieldsExample, partialFieldsExample, recordExample, shapeExample } from './openapi/examples.ts';
 import { bodyObject, notAccepted, writeShape } from './openapi/write-fields.ts';
 import { createSchema } from './openapi/write-schemas.ts';
 import { z } from './openapi/zod.ts';
@@ -11,67 +12,71 @@ import { wireShapeSchema } from './wire-shape-schema.ts';
 
 // The OpenAPI operations of the declared actions (src/kernel/action.ts) and the components they use, named after
 // the action (ConvertLeadRequest, ConvertLeadCustomer, CreateContactLinkageFields, ConvertLeadResponse) or after
-// the wire shape they serve (ContactLinkage, ContactLinkageResponse, ContactLinkageList).
+// the wire shape they serve (ContactLinkage, ContactLinkageResponse, ContactLinkageList). The request and
+// response components carry their examples (src/rest/openapi/examples.ts).
 
-type Component = (refs: SchemaRefs) => ZodType;
-
-function requestComponents(action: ActionDefinition, components: Map<string, Component>): ExtraOperation['body'] {
+function requestComponents(action: ActionDefinition, components: Map<string, ExtraComponent>): ExtraOperation['body'] {
   const body = action.body;
   if (!body) return undefined;
   const name = `${pascalCase(action.name)}Request`;
   if ('empty' in body) {
-    components.set(name, () => z.object({}).strict().openapi({ description: wireText(body.description) }));
+    components.set(name, { schema: () => z.object({}).strict().openapi({ description: docText(body.description) }), example: () => ({}) });
     return { required: false, schema: (refs) => refs.component(name) };
   }
   if ('overrides' in body) {
     const overridesName = `${pascalCase(action.name)}${pascalCase(body.key)}`;
-    components.set(overridesName, (refs) => createSchema(refs.definition(body.overrides)).partial().openapi({ description: wireText(body.description) }));
-    components.set(name, (refs) =>
-      z.object({ [body.key]: refs.component(overridesName).optional() }).openapi({
-        description: `Optional: without a body (or without "${body.key}") the action works from the record alone.`,
-      }),
-    );
+    components.set(overridesName, { schema: (refs) => createSchema(refs.definition(body.overrides)).partial().openapi({ description: docText(body.description) }) });
+    components.set(name, {
+      schema: (refs) =>
+        z.object({ [body.key]: refs.component(overridesName).optional() }).openapi({
+          description: `Optional: without a body (or without "${body.key}") the action works from the record alone.`,
+        }),
+      example: (refs) => ({ [body.key]: partialFieldsExample(refs.definition(body.overrides).fields, 'create') }),
+    });
     return { key: body.key, required: false, schema: (refs) => refs.component(name) };
   }
   const fieldsName = `${pascalCase(action.name)}Fields`;
-  components.set(fieldsName, () => bodyObject(writeShape(body.fields as never, body.mode), wireText(body.description), notAccepted(body.fields as never, body.mode)));
-  components.set(name, (refs) => {
-    const fields = refs.component(fieldsName);
-    const keyed = z.object({ [body.key]: fields }).strict();
-    if (!body.topLevel) return keyed;
-    return z.union([fields, keyed]).openapi({
-      description: `Either the fields themselves or the same fields under the key "${body.key}". A body with "${body.key}" and any other member is ambiguous: 422 validation.failed naming each other member. Unknown fields are refused in both shapes.`,
-    });
+  components.set(fieldsName, { schema: () => bodyObject(writeShape(body.fields as never, body.mode), docText(body.description), notAccepted(body.fields as never, body.mode)) });
+  components.set(name, {
+    schema: (refs) => {
+      const fields = refs.component(fieldsName);
+      const keyed = z.object({ [body.key]: fields }).strict();
+      if (!body.topLevel) return keyed;
+      return z.union([fields, keyed]).openapi({
+        description: `Either the fields themselves or the same fields under the key "${body.key}". A body with "${body.key}" and any other member is ambiguous: 422 validation.failed naming each other member. Unknown fields are refused in both shapes.`,
+      });
+    },
+    example: () => ({ [body.key]: body.mode === 'create' ? createFieldsExample(body.fields) : partialFieldsExample(body.fields, 'update') }),
   });
   return { key: body.key, required: body.required, schema: (refs) => refs.component(name) };
 }
 
-function responseSchema(action: ActionDefinition, components: Map<string, Component>): ExtraOperation['ok']['schema'] {
+function responseSchema(action: ActionDefinition, components: Map<string, ExtraComponent>): ExtraOperation['ok']['schema'] {
   const response = action.response;
   if (response.status === 204) return undefined;
   if ('records' in response) {
     const name = `${pascalCase(action.name)}Response`;
-    components.set(name, (refs) =>
-      z.object({
-        data: z.object(Object.fromEntries(Object.entries(response.records).map(([key, resource]) => [key, refs.record(resource)]))).openapi({ description: wireText(response.description) }),
-      }),
-    );
+    components.set(name, {
+      schema: (refs) =>
+        z.object({
+          data: z.object(Object.fromEntries(Object.entries(response.records).map(([key, resource]) => [key, refs.record(resource)]))).openapi({ description: docText(response.description) }),
+        }),
+      example: (refs) => singleExample(Object.fromEntries(Object.entries(response.records).map(([key, resource]) => [key, recordExample(refs.definition(resource))]))),
+    });
     return (refs) => refs.component(name);
   }
   const shape = 'shape' in response ? response.shape : response.list;
-  if (!components.has(shape.name)) components.set(shape.name, () => wireShapeSchema(shape));
+  if (!components.has(shape.name)) components.set(shape.name, { schema: () => wireShapeSchema(shape) });
   if ('shape' in response) {
     const name = `${shape.name}Response`;
-    if (!components.has(name)) components.set(name, (refs) => z.object({ data: refs.component(shape.name) }));
+    if (!components.has(name)) components.set(name, { schema: (refs) => z.object({ data: refs.component(shape.name) }), example: () => singleExample(shapeExample(shape)) });
     return (refs) => refs.component(name);
   }
   const name = `${shape.name}List`;
-  components.set(name, (refs) =>
-    z.object({
-      data: z.array(refs.component(shape.name)).openapi({ description: wireText(response.description) }),
-      has_more: z.boolean().openapi({ description: 'Always false: not paginated.' }),
-    }),
-  );
+  components.set(name, {
+    schema: (refs) => unpaginatedListEnvelope(z.array(refs.component(shape.name)).openapi({ description: docText(response.description) }), 'the list is not paginated'),
+    example: () => unpaginatedListExample(shapeExample(shape)),
+  });
   return (refs) => refs.component(name);
 }
 
@@ -82,8 +87,8 @@ function locatedName(action: ActionDefinition): string {
 }
 
 /** The components and operations of every action of the given resources. */
-export function actionOperations(definitions: readonly ResourceDefinition[]): { components: Map<string, Component>; operations: ExtraOperation[] } {
-  const components = new Map<string, Component>();
+export function actionOperations(definitions: readonly ResourceDefinition[]): { components: Map<string, ExtraComponent>; operations: ExtraOperation[] } {
+  const components = new Map<string, ExtraComponent>();
   const operations: ExtraOperation[] = [];
   for (const def of definitions) {
     for (const action of def.actions ?? []) {
@@ -96,11 +101,11 @@ export function actionOperations(definitions: readonly ResourceDefinition[]): { 
         operationId: action.name,
         resource: def.name,
         summary: action.summary,
-        description: located ? `${wireText(action.description)} Answers 201 with Location of the new ${locatedName(action)} (no ETag).` : wireText(action.description),
+        description: located ? `${docText(action.description)} Answers 201 with Location of the new ${locatedName(action)} (no ETag).` : docText(action.description),
         scopes: [...action.scopes],
         params: action.params,
         body,
-        ok: { status: action.response.status, description: wireText(action.response.description), schema, headers: located ? ['Location'] : undefined },
+        ok: { status: action.response.status, description: docText(action.response.description), schema, headers: located ? ['Location'] : undefined },
         errors: [...action.errors],
         includes: action.includes ? [...action.includes] : undefined,
       });

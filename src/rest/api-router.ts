@@ -11,6 +11,7 @@ import { describeCaller } from '../resources/identity/me.service.ts';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
 import { authorize, ctx, identify, jsonBody } from './gate.ts';
 import { sendProblem } from './problem.ts';
+import { EncodedBody } from '../http/encoded-body.ts';
 
 /** The query string of the request target, never read through a URL parser that could refuse the target. */
 function searchOf(req: Request): URLSearchParams {
@@ -29,10 +30,11 @@ function sendSingle(res: Response, single: Single, status = 200): void {
 }
 
 /**
- * The list answer; when there is a next page, its reference in Link (spec: `<next_url>; rel="next"`): the same
- * path and parameters without sort (continuation pages keep the cursor's order) and with the cursor. It is
- * absolute on the configured PUBLIC_URL, else a relative reference (RFC 8288 allows one); never built from the
- * request's Host header or an absolute request target, which the client chooses.
+ * The list answer: the page, has_more and next_cursor, the cursor of the next page (null on the last). When there
+ * is a next page, its reference is also in Link (spec: `<next_url>; rel="next"`): the same path and parameters
+ * without sort (continuation pages keep the cursor's order) and with that cursor. It is absolute on the configured
+ * PUBLIC_URL, else a relative reference (RFC 8288 allows one); never built from the request's Host header or an
+ * absolute request target, which the client chooses.
  */
 function sendList(req: Request, res: Response, result: ListResult<unknown>, publicUrl: string | undefined): void {
   if (result.nextCursor) {
@@ -41,7 +43,12 @@ function sendList(req: Request, res: Response, result: ListResult<unknown>, publ
     search.set('cursor', result.nextCursor);
     res.setHeader('Link', `<${publicUrl ?? ''}${req.baseUrl}${req.path}?${search.toString()}>; rel="next"`);
   }
-  res.json({ data: result.data, has_more: result.hasMore });
+  res.json({ data: result.data, has_more: result.hasMore, next_cursor: result.nextCursor });
+}
+
+/** The answer of a list that is never paginated (lookups, system options, action lists): all of it, no next page. */
+function sendUnpaginated(res: Response, data: unknown): void {
+  res.json({ data, has_more: false, next_cursor: null });
 }
 
 /** Runs a declared action with the request's path parameters and body. */
@@ -66,7 +73,7 @@ function sendAction(domain: Domain, req: Request, res: Response, action: ActionD
     if (response.location) res.setHeader('Location', `${req.baseUrl}${response.location(result as Record<string, unknown>)}`);
     res.status(response.status).json({ data: result });
   } else {
-    res.json({ data: result, has_more: false });
+    sendUnpaginated(res, result);
   }
 }
 
@@ -97,14 +104,12 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
 
   for (const kind of Object.keys(lookupKinds) as LookupKind[]) {
     register('get', `/${kind}`, authorize(), async (req, res) => {
-      const result = await domain.lookups.list(ctx(res), kind, queryEntries(req));
-      res.json({ data: result.data, has_more: result.hasMore });
+      sendUnpaginated(res, (await domain.lookups.list(ctx(res), kind, queryEntries(req))).data);
     });
   }
 
   register('get', '/system_options', authorize(), async (req, res) => {
-    const result = await domain.lookups.systemOptions(queryEntries(req));
-    res.json({ data: result.data, has_more: result.hasMore });
+    sendUnpaginated(res, (await domain.lookups.systemOptions(queryEntries(req))).data);
   });
 
   for (const service of domain.resources.values()) {
@@ -139,9 +144,12 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
     }
   }
 
-  register('get', '/openapi.json', (_req, res) => {
-    res.json(openapi());
+  // The document is built once and kept in each encoding (300 KB of JSON, 30 KB compressed).
+  const document = new EncodedBody(async () => Buffer.from(JSON.stringify(openapi())));
+  register('get', '/openapi.json', (req, res, next) => {
+    document.send(req, res, 'application/json; charset=utf-8').catch(next);
   });
+
 
   router.use((req, res, next) => {
     const path = req.path;

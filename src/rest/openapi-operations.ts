@@ -5,6 +5,8 @@ import type { Scope } from '../kernel/scopes.ts';
 import { resources } from '../domain.ts';
 import { systemOptionShape } from '../resources/lookups/lookup.shapes.ts';
 import { actionOperations } from './action-operations.ts';
+import { unpaginatedListEnvelope, unpaginatedListExample } from './openapi/envelopes.ts';
+import { shapeExample } from './openapi/examples.ts';
 import { wireShapeSchema } from './wire-shape-schema.ts';
 
 // The routes beyond the five standard endpoints of each resource: every declared action (action-operations.ts)
@@ -49,17 +51,22 @@ export interface ExtraOperation {
   includes?: { kind: StandardKind; resource: string }[];
 }
 
+/** A component the extra operations use: its schema and, for a request or success body, its example. */
+export interface ExtraComponent {
+  schema(refs: SchemaRefs): z.ZodType;
+  example?(refs: SchemaRefs): unknown;
+}
+
 const actions = actionOperations(resources);
 
 /** Components the extra operations use, registered in this order under these names. */
-export const extraComponents: Record<string, (refs: SchemaRefs) => z.ZodType> = {
+export const extraComponents: Record<string, ExtraComponent> = {
   ...Object.fromEntries(actions.components),
-  SystemOption: () => wireShapeSchema(systemOptionShape),
-  SystemOptionList: (refs) =>
-    z.object({
-      data: z.array(refs.component('SystemOption')).openapi({ description: 'Ordered by position, then name.' }),
-      has_more: z.boolean().openapi({ description: 'Always false: the catalog is not paginated.' }),
-    }),
+  SystemOption: { schema: () => wireShapeSchema(systemOptionShape) },
+  SystemOptionList: {
+    schema: (refs) => unpaginatedListEnvelope(z.array(refs.component('SystemOption')).openapi({ description: 'Ordered by position, then name.' }), 'the catalog is not paginated'),
+    example: () => unpaginatedListExample(shapeExample(systemOptionShape)),
+  },
 };
 
 export const extraOperations: ExtraOperation[] = [
@@ -71,7 +78,7 @@ export const extraOperations: ExtraOperation[] = [
     resource: 'system',
     summary: 'List system options',
     description:
-      'The system options catalog, shared by every account and read-only (the values of system_option_id on systems and sites), ordered by position, then name. Not paginated: has_more is always false. Needs a valid key, no scope. Takes system_type only; any other parameter, or system_type twice: 400 filter.invalid.',
+      'The system options catalog, shared by every account and read-only (the values of system_option_id on systems and sites), ordered by position, then name. Not paginated: has_more is always false, next_cursor always null. Needs a valid key, no scope. Takes system_type only; any other parameter, or system_type twice: 400 filter.invalid.',
     scopes: [],
     query: () =>
       z

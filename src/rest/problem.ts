@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { wireText } from '../kernel/api-text.ts';
 import { AppError, docSlug, type FieldErrors } from '../kernel/errors.ts';
+import { noteErrorCode } from '../http/request-log.ts';
 
 /** Field errors with their messages' field markers as wire names. */
 function wireErrors(errors: FieldErrors): FieldErrors {
@@ -33,6 +34,7 @@ export function sendProblem(req: Request, res: Response, error: unknown, errorsU
     ...(problem.extra.errors ? { errors: wireErrors(problem.extra.errors as FieldErrors) } : {}),
   };
   if (res.headersSent) return;
+  noteErrorCode(res, problem.code);
   for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
   res.status(problem.status).type('application/problem+json').send(JSON.stringify(body));
 }

@@ -1,5 +1,5 @@
-import { wireText } from '../kernel/api-text.ts';
 import type { WireField, WireKind, WireShape } from '../kernel/wire-shape.ts';
+import { docText } from './openapi/doc-text.ts';
 import { timestamp, uuid } from './openapi/field-schemas.ts';
 import { z } from './openapi/zod.ts';
 
@@ -27,7 +27,7 @@ function fieldSchema(field: WireField): z.ZodType {
   else if (field.values) schema = z.object(Object.fromEntries(Object.entries(field.values).map(([key, values]) => [key, z.enum(values as [string, ...string[]])])));
   else schema = kindSchemas[field.kind]();
   if (field.nullable) schema = schema.nullable();
-  return field.description ? schema.openapi({ description: wireText(field.description) }) : schema;
+  return field.description ? schema.openapi({ description: docText(field.description) }) : schema;
 }
 
 function shapeObject(shape: WireShape): z.ZodObject {
@@ -36,5 +36,5 @@ function shapeObject(shape: WireShape): z.ZodObject {
 
 /** The component of a shape: its object with the shape's description. */
 export function wireShapeSchema(shape: WireShape): z.ZodObject {
-  return shapeObject(shape).openapi({ description: wireText(shape.description) });
+  return shapeObject(shape).openapi({ description: docText(shape.description) });
 }

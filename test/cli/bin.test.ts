@@ -131,11 +131,12 @@ describe('the fieldline binary', () => {
       const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
       let output = '';
       await new Promise<void>((resolve, reject) => {
-        server.stdout.on('data', (d) => {
+        const read = (d: Buffer) => {
           output += d;
           if (output.includes('listening')) resolve();
-        });
-        server.stderr.on('data', (d) => (output += d));
+        };
+        server.stdout.on('data', read);
+        server.stderr.on('data', read);
         server.on('exit', () => reject(new Error(`server exited: ${output}`)));
       });
       try {

@@ -24,9 +24,9 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** The server on an ephemeral port; resolves once its output matches `ready` (or rejects if it exits first). */
+/** The server on an ephemeral port; resolves once its banner (stderr) matches `ready` (or rejects if it exits first). */
 async function startServer(env: Record<string, string>, ready: RegExp) {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'fatal' };
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
   delete childEnv.NODE_OPTIONS;
   if (!('DATABASE_URL' in env)) delete childEnv.DATABASE_URL;
   const server = spawn(node24, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'src/main.ts'], {
@@ -38,24 +38,24 @@ async function startServer(env: Record<string, string>, ready: RegExp) {
   let stderr = '';
   const closed = new Promise<number | null>((resolve) => server.on('close', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
-    server.stdout.on('data', (d) => {
-      stdout += d;
-      if (ready.test(stdout)) resolve();
+    server.stdout.on('data', (d) => (stdout += d));
+    server.stderr.on('data', (d) => {
+      stderr += d;
+      if (ready.test(stderr)) resolve();
     });
-    server.stderr.on('data', (d) => (stderr += d));
     server.on('exit', (code) => reject(new Error(`server exited (${code}) before it was ready: ${stdout}${stderr}`)));
   });
-  const port = Number(/Fieldline listening on http:\/\/localhost:(\d+) /.exec(stdout)?.[1]);
+  const port = Number(/Fieldline listening on http:\/\/localhost:(\d+) /.exec(stderr)?.[1]);
   return {
     port,
     api: (token: string) => client(`http://127.0.0.1:${port}/api/v2`, token),
     /** SIGTERM, then the exit code and everything the server printed. */
-    async stop(): Promise<{ code: number | null; stdout: string }> {
+    async stop(): Promise<{ code: number | null; stdout: string; stderr: string }> {
       server.kill('SIGTERM');
       const code = await closed;
-      return { code, stdout };
+      return { code, stdout, stderr };
     },
-    stdout: () => stdout,
+    stderr: () => stderr,
   };
 }
 
@@ -69,14 +69,19 @@ describe('the first start', () => {
       let demoKey = '';
       try {
         expect(first.port).toBeGreaterThan(0);
-        expect(first.stdout()).toMatch(/First start: created the demo account "Demo Field Services"/);
-        demoKey = /Demo API key \(every scope; shown only now, store it\):\n\n {2}(svc_\S+)\n/.exec(first.stdout())![1];
+        expect(first.stderr()).toMatch(/First start: created the demo account "Demo Field Services"/);
+        demoKey = /Demo API key \(every scope; shown only now, store it\):\n\n {2}(svc_\S+)\n/.exec(first.stderr())![1];
         const me = await first.api(demoKey).get('/me');
         expect(me.status, me.text).toBe(200);
         expect(me.body.data.account).toMatchObject({ name: 'Demo Field Services', sandbox: true });
         expect([...me.body.data.key.scopes].sort()).toEqual([...allScopes].sort());
       } finally {
-        expect((await first.stop()).code).toBe(0);
+        const { code, stdout } = await first.stop();
+        expect(code).toBe(0);
+        // stdout is for log shippers: JSON lines only, with the start and the demo account as structured lines, never the key.
+        const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+        expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['listening', 'demo account created; its key was printed on stderr', 'request']));
+        expect(stdout).not.toMatch(/svc_/);
       }
 
       const second = await startServer(env, /GraphQL http:\S+\/graphql\n/);
@@ -84,11 +89,11 @@ describe('the first start', () => {
         // The demo key persisted and still works.
         expect((await second.api(demoKey).get('/me')).status).toBe(200);
       } finally {
-        const { code, stdout } = await second.stop();
+        const { code, stdout, stderr } = await second.stop();
         expect(code).toBe(0);
         // Everything the second server printed, up to its exit: no demo account, no key.
-        expect(stdout).toMatch(/Fieldline listening on/);
-        expect(stdout).not.toMatch(/svc_|Demo API key|First start/);
+        expect(stderr).toMatch(/Fieldline listening on/);
+        expect(stdout + stderr).not.toMatch(/svc_|Demo API key|First start|demo account/);
       }
     },
     120_000,

@@ -134,7 +134,7 @@ describe('linkContact, updateContactLinkage, unlinkContact, contactLinkages', ()
     const contact = await make.contact({ firstName: 'Same' });
     const linkage = await make.linked(contact.id, { linkableId: customer.id, linkableType: 'CUSTOMER', relationshipType: 'TECHNICAL' });
     const rest = await t.client(tenant.token).get(`/contacts/${contact.id}/linkages`);
-    expect(rest.body).toEqual({ data: [expect.objectContaining({ id: linkage.id })], has_more: false });
+    expect(rest.body).toEqual({ data: [expect.objectContaining({ id: linkage.id })], has_more: false, next_cursor: null });
     expect(camelRecord(rest.body.data[0])).toEqual(linkage);
   });
 

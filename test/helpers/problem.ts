@@ -3,15 +3,19 @@ import { loadConfig } from '../../src/config.ts';
 import { errorCatalog, type ErrorCode } from '../../src/kernel/errors.ts';
 import type { ApiResponse } from './http.ts';
 
-/** The default base of problem `type` and `doc_url` links (startTestApp does not override ERRORS_URL). */
+/**
+ * The default base of problem `type` and `doc_url` links: the server's own error pages, the relative reference
+ * `/errors` (startTestApp sets neither ERRORS_URL nor PUBLIC_URL unless a test passes them in `env`).
+ */
 export const ERRORS_URL = loadConfig({}).ERRORS_URL;
 
 /** The spec's code grammar: <domain>.<verb_or_state>. */
 export const CODE_PATTERN = /^[a-z_]+(\.[a-z_]+)+$/;
 
 /** Top-level fields the spec lets some codes add to the envelope; anything else is a leak. */
-const ALLOWED_EXTRAS = new Set(['errors', 'required_scope', 'granted_scopes', 'max_limit', 'reason']);
-const ENVELOPE = ['type', 'title', 'status', 'code', 'detail', 'instance', 'request_id', 'doc_url'];
+export const ALLOWED_EXTRAS: ReadonlySet<string> = new Set(['errors', 'required_scope', 'granted_scopes', 'max_limit', 'reason']);
+/** The fields of every problem, in the order the server writes them. */
+export const ENVELOPE: readonly string[] = ['type', 'title', 'status', 'code', 'detail', 'instance', 'request_id', 'doc_url'];
 
 export interface ProblemExpectation {
   status: number;
@@ -24,6 +28,8 @@ export interface ProblemExpectation {
   onlyErrors?: boolean;
   /** The request path (without query string) the problem must name in `instance`; default: any path of /api/v2/. */
   instance?: string;
+  /** The base of `type` and `doc_url` of the app that answered (its ERRORS_URL); default: the default ERRORS_URL. */
+  errorsUrl?: string;
 }
 
 /**
@@ -44,8 +50,9 @@ export function expectProblem(res: ApiResponse, expected: ProblemExpectation): R
   expect(body.code, summary).toBe(code);
   expect(body.code).toMatch(CODE_PATTERN);
   expect(body.status).toBe(status);
-  expect(body.type).toBe(`${ERRORS_URL}/${code}`);
-  expect(body.doc_url).toBe(`${ERRORS_URL}/${code.replace(/[._]/g, '-')}`);
+  const errorsUrl = expected.errorsUrl ?? ERRORS_URL;
+  expect(body.type).toBe(`${errorsUrl}/${code}`);
+  expect(body.doc_url).toBe(`${errorsUrl}/${code.replace(/[._]/g, '-')}`);
   expect(body.title).toBeTypeOf('string');
   expect(body.title.length).toBeGreaterThan(0);
   const catalogued = (errorCatalog as Record<string, { title: string; status: number }>)[code];

@@ -84,11 +84,12 @@ describe('GET /me', () => {
 describe('lookups', () => {
   const { tenant } = useTenant(t);
 
-  it('lists the default Customer statuses Active, Inactive in order, as {data, has_more: false}', async () => {
+  it('lists the default Customer statuses Active, Inactive in order, as {data, has_more: false, next_cursor: null}', async () => {
     const res = await t.client(tenant.token).get('/statuses?related_name=Customer');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['data', 'has_more']);
+    expect(Object.keys(res.body).sort()).toEqual(['data', 'has_more', 'next_cursor']);
     expect(res.body.has_more).toBe(false);
+    expect(res.body.next_cursor).toBeNull();
     expect(res.body.data.map((s: { display_name: string }) => s.display_name)).toEqual(['Active', 'Inactive']);
     for (const status of res.body.data) {
       expect(status.related_name).toBe('Customer');
@@ -118,7 +119,7 @@ describe('lookups', () => {
     const own = await t.tenant();
     const empty = await t.client(own.token).get('/labels?related_name=Customer');
     expect(empty.status).toBe(200);
-    expect(empty.body).toEqual({ data: [], has_more: false });
+    expect(empty.body).toEqual({ data: [], has_more: false, next_cursor: null });
     await admin().addLookup('label', { accountId: own.accountId, relatedName: 'Customer', name: 'VIP' });
     await admin().addLookup('label', { accountId: own.accountId, relatedName: 'Customer', name: 'Net 30' });
     await admin().addLookup('label', { accountId: own.accountId, relatedName: 'Job', name: 'Urgent' });
@@ -179,9 +180,9 @@ describe('lookups', () => {
     const aIds = new Set(aStatuses.body.data.map((s: { id: string }) => s.id));
     for (const s of bStatuses.body.data) expect(aIds.has(s.id)).toBe(false);
     expect((await t.client(b.token).get('/statuses')).text).not.toContain('A Status');
-    expect((await t.client(b.token).get('/labels')).body).toEqual({ data: [], has_more: false });
+    expect((await t.client(b.token).get('/labels')).body).toEqual({ data: [], has_more: false, next_cursor: null });
     const bFields = await t.client(b.token).get('/custom_field_definitions');
-    expect(bFields.body).toEqual({ data: [], has_more: false });
+    expect(bFields.body).toEqual({ data: [], has_more: false, next_cursor: null });
     expect(bFields.text).not.toContain(field.id);
     expect((await t.client(a.token).get('/labels?related_name=Customer')).body.data.map((l: { display_name: string }) => l.display_name)).toEqual(['Only A']);
   });

@@ -60,7 +60,7 @@ describe('pagination and sort', () => {
   it('serves 25 records by default, newest first (-created_at), with has_more and a Link to the next page', async () => {
     const res = await api.get('/customers');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['data', 'has_more']);
+    expect(Object.keys(res.body).sort()).toEqual(['data', 'has_more', 'next_cursor']);
     expect(res.body.has_more).toBe(true);
     expect(ids(res.body.data)).toEqual(expectedIds(all, '-created_at').slice(0, 25));
     expect(res.body.data[0]).toEqual(all.find((c) => c.id === res.body.data[0].id));

@@ -64,8 +64,7 @@ export function childUpdateSchema(def: ResourceDefinition, collection: ChildColl
   const existing: Record<string, z.ZodType> = { id: uuid().openapi({ description: `Id of an existing ${collection.label} of this ${ownerNames(def, collection)}; any other id gives 422 validation.failed.` }) };
   for (const [name, schema] of Object.entries(writeShape(collection.fields, 'update'))) existing[name] = schema;
   const kept = z.object(existing).strict().openapi({ description: `An existing ${collection.label}, kept and changed: omitted fields keep their values.` });
-  const fresh = z.object(writeShape(collection.fields, 'create')).strict().openapi({ description: `A new ${collection.label} (no id).` });
-  return z.union([kept, fresh]).openapi(`${childSchemaName(def, collection)}Update`, {
+  return z.union([kept, childCreateSchema(def, collection)]).openapi(`${childSchemaName(def, collection)}Update`, {
     description: `An entry of the ${collection.label} snapshot: with id it updates that entry, without id it creates one.${computedNote(collection)}`,
   });
 }

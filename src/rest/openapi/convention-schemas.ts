@@ -3,13 +3,16 @@ import { z } from './zod.ts';
 
 // The labels and custom_fields conventions, as served on a record and as written in a create or update body.
 
-/** A value of custom_fields, by definition type. */
-function customFieldValue(nullable: boolean): z.ZodType {
-  const value = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);
-  return (nullable ? value.nullable() : value).openapi({
-    description:
-      'text, select: string (select: one of the options); number: number; date: YYYY-MM-DD; checkbox: boolean; multiselect: array of options. Attachment fields are not set through the body.',
-  });
+const valueTypes = 'text, select: string (select: one of the options); number: number; date: YYYY-MM-DD; checkbox: boolean; multiselect: array of options.';
+
+/** A value of custom_fields, by definition type: one component as served, one as written (null clears it). */
+function customFieldValue(mode: 'record' | 'create' | 'update'): z.ZodType {
+  const types = [z.string(), z.number(), z.boolean(), z.array(z.string())] as const;
+  return mode === 'record'
+    ? z.union(types).openapi('CustomFieldValue', { description: `A custom field value, by definition type: ${valueTypes}` })
+    : z.union([...types, z.null()]).openapi('CustomFieldWriteValue', {
+        description: `A custom field value as written, by definition type: ${valueTypes} null clears the value. Attachment fields are not set through the body.`,
+      });
 }
 
 export function customFieldsSchema(def: ResourceDefinition, mode: 'record' | 'create' | 'update'): z.ZodType {
@@ -19,7 +22,7 @@ export function customFieldsSchema(def: ResourceDefinition, mode: 'record' | 'cr
     create: `Keyed by custom field definition id (${where}). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given.`,
     update: `Merged into the stored values: ids absent from the payload are kept, an id set to null is cleared. Keys are custom field definition ids (${where}).`,
   }[mode];
-  return z.record(z.string(), customFieldValue(mode !== 'record')).openapi({ description: notes });
+  return z.record(z.string(), customFieldValue(mode)).openapi({ description: notes });
 }
 
 export function labelsSchema(def: ResourceDefinition, mode: 'record' | 'create' | 'update'): z.ZodType {

@@ -14,10 +14,8 @@ function decimalRules(spec: FieldSpec): { scale: number; min: number; max: numbe
 export function decimalInputSchema(spec: FieldSpec): z.ZodType {
   const { scale, min, max } = decimalRules(spec);
   const fraction = scale > 0 ? `(\\.\\d{1,${scale}})?` : '';
-  return z.union([
-    z.string().regex(new RegExp(`^-?\\d{1,10}${fraction}$`)).openapi({ description: `Decimal string, e.g. "12.5".` }),
-    z.number().min(min).max(max).openapi({ description: 'JSON number; its shortest decimal form must satisfy the same rules.' }),
-  ]);
+  // The field's description (decimalNote) says what each alternative is.
+  return z.union([z.string().regex(new RegExp(`^-?\\d{1,10}${fraction}$`)), z.number().min(min).max(max)]);
 }
 
 /** A decimal as served: always a string with exactly `scale` places (never a JSON number). */

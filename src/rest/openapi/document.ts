@@ -1,8 +1,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { loadConfig } from '../../config.ts';
 import { resources } from '../../domain.ts';
-import { wireText } from '../../kernel/api-text.ts';
 import { supportedVersions } from '../../kernel/versioning.ts';
+import { docText } from './doc-text.ts';
 import { createDocumentBuilder } from './document-builder.ts';
 import { documentInfo } from './document-info.ts';
 import { registerDocumentOperation } from './document-operation.ts';
@@ -12,7 +12,7 @@ import { registerResponseHeaders } from './headers.ts';
 import { registerIdentityOperation } from './identity-operation.ts';
 import { registerLookupOperations } from './lookup-operations.ts';
 import { title } from './naming.ts';
-import { problemSchema } from './problem-schema.ts';
+import { createProblemResponses } from './problem-responses.ts';
 import { registerRequestParameters } from './request-parameters.ts';
 import { registerResourceOperations } from './resource-operations.ts';
 import { documentSecurity, registerSecurityScheme } from './security.ts';
@@ -30,6 +30,8 @@ export interface OpenApiOptions {
   errorsUrl?: string;
   /** The API versions this server accepts (config API_VERSIONS); defaults to the built-in list. */
   versions?: readonly string[];
+  /** The server's public base URL (config PUBLIC_URL), for the absolute links of info; unset: none. */
+  publicUrl?: string;
 }
 
 /** Builds the document. Deterministic: the same declarations give the same document on every call. */
@@ -40,24 +42,25 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
   registerSecurityScheme(registry);
   registerResponseHeaders(registry);
   const parameters = registerRequestParameters(registry, versions);
-  const problem = registry.register('Problem', problemSchema());
-  const builder = createDocumentBuilder(registry, parameters, { schema: problem, errorsUrl, basePath: BASE_PATH });
+  const problems = createProblemResponses(registry, { errorsUrl, basePath: BASE_PATH });
+  const builder = createDocumentBuilder(registry, parameters, problems);
 
   registerIdentityOperation(builder);
   registerLookupOperations(builder);
   const records = new Map(resources.map((def) => [def.name, registerResourceOperations(builder, def)]));
   registerExtraOperations(builder, records);
   registerDocumentOperation(builder);
+  problems.registerExamples();
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: documentInfo(errorsUrl, versions),
+    info: documentInfo(errorsUrl, versions, options.publicUrl),
     servers: [{ url: BASE_PATH, description: 'This server' }],
     security: documentSecurity(),
     tags: [
       { name: 'Identity', description: 'The caller.' },
       { name: 'Lookups', description: 'Tenant-configured statuses, labels and custom field definitions.' },
-      ...resources.map((def) => ({ name: title(def.plural), description: wireText(def.description) })),
+      ...resources.map((def) => ({ name: title(def.plural), description: docText(def.description) })),
       { name: 'Meta', description: 'This document.' },
     ],
   });

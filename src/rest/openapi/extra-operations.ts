@@ -30,7 +30,7 @@ export function registerExtraOperations(builder: DocumentBuilder, records: Map<s
       return schema;
     },
   };
-  for (const [name, make] of Object.entries(extraComponents)) components.set(name, builder.registry.register(name, make(refs)));
+  for (const [name, component] of Object.entries(extraComponents)) components.set(name, builder.register(name, component.schema(refs), component.example?.(refs)));
   for (const extra of extraOperations) registerExtraOperation(builder, extra, refs);
 }
 

@@ -1,7 +1,7 @@
-import { wireText } from '../../kernel/api-text.ts';
 import { valueSchema, type FieldKind, type FieldSpec } from '../../kernel/fields.ts';
 import type { ReadOnlyField, RecordFieldInfo } from '../../kernel/resource.ts';
 import { decimalInputSchema, decimalNote, decimalServedSchema } from './decimal-schemas.ts';
+import { docText } from './doc-text.ts';
 import { z } from './zod.ts';
 
 // The schema of one field, derived from its declaration and the kernel's field kinds: the same valueSchema()
@@ -72,7 +72,7 @@ function servedKindSchema(kind: RecordFieldInfo['kind'], values?: readonly strin
 
 /** The schema with the given sentences (those present) as its description; field markers become wire names. */
 export function describe(schema: z.ZodType, ...parts: (string | undefined)[]): z.ZodType {
-  const description = wireText(parts.filter(Boolean).join(' '));
+  const description = docText(parts.filter(Boolean).join(' '));
   return description ? schema.openapi({ description }) : schema;
 }
 

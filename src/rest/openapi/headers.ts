@@ -9,9 +9,9 @@ export function registerResponseHeaders(registry: OpenAPIRegistry): void {
     'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
     'Retry-After': { description: 'Seconds to wait before retrying, with jitter.', schema: { type: 'integer' } },
     'X-Request-Id': { description: 'Correlation id of the request: the X-Request-Id sent when acceptable, otherwise generated.', schema: { type: 'string' } },
-    ETag: { description: 'Weak tag W/"<updated_at epoch ms>-<lock_version>"; send it back in If-Match.', schema: { type: 'string', pattern: '^W/"\\d+-\\d+"$' } },
+    ETag: { description: 'Weak tag `W/"<updated_at epoch ms>-<lock_version>"`; send it back in If-Match.', schema: { type: 'string', pattern: '^W/"\\d+-\\d+"$' } },
     Location: { description: 'Path of the created record.', schema: { type: 'string', format: 'uri-reference' } },
-    Link: { description: 'Next page: <next_url>; rel="next". Absent when has_more is false.', schema: { type: 'string' } },
+    Link: { description: 'The next page: `<next_url>; rel="next"`, whose cursor parameter is the body\'s next_cursor. Absent on the last page.', schema: { type: 'string' } },
     'Cache-Control': { description: 'Always private, no-store.', schema: { type: 'string', const: 'private, no-store' } },
   };
   for (const [name, header] of Object.entries(headers)) registry.registerComponent('headers', name, header);

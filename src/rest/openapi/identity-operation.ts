@@ -1,14 +1,15 @@
 import { meShape } from '../../resources/identity/me.shape.ts';
 import { wireShapeSchema } from '../wire-shape-schema.ts';
 import type { DocumentBuilder } from './document-builder.ts';
-import { singleEnvelope } from './envelopes.ts';
+import { singleEnvelope, singleExample } from './envelopes.ts';
+import { shapeExample } from './examples.ts';
 import { responseHeaders } from './headers.ts';
 
 // GET /me: the account, user and key of the caller.
 
-export function registerIdentityOperation({ registry, addOperation }: DocumentBuilder): void {
-  const me = registry.register('Me', wireShapeSchema(meShape));
-  const response = registry.register('MeResponse', singleEnvelope(me));
+export function registerIdentityOperation({ register, addOperation }: DocumentBuilder): void {
+  const me = register('Me', wireShapeSchema(meShape));
+  const response = register('MeResponse', singleEnvelope(me), singleExample(shapeExample(meShape)));
   addOperation(
     { kind: 'me' },
     {

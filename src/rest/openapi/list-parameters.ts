@@ -1,25 +1,20 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { DEFAULT_LIMIT, MAX_LIMIT, type Operator, type ValueType } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
-import { timestamp, uuid } from './field-schemas.ts';
 import { z } from './zod.ts';
 
 // The query parameters of a resource's list, from def.list and the kernel's list rules: cursor, limit, sort,
-// q, one parameter per filter operator, custom_fields[<id>].
+// q, one parameter per filter operator, custom_fields[<id>]. Those that read the same on every list (cursor,
+// limit, each filter) are shared components; sort, q and custom_fields name the resource's own fields.
 
-function filterValueSchema(type: ValueType): z.ZodType {
-  switch (type) {
-    case 'string':
-      return z.string().max(500);
-    case 'uuid':
-      return uuid();
-    case 'datetime':
-      return timestamp();
-    case 'integer':
-      return z.number().int();
-    case 'boolean':
-      return z.boolean();
-  }
-}
+/** JSON Schema of a filter value (an `in` list is a comma-separated string of them). */
+const filterValueSchemas: Record<ValueType, { type: 'string' | 'integer' | 'boolean'; format?: string; maxLength?: number }> = {
+  string: { type: 'string', maxLength: 500 },
+  uuid: { type: 'string', format: 'uuid' },
+  datetime: { type: 'string', format: 'date-time' },
+  integer: { type: 'integer' },
+  boolean: { type: 'boolean' },
+};
 
 function filterNote(field: string, op: Operator, type: ValueType): string {
   switch (op) {
@@ -48,27 +43,55 @@ function sortValues(def: ResourceDefinition): string[] {
   return Object.keys(def.list.sorts).flatMap((name) => [name, `-${name}`]);
 }
 
-/** Every query parameter of the resource's list. */
-export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
-  const shape: Record<string, z.ZodType> = {
-    cursor: z
-      .string()
-      .optional()
-      .openapi({
-        param: {
-          description:
-            'Opaque, HMAC-signed continuation cursor from the Link header of the previous page. Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid.',
-        },
-      }),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_LIMIT)
-      .default(DEFAULT_LIMIT)
-      .optional()
-      .openapi({ param: { description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}). Above ${MAX_LIMIT}: 400 pagination.limit_too_large with max_limit.` } }),
+/** The query parameters that read the same on every list, registered once under components.parameters. */
+export function createListParameters(registry: OpenAPIRegistry) {
+  const registered = new Set<string>();
+  /** A reference to the parameter component `name`, registered on its first use. */
+  const shared = (name: string, parameter: () => Parameters<typeof registry.registerComponent<'parameters'>>[2]) => {
+    if (!registered.has(name)) {
+      registry.registerComponent('parameters', name, parameter());
+      registered.add(name);
+    }
+    return { $ref: `#/components/parameters/${name}` };
   };
+  const cursor = () =>
+    shared('Cursor', () => ({
+      name: 'cursor',
+      in: 'query',
+      required: false,
+      schema: { type: 'string' },
+      description:
+        'Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid.',
+    }));
+  const limit = () =>
+    shared('Limit', () => ({
+      name: 'limit',
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+      description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}). Above ${MAX_LIMIT}: 400 pagination.limit_too_large with max_limit.`,
+    }));
+  const filter = (field: string, op: Operator, type: ValueType) =>
+    shared(`filter.${field}.${op}.${type}`, () => ({
+      name: filterParameterName(field, op),
+      in: 'query',
+      required: false,
+      schema: op === 'in' ? { type: 'string' } : filterValueSchemas[type],
+      description: `Filter: ${filterNote(field, op, type)}. An unparseable value: 400 filter.invalid.`,
+    }));
+  return {
+    /** The shared parameters of the resource's list: cursor, limit and one per filter operator. */
+    of: (def: ResourceDefinition) => [
+      cursor(),
+      limit(),
+      ...Object.entries(def.list.filters).flatMap(([field, { ops, type }]) => ops.map((op) => filter(field, op, type))),
+    ],
+  };
+}
+
+/** The query parameters of the resource's list that name its own fields: sort, q and custom_fields. */
+export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
   const sorts = sortValues(def);
   if (sorts.length > 0) {
     shape.sort = z
@@ -88,15 +111,6 @@ export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
       .optional()
       .openapi({ param: { description: `Free-text search over ${def.list.searchable}. Narrows the results; order follows sort, not relevance.` } });
   }
-  for (const [field, filter] of Object.entries(def.list.filters)) {
-    for (const op of filter.ops) {
-      const base = filterValueSchema(filter.type);
-      const schema = op === 'in' ? z.string() : base;
-      shape[filterParameterName(field, op)] = schema.optional().openapi({
-        param: { description: `Filter: ${filterNote(field, op, filter.type)}. An unparseable value: 400 filter.invalid.` },
-      });
-    }
-  }
   if (def.conventions.customFields) {
     shape.custom_fields = z
       .record(z.string(), z.string())
@@ -105,7 +119,7 @@ export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
         param: {
           style: 'deepObject',
           explode: true,
-          description: `custom_fields[<field_id>]=<value>, where <field_id> is a custom field definition id of ${def.className} (GET /custom_field_definitions?related_name=${def.className}). Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid.`,
+          description: `\`custom_fields[<field_id>]=<value>\`, where \`<field_id>\` is a custom field definition id of ${def.className} (GET /custom_field_definitions?related_name=${def.className}). Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid.`,
         },
       });
   }

@@ -1,7 +1,8 @@
 import { relatedNames } from '../../resources/catalog.ts';
 import { lookupKinds, type LookupKind } from '../../resources/lookups/lookup.service.ts';
 import type { DocumentBuilder } from './document-builder.ts';
-import { listEnvelope } from './envelopes.ts';
+import { unpaginatedListEnvelope, unpaginatedListExample } from './envelopes.ts';
+import { shapeExample } from './examples.ts';
 import { responseHeaders } from './headers.ts';
 import { camel, words } from './naming.ts';
 import { wireShapeSchema } from '../wire-shape-schema.ts';
@@ -20,12 +21,12 @@ function lookupQuerySchema(): z.ZodObject {
     .strict();
 }
 
-export function registerLookupOperations({ registry, addOperation }: DocumentBuilder): void {
+export function registerLookupOperations({ register, addOperation }: DocumentBuilder): void {
   for (const kind of Object.keys(lookupKinds) as LookupKind[]) {
     const { shape } = lookupKinds[kind];
     const name = shape.name;
-    const row = registry.register(name, wireShapeSchema(shape));
-    const list = registry.register(`${name}List`, listEnvelope(row, 'Always false: lookups are not paginated.'));
+    const row = register(name, wireShapeSchema(shape));
+    const list = register(`${name}List`, unpaginatedListEnvelope(z.array(row), 'lookups are not paginated'), unpaginatedListExample(shapeExample(shape)));
     addOperation(
       { kind: 'lookup' },
       {
@@ -34,7 +35,7 @@ export function registerLookupOperations({ registry, addOperation }: DocumentBui
         operationId: camel(`list_${kind}`),
         tags: ['Lookups'],
         summary: `List ${words(kind)}`,
-        description: `Live ${words(kind)} of the account, filtered by related_name, ordered by related_name and position. Not paginated: has_more is always false.`,
+        description: `Live ${words(kind)} of the account, filtered by related_name, ordered by related_name and position. Not paginated: has_more is always false, next_cursor always null.`,
         request: { query: lookupQuerySchema() },
         scopes: [],
         ok: { 200: { description: `The ${words(kind)}.`, headers: responseHeaders(), content: { 'application/json': { schema: list } } } },

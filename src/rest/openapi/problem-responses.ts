@@ -1,21 +1,24 @@
-import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
-import type { ZodType } from 'zod';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { docSlug, errorCatalog, type ErrorCode } from '../../kernel/errors.ts';
 import { MAX_LIMIT } from '../../kernel/listing.ts';
 import { byStatus, errorCodesOf, type Operation } from './error-codes.ts';
+import { exampleId } from './examples.ts';
 import { responseHeaders } from './headers.ts';
+import { problemSchema } from './problem-schema.ts';
 
-// The error responses of an operation: one per HTTP status it can answer, each application/problem+json with
-// its codes in x-error-codes, the response headers, and one example body per code.
+// The error responses. Operations answer the same few sets of codes per HTTP status (every authenticated
+// operation the same 401, every list the same 400 ...), so each distinct set is one response under
+// components.responses (application/problem+json, its codes in the description and in x-error-codes) and each
+// code's example body is one entry of components.examples; an operation refers to the response of each status
+// it can answer, which states exactly its codes for that status.
 
-/** What every problem response shares: the registered Problem schema, the errors URL and the server's base path. */
+/** What every problem response shares: the errors URL and the server's base path. */
 export interface ProblemRendering {
-  schema: ZodType;
   errorsUrl: string;
   basePath: string;
 }
 
-/** What an example problem of an operation shows: the scope it needs and the key its body travels under. */
+/** What the example of a code shows, taken from the first operation that answers it. */
 interface ExampleContext {
   instance: string;
   scope: string | null;
@@ -27,7 +30,7 @@ function extras(code: ErrorCode, ctx: ExampleContext): Record<string, unknown> {
     case 'auth.scope_missing':
       return { required_scope: ctx.scope, granted_scopes: [] };
     case 'account.deactivated':
-      return { reason: 'Closed at the account owner\'s request' };
+      return { reason: "Closed at the account owner's request" };
     case 'pagination.limit_too_large':
       return { max_limit: MAX_LIMIT };
     case 'validation.failed':
@@ -47,27 +50,60 @@ function problemExample(code: ErrorCode, ctx: ExampleContext, errorsUrl: string)
     code,
     detail: null,
     instance: ctx.instance,
-    request_id: '0190f7a2-5b1c-7d3e-8f4a-2b6c9d0e1f23',
+    request_id: exampleId('request'),
     doc_url: `${errorsUrl}/${docSlug(code)}`,
     ...extras(code, ctx),
   };
 }
 
-/** The error responses of the operation at `path` (under the base path), keyed by status. */
-export function problemResponses(op: Operation, path: string, scopes: string[], rendering: ProblemRendering): Record<string, ResponseConfig> {
-  const bodyKey = op.kind === 'extra' ? op.extra.body?.key : 'def' in op ? op.def.name : undefined;
-  const ctx = { instance: `${rendering.basePath}${path}`, scope: scopes[0] ?? null, bodyKey };
-  const out: Record<string, ResponseConfig> = {};
-  for (const [status, codes] of byStatus(errorCodesOf(op))) {
-    const examples = Object.fromEntries(
-      codes.map((code) => [code, { summary: errorCatalog[code].title, value: problemExample(code, ctx, rendering.errorsUrl) }]),
-    );
-    out[String(status)] = {
+export type ProblemResponses = ReturnType<typeof createProblemResponses>;
+
+/** Registers the Problem schema; the responses and examples are registered as the operations use them. */
+export function createProblemResponses(registry: OpenAPIRegistry, rendering: ProblemRendering) {
+  const PROBLEM = 'Problem';
+  registry.register(PROBLEM, problemSchema());
+  /** Component name by "status codes...", and how many sets each status has so far. */
+  const names = new Map<string, string>();
+  const perStatus = new Map<number, number>();
+  const contexts = new Map<ErrorCode, ExampleContext>();
+
+  function register(status: number, codes: ErrorCode[]): string {
+    const key = `${status} ${codes.join(' ')}`;
+    const known = names.get(key);
+    if (known) return known;
+    const n = (perStatus.get(status) ?? 0) + 1;
+    perStatus.set(status, n);
+    const name = n === 1 ? `Problem${status}` : `Problem${status}_${n}`;
+    names.set(key, name);
+    registry.registerComponent('responses', name, {
       description: codes.map((code) => `${code} (${errorCatalog[code].title})`).join('; '),
       headers: status === 429 ? responseHeaders('Retry-After') : responseHeaders(),
-      content: { 'application/problem+json': { schema: rendering.schema, examples } },
+      content: {
+        'application/problem+json': {
+          schema: { $ref: `#/components/schemas/${PROBLEM}` },
+          examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }])),
+        },
+      },
       'x-error-codes': codes,
-    } as ResponseConfig;
+    });
+    return name;
   }
-  return out;
+
+  return {
+    /** The error responses of the operation at `path` (under the base path), keyed by status: references to the shared responses. */
+    of(op: Operation, path: string, scopes: string[]): Record<string, { $ref: string }> {
+      const bodyKey = op.kind === 'extra' ? op.extra.body?.key : 'def' in op ? op.def.name : undefined;
+      const ctx = { instance: `${rendering.basePath}${path.replace(/\{([a-z_]+)\}/g, (_m, name: string) => exampleId(name))}`, scope: scopes[0] ?? null, bodyKey };
+      const codes = errorCodesOf(op);
+      for (const code of codes) if (!contexts.has(code)) contexts.set(code, ctx);
+      return Object.fromEntries(byStatus(codes).map(([status, group]) => [String(status), { $ref: `#/components/responses/${register(status, group)}` }]));
+    },
+    /** Registers the example body of every code some operation answers, in catalog order (after the operations). */
+    registerExamples(): void {
+      for (const code of Object.keys(errorCatalog) as ErrorCode[]) {
+        const ctx = contexts.get(code);
+        if (ctx) registry.registerComponent('examples', code, { summary: errorCatalog[code].title, value: problemExample(code, ctx, rendering.errorsUrl) });
+      }
+    },
+  };
 }

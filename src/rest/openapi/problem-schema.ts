@@ -7,18 +7,18 @@ const problemCodePattern = /^[a-z_]+(\.[a-z_]+)+$/;
 export function problemSchema(): z.ZodObject {
   return z
     .object({
-      type: z.string().openapi({ description: '{errors_url}/<code>' }),
+      type: z.string().openapi({ format: 'uri-reference', description: '`{errors_url}/<code>`: relative (`/errors/<code>`) unless the server is configured with an absolute errors URL.' }),
       title: z.string().openapi({ description: 'Short fixed title of the code.' }),
       status: z.number().int().openapi({ description: 'HTTP status.' }),
-      code: z.string().regex(problemCodePattern).openapi({ description: 'Stable machine code <domain>.<verb_or_state>; see x-error-codes at the top of this document.' }),
+      code: z.string().regex(problemCodePattern).openapi({ description: 'Stable machine code `<domain>.<verb_or_state>`; see x-error-codes at the top of this document.' }),
       detail: z.string().nullable().openapi({ description: 'Longer context; null when none.' }),
       instance: z.string().openapi({ description: 'Request path.' }),
       request_id: z.string().openapi({ description: 'Correlation id of the request (also the X-Request-Id header).' }),
-      doc_url: z.string().openapi({ description: '{errors_url}/<code with dots and underscores turned to dashes>' }),
+      doc_url: z.string().openapi({ format: 'uri-reference', description: '`{errors_url}/<code with dots and underscores turned to dashes>`: the page documenting the code.' }),
       errors: z
         .record(z.string(), z.array(z.string()))
         .optional()
-        .openapi({ description: 'validation.failed: each field name (nested: custom_fields.<id>) mapped to its messages.' }),
+        .openapi({ description: 'validation.failed: each field name (nested: `custom_fields.<id>`) mapped to its messages.' }),
       required_scope: z.string().optional().openapi({ description: 'auth.scope_missing: the scope the endpoint needs.' }),
       granted_scopes: z.array(z.string()).optional().openapi({ description: "auth.scope_missing: the key's scopes." }),
       max_limit: z.number().int().optional().openapi({ description: 'pagination.limit_too_large: the largest limit.' }),

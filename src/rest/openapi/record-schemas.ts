@@ -1,7 +1,7 @@
-import { wireText } from '../../kernel/api-text.ts';
 import { outputFields, type RecordFieldInfo, type ResourceDefinition } from '../../kernel/resource.ts';
 import { childRecordSchema } from './child-schemas.ts';
 import { customFieldsSchema, labelsSchema } from './convention-schemas.ts';
+import { docText } from './doc-text.ts';
 import { readOnlySchema, served, timestamp } from './field-schemas.ts';
 import { z } from './zod.ts';
 
@@ -14,11 +14,11 @@ function conventionSchema(def: ResourceDefinition, info: RecordFieldInfo): z.Zod
       return served.id();
     case 'created_at':
     case 'updated_at':
-      return timestamp().openapi({ description: wireText(info.description) });
+      return timestamp().openapi({ description: docText(info.description) });
     case 'number':
-      return z.string().openapi({ description: wireText(info.description) });
+      return z.string().openapi({ description: docText(info.description) });
     case 'status':
-      return z.string().openapi({ description: `${wireText(info.description ?? '').replace(/\.$/, '')} (GET /statuses?related_name=${def.className}).` });
+      return z.string().openapi({ description: `${docText(info.description ?? '').replace(/\.$/, '')} (GET /statuses?related_name=${def.className}).` });
     case 'labels':
       return labelsSchema(def, 'record');
     case 'custom_fields':
@@ -39,7 +39,7 @@ export function recordSchema(def: ResourceDefinition): z.ZodObject {
       shape[info.name] = readOnlySchema(readOnly, info.nullable);
     } else if (info.kind === 'children') {
       const collection = info.children!;
-      shape[info.name] = z.array(childRecordSchema(def, collection)).openapi({ description: [wireText(collection.description), 'In the order last written.'].filter(Boolean).join(' ') });
+      shape[info.name] = z.array(childRecordSchema(def, collection)).openapi({ description: [docText(collection.description), 'In the order last written.'].filter(Boolean).join(' ') });
     } else if (spec) {
       shape[info.name] = served.field(spec, info.nullable);
     } else {
@@ -47,5 +47,5 @@ export function recordSchema(def: ResourceDefinition): z.ZodObject {
       shape[info.name] = info.nullable ? schema.nullable() : schema;
     }
   }
-  return z.object(shape).openapi({ description: wireText(def.description) });
+  return z.object(shape).openapi({ description: docText(def.description) });
 }

@@ -1,14 +1,17 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { VERSION_HEADER } from '../../kernel/versioning.ts';
+import { createListParameters } from './list-parameters.ts';
 import { z } from './zod.ts';
 
 // The request parameters operations share, registered under components.parameters: the version header (every
-// authenticated operation), the request id header (every operation), If-Match (updates and deletes) and {id}.
+// authenticated operation), the request id header (every operation), If-Match (updates and deletes), {id} and
+// the list parameters every list reads the same way (list-parameters.ts).
 
 export type RequestParameters = ReturnType<typeof registerRequestParameters>;
 
 export function registerRequestParameters(registry: OpenAPIRegistry, versions: [string, ...string[]]) {
   return {
+    list: createListParameters(registry),
     version: registry.registerParameter(
       'FieldlineVersion',
       z.enum(versions).optional().openapi({

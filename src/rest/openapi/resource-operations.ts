@@ -1,7 +1,7 @@
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../../kernel/listing.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import type { DocumentBuilder } from './document-builder.ts';
-import { listEnvelope, singleEnvelope } from './envelopes.ts';
+import { createExample, recordExample, updateExample } from './examples.ts';
+import { listEnvelope, listExample, singleEnvelope, singleExample } from './envelopes.ts';
 import { responseHeaders } from './headers.ts';
 import { listQuerySchema } from './list-parameters.ts';
 import { camel, title, words } from './naming.ts';
@@ -12,32 +12,25 @@ import { z } from './zod.ts';
 // The five standard operations of a resource (list, create, get, update, delete) and the schemas they use,
 // all from its declaration.
 
-/** The sentence listing a resource's list filters: "status (=, [in]), created_at ([gt], ...)". */
-function filtersNote(def: ResourceDefinition): string {
-  return Object.entries(def.list.filters)
-    .map(([field, f]) => `${field} (${f.ops.map((op) => (op === 'eq' ? '=' : `[${op}]`)).join(', ')})`)
-    .join(', ');
-}
-
 /** Registers the resource's schemas and operations; returns its registered record schema. */
-export function registerResourceOperations({ registry, parameters, addOperation }: DocumentBuilder, def: ResourceDefinition): z.ZodType {
+export function registerResourceOperations({ register, parameters, addOperation }: DocumentBuilder, def: ResourceDefinition): z.ZodType {
   const cls = def.className;
   const read = `${def.scope}:read`;
   const write = `${def.scope}:write`;
   const tags = [title(def.plural)];
-  const record = registry.register(cls, recordSchema(def));
-  const single = registry.register(`${cls}Response`, singleEnvelope(record));
-  const list = registry.register(`${cls}List`, listEnvelope(record));
-  const create = registry.register(`${cls}Create`, createSchema(def));
-  const update = registry.register(`${cls}Update`, updateSchema(def));
-  const createBody = registry.register(`${cls}CreateRequest`, z.object({ [def.name]: create }));
-  const updateBody = registry.register(`${cls}UpdateRequest`, z.object({ [def.name]: update }));
+  const example = recordExample(def);
+  const record = register(cls, recordSchema(def));
+  const single = register(`${cls}Response`, singleEnvelope(record), singleExample(example));
+  const list = register(`${cls}List`, listEnvelope(record), listExample(example));
+  const create = register(`${cls}Create`, createSchema(def));
+  const update = register(`${cls}Update`, updateSchema(def));
+  const createBody = register(`${cls}CreateRequest`, z.object({ [def.name]: create }), { [def.name]: createExample(def) });
+  const updateBody = register(`${cls}UpdateRequest`, z.object({ [def.name]: update }), { [def.name]: updateExample(def) });
   const collection = `/${def.plural}`;
   const item = `/${def.plural}/{id}`;
   const id = z.object({ id: parameters.recordId });
   const noun = words(def.name);
   const bodyNote = `The record travels under the key "${def.name}": a missing key gives 422 validation.failed with errors.${def.name} = ["is missing"], a non-object value ["must be an object"].`;
-  const filters = filtersNote(def);
 
   addOperation(
     { kind: 'list', def },
@@ -47,15 +40,9 @@ export function registerResourceOperations({ registry, parameters, addOperation 
       operationId: camel(`list_${def.plural}`),
       tags,
       summary: `List ${words(def.plural)}`,
-      description: [
-        `Keyset-paginated list of ${words(def.plural)}: {data, has_more}; the Link header holds the next page's URL while has_more is true.`,
-        filters ? `Filters: ${filters}.` : '',
-        def.list.searchable ? `q searches ${def.list.searchable}.` : '',
-        Object.keys(def.list.sorts).length ? `Sort: ${Object.keys(def.list.sorts).join(', ')} (prefix - for descending), default ${def.list.defaultSort}.` : '',
-        `limit 1..${MAX_LIMIT}, default ${DEFAULT_LIMIT}. Unknown parameters, fields or operators: 400 filter.invalid.`,
-      ]
-        .filter(Boolean)
-        .join(' '),
+      // The filters, q, sort and limit are described by their parameters.
+      description: `Keyset-paginated list of ${words(def.plural)}: {data, has_more, next_cursor}; while has_more is true, next_cursor is the next page's cursor and the Link header its URL. Unknown parameters, fields or operators: 400 filter.invalid.`,
+      parameters: parameters.list.of(def),
       request: { query: listQuerySchema(def) },
       scopes: [read],
       ok: { 200: { description: `A page of ${words(def.plural)}.`, headers: responseHeaders('Link'), content: { 'application/json': { schema: list } } } },

@@ -10,7 +10,7 @@ export function registerSecurityScheme(registry: OpenAPIRegistry): void {
     scheme: 'bearer',
     bearerFormat: 'svc_<UUIDv7>',
     description:
-      'Authorization: Bearer svc_<UUIDv7>. Scopes are <resource>:read and <resource>:write; a write scope implies the read scope of the same resource only. The scopes an operation needs (all of them) are listed in its security requirement and in x-required-scopes (and x-required-scope when there is one).',
+      '`Authorization: Bearer svc_<UUIDv7>`. Scopes are `<resource>:read` and `<resource>:write`; a write scope implies the read scope of the same resource only. The scopes an operation needs (all of them) are listed in its security requirement and in x-required-scopes (and x-required-scope when there is one).',
   });
 }
 

@@ -1,7 +1,7 @@
-import { wireText } from '../../kernel/api-text.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import { childCreateSchema, childUpdateSchema } from './child-schemas.ts';
 import { customFieldsSchema, labelsSchema } from './convention-schemas.ts';
+import { docText } from './doc-text.ts';
 import { bodyObject, immutableFields, notAccepted, writeShape, type FieldNotes } from './write-fields.ts';
 import { z } from './zod.ts';
 
@@ -21,7 +21,7 @@ function childrenBody(def: ResourceDefinition, mode: 'create' | 'update'): Recor
       .array(entry)
       .max(200)
       .optional()
-      .openapi({ description: [wireText(collection.description), wireText(collection.writeRule), rule, 'Not null; at most 200 entries.'].filter(Boolean).join(' ') });
+      .openapi({ description: [docText(collection.description), docText(collection.writeRule), rule, 'Not null; at most 200 entries.'].filter(Boolean).join(' ') });
   }
   return shape;
 }
@@ -35,7 +35,7 @@ function writeOnlyNote(def: ResourceDefinition): FieldNotes {
   return (name) => {
     if (!writeOnly.has(name)) return undefined;
     return def.readOnly?.[name]
-      ? { text: `Write-only: consumed when written, not stored as sent; the record's ${name} is read-only (${wireText(def.readOnly[name].description ?? '').replace(/\.$/, '')}).` }
+      ? { text: `Write-only: consumed when written, not stored as sent; the record's ${name} is read-only (${docText(def.readOnly[name].description ?? '').replace(/\.$/, '')}).` }
       : { text: 'Write-only: consumed when written, never stored or served.', writeOnly: true };
   };
 }

@@ -1,0 +1,206 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { collectDefaultMetrics, Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolStats } from '../db/client.ts';
+import type { Bucket, RateLimits } from '../kernel/rate-limit.ts';
+
+// The app's Prometheus metrics, on a registry of its own (never prom-client's global one: a process may run
+// several apps, as the tests do). Labels hold only words of the code (methods, route templates, status codes,
+// bucket names, operation types) and a bounded set of GraphQL operation names: never an account, key or record
+// id, nor a raw path. docs/operations.md lists every metric.
+
+/** A GraphQL operation as the server reports it (the request log's OperationNote has this shape). */
+export interface GraphqlOperationSample {
+  /** The operation's name; null, undefined or '' when anonymous. */
+  name?: string | null;
+  /** query, mutation or subscription; anything else (null when the document could not be read) is `unknown`. */
+  type?: string | null;
+  /** Its cost in rate-limit points (src/graphql/limits.ts); null or undefined when the analysis did not run. */
+  cost?: number | null;
+}
+
+export interface MetricsOptions {
+  /** The database's connection counts (Database.poolStats). */
+  poolStats: () => PoolStats;
+  rateLimits: Pick<RateLimits, 'onRefusal'>;
+  /** How many distinct GraphQL operation names get a label of their own (default 100); later ones are `other`. */
+  graphqlOperationNames?: number;
+}
+
+/** Route label of requests no route template matched (404s, and refusals answered before routing: 429 of a bucket). */
+export const UNMATCHED = 'unmatched';
+export const ANONYMOUS_OPERATION = 'anonymous';
+export const OTHER_OPERATION = 'other';
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
+/** GraphQL's Name grammar, at a length a dashboard can show. */
+const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,99}$/;
+const BUCKETS: readonly Bucket[] = ['read', 'write', 'webhook_ingest', 'graphql'];
+
+type Observe = (seconds: number) => void;
+
+/** The time a response started (performance.now()), kept on the response for its `finish` listener. */
+const STARTED = Symbol('fieldline.metrics.started');
+type TimedResponse = Response & { [STARTED]: number };
+
+/**
+ * The route label of a finished request: the template Express matched (mount path + route path, e.g.
+ * /api/v2/customers/:id); for a request a mounted handler answered without a route (the GraphQL endpoint),
+ * its mount path when the request was for exactly that path; otherwise `unmatched`. Read at `finish`: Express
+ * leaves req.route and req.baseUrl as the router that answered set them.
+ */
+function routeParts(req: Request): { base: string; path: string } | null {
+  const route = req.route as { path?: unknown } | undefined;
+  if (route && typeof route.path === 'string') return { base: req.baseUrl, path: route.path };
+  if (req.baseUrl !== '' && req.path === '/') return { base: req.baseUrl, path: '' };
+  return null;
+}
+
+export class OpsMetrics {
+  readonly registry = new Registry();
+  private readonly duration: Histogram<'method' | 'route' | 'status_code'>;
+  private readonly operations: Counter<'operation_name' | 'operation_type'>;
+  private readonly operationCost: Histogram<'operation_name' | 'operation_type'>;
+  private readonly operationNameLimit: number;
+  private readonly operationNames = new Set<string>();
+  /** Label children by route template, method and status, so that a request allocates no label object. */
+  private readonly series = new Map<string, Map<string, Map<number, Observe>>>();
+  /** Route templates by mount path and route path (the concatenation made once). */
+  private readonly templates = new Map<string, Map<string, string>>();
+
+  constructor(options: MetricsOptions) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+
+    this.duration = new Histogram({
+      name: 'fieldline_http_request_duration_seconds',
+      help: 'HTTP requests by method, route template (`unmatched` when none) and status code: time from the request reaching the routers to the response being handed to the OS.',
+      labelNames: ['method', 'route', 'status_code'],
+      registers,
+    });
+
+    const stats = options.poolStats;
+    new Gauge({
+      name: 'fieldline_db_pool_connections_in_use',
+      help: 'Database connections running a statement or holding a transaction.',
+      registers,
+      collect() {
+        this.set(stats().inUse);
+      },
+    });
+    new Gauge({
+      name: 'fieldline_db_pool_connections_idle',
+      help: 'Database connections open and free.',
+      registers,
+      collect() {
+        this.set(stats().idle);
+      },
+    });
+    new Gauge({
+      name: 'fieldline_db_pool_connections_max',
+      help: 'Database connections the pool may open (DATABASE_POOL_SIZE; 1 for the embedded database).',
+      registers,
+      collect() {
+        this.set(stats().max);
+      },
+    });
+    new Gauge({
+      name: 'fieldline_db_pool_waiting',
+      help: 'Statements or transactions queued for a database connection.',
+      registers,
+      collect() {
+        this.set(stats().waiting);
+      },
+    });
+
+    const refusals = new Counter({
+      name: 'fieldline_rate_limit_refusals_total',
+      help: 'Requests refused with rate_limit.exceeded (REST 429, GraphQL over HTTP and WebSocket), by rate bucket.',
+      labelNames: ['bucket'],
+      registers,
+    });
+    // Every bucket's series exists from the start at 0, so rate() sees the first refusal.
+    const byBucket = new Map(BUCKETS.map((bucket) => [bucket, refusals.labels({ bucket })]));
+    for (const child of byBucket.values()) child.inc(0);
+    options.rateLimits.onRefusal((bucket) => (byBucket.get(bucket) ?? refusals.labels({ bucket })).inc());
+
+    this.operationNameLimit = options.graphqlOperationNames ?? 100;
+    this.operations = new Counter({
+      name: 'fieldline_graphql_operations_total',
+      help: `GraphQL operations by name (the first ${this.operationNameLimit} distinct names; later ones are \`other\`, unnamed ones \`anonymous\`) and type.`,
+      labelNames: ['operation_name', 'operation_type'],
+      registers,
+    });
+    this.operationCost = new Histogram({
+      name: 'fieldline_graphql_operation_cost',
+      help: 'Cost of GraphQL operations in rate-limit points (the graphql bucket), by operation name and type as fieldline_graphql_operations_total.',
+      labelNames: ['operation_name', 'operation_type'],
+      // 1 to 65,536 points: the largest operation allowed costs 50,000 (src/graphql/limits.ts maxCost).
+      buckets: exponentialBuckets(1, 4, 9),
+      registers,
+    });
+  }
+
+  /**
+   * Counts one GraphQL operation and observes its cost. Names are the clients' choice: the first
+   * `graphqlOperationNames` distinct ones (100 by default) are labels for the life of the process, later ones
+   * `other`; an unnamed operation is `anonymous`. A bound method: it can be passed around as a callback.
+   */
+  readonly graphqlOperation = (operation: GraphqlOperationSample): void => {
+    const labels = { operation_name: this.operationLabel(operation.name), operation_type: operation.type && OPERATION_TYPES.has(operation.type) ? operation.type : 'unknown' };
+    this.operations.inc(labels);
+    const { cost } = operation;
+    if (typeof cost === 'number' && Number.isFinite(cost) && cost >= 0) this.operationCost.observe(labels, cost);
+  };
+
+  private operationLabel(name: string | null | undefined): string {
+    if (!name) return ANONYMOUS_OPERATION;
+    if (this.operationNames.has(name)) return name;
+    if (!OPERATION_NAME.test(name) || this.operationNames.size >= this.operationNameLimit) return OTHER_OPERATION;
+    this.operationNames.add(name);
+    return name;
+  }
+
+  /**
+   * The middleware that times every request after it (mounted before every router). Per request: one
+   * performance.now(), one `finish` listener (a shared function, no closure) and, at finish, map lookups to the
+   * label child of the request's route, method and status, then prom-client's observe.
+   */
+  httpDuration(): RequestHandler {
+    const metrics = this;
+    function finished(this: Response): void {
+      const seconds = (performance.now() - (this as TimedResponse)[STARTED]) / 1000;
+      metrics.observeFor(this.req, this.statusCode)(seconds);
+    }
+    return (_req: Request, res: Response, next: NextFunction) => {
+      (res as TimedResponse)[STARTED] = performance.now();
+      res.on('finish', finished);
+      next();
+    };
+  }
+
+  private observeFor(req: Request, status: number): Observe {
+    const parts = routeParts(req);
+    let route = UNMATCHED;
+    if (parts) {
+      let paths = this.templates.get(parts.base);
+      if (!paths) this.templates.set(parts.base, (paths = new Map()));
+      let template = paths.get(parts.path);
+      if (template === undefined) paths.set(parts.path, (template = parts.base + parts.path || '/'));
+      route = template;
+    }
+    const method = METHODS.has(req.method) ? req.method : 'other';
+    let byMethod = this.series.get(route);
+    if (!byMethod) this.series.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let observe = byStatus.get(status);
+    if (!observe) byStatus.set(status, (observe = this.duration.labels({ method, route, status_code: String(status) }).observe));
+    return observe;
+  }
+
+  /** The exposition text and its Content-Type. */
+  async scrape(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/app.ts';
+import { expectNoOutsideRequests, useBrowser } from '../helpers/browser.ts';
+
+// GET /docs in a browser: the REST API reference, rendered by Redoc (served by this server) from the live
+// OpenAPI document, with no request to another host (no Google Fonts, no CDN, not even Redoc's own logo).
+
+const BROWSER_TEST = { timeout: 90_000 };
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+describe('the API reference at /docs', () => {
+  const t = useTestApp();
+  const browser = useBrowser();
+
+  it('renders the live OpenAPI document with Redoc, listing every operation in the sidebar, loading nothing from another host', BROWSER_TEST, async () => {
+    const document = (await (await fetch(`${t.url}/api/v2/openapi.json`)).json()) as { info: { title: string }; paths: Record<string, Record<string, unknown>> };
+    const operations = Object.values(document.paths).flatMap((item) => Object.keys(item).filter((key) => METHODS.includes(key)));
+    expect(operations.length).toBeGreaterThan(10);
+
+    const page = await browser.newPage();
+    const specRequested = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/v2/openapi.json');
+    const response = await page.goto(`${t.url}/docs`);
+    expect(response?.status()).toBe(200);
+    expect((await specRequested).status()).toBe(200);
+    await page.getByRole('heading', { level: 1, name: new RegExp(`^${document.info.title}`) }).waitFor();
+    // Redoc's sidebar: one entry per tag, one per operation under it.
+    const sidebar = page.locator('.menu-content');
+    expect(await sidebar.locator('li[data-item-id*="/operation/"]').count()).toBe(operations.length);
+    expect(browser.pageErrors).toEqual([]);
+    expectNoOutsideRequests(browser);
+  });
+
+  it('is where /api/v2/docs leads (301), and the document it renders is served compressed and kept', async () => {
+    const redirect = await fetch(`${t.url}/api/v2/docs`, { redirect: 'manual' });
+    expect(redirect.status).toBe(301);
+    expect(redirect.headers.get('location')).toBe('/docs');
+    const plain = await fetch(`${t.url}/api/v2/openapi.json`, { headers: { 'accept-encoding': 'identity' } });
+    const gzipped = await fetch(`${t.url}/api/v2/openapi.json`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    // fetch decodes the body; the length on the wire is the header's.
+    expect(gzipped.headers.get('content-encoding')).toBe('gzip');
+    expect(Number(gzipped.headers.get('content-length'))).toBeLessThan(Number(plain.headers.get('content-length')) / 4);
+    expect(await gzipped.json()).toEqual(await plain.json());
+  });
+
+  it('leads a reader from the sidebar to an operation: Customers, then "List customers"', BROWSER_TEST, async () => {
+    const page = await browser.newPage();
+    await page.goto(`${t.url}/docs`);
+    const sidebar = page.locator('.menu-content');
+    await sidebar.getByText('Customers', { exact: true }).click();
+    const entry = sidebar.getByText('List customers', { exact: true });
+    await entry.click();
+    await page.waitForURL(/#tag\/Customers\/operation\/listCustomers$/);
+    const heading = page.getByRole('heading', { level: 2, name: 'List customers' });
+    await heading.waitFor();
+    // The section is scrolled to: its heading is on screen.
+    const box = await heading.boundingBox();
+    const viewport = page.viewportSize();
+    expect(box && viewport && box.y >= 0 && box.y < viewport.height).toBe(true);
+    expect(await page.locator('[id="tag/Customers/operation/listCustomers"]').innerText()).toContain('/customers');
+    expectNoOutsideRequests(browser);
+  });
+});
