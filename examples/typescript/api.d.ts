@@ -7,7 +7,12 @@ export interface paths {
     "/me": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -28,8 +33,16 @@ export interface paths {
     };
     "/statuses": {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
+                related_name?: components["parameters"]["RelatedName"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -50,8 +63,16 @@ export interface paths {
     };
     "/labels": {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
+                related_name?: components["parameters"]["RelatedName"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -72,8 +93,16 @@ export interface paths {
     };
     "/custom_field_definitions": {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
+                related_name?: components["parameters"]["RelatedName"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -95,13 +124,18 @@ export interface paths {
     "/customers": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
         /**
          * List customers
-         * @description Keyset-paginated list of customers: {data, has_more, next_cursor}; while has_more is true, next_cursor is the next page's cursor and the Link header its URL. Unknown parameters, fields or operators: 400 filter.invalid.
+         * @description Keyset-paginated list of customers.
          *
          *     Scope: customers:read (or customers:write).
          */
@@ -109,9 +143,7 @@ export interface paths {
         put?: never;
         /**
          * Create a customer
-         * @description The record travels under the key "customer": a missing key gives 422 validation.failed with errors.customer = ["is missing"], a non-object value ["must be an object"]. Answers 201 with Location and ETag.
-         *
-         *     Scope: customers:write.
+         * @description Scope: customers:write.
          */
         post: operations["createCustomer"];
         delete?: never;
@@ -123,8 +155,16 @@ export interface paths {
     "/customers/{id}": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         /**
@@ -145,9 +185,7 @@ export interface paths {
         head?: never;
         /**
          * Update a customer
-         * @description The record travels under the key "customer": a missing key gives 422 validation.failed with errors.customer = ["is missing"], a non-object value ["must be an object"]. If-Match is compared and the row written in one atomic statement.
-         *
-         *     Scope: customers:write.
+         * @description Scope: customers:write.
          */
         patch: operations["updateCustomer"];
         trace?: never;
@@ -155,13 +193,18 @@ export interface paths {
     "/sites": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
         /**
          * List sites
-         * @description Keyset-paginated list of sites: {data, has_more, next_cursor}; while has_more is true, next_cursor is the next page's cursor and the Link header its URL. Unknown parameters, fields or operators: 400 filter.invalid.
+         * @description Keyset-paginated list of sites.
          *
          *     Scope: sites:read (or sites:write).
          */
@@ -169,9 +212,7 @@ export interface paths {
         put?: never;
         /**
          * Create a site
-         * @description The record travels under the key "site": a missing key gives 422 validation.failed with errors.site = ["is missing"], a non-object value ["must be an object"]. Answers 201 with Location and ETag.
-         *
-         *     Scope: sites:write.
+         * @description Scope: sites:write.
          */
         post: operations["createSite"];
         delete?: never;
@@ -183,8 +224,16 @@ export interface paths {
     "/sites/{id}": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         /**
@@ -205,9 +254,7 @@ export interface paths {
         head?: never;
         /**
          * Update a site
-         * @description The record travels under the key "site": a missing key gives 422 validation.failed with errors.site = ["is missing"], a non-object value ["must be an object"]. If-Match is compared and the row written in one atomic statement.
-         *
-         *     Scope: sites:write.
+         * @description Scope: sites:write.
          */
         patch: operations["updateSite"];
         trace?: never;
@@ -215,13 +262,18 @@ export interface paths {
     "/contacts": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
         /**
          * List contacts
-         * @description Keyset-paginated list of contacts: {data, has_more, next_cursor}; while has_more is true, next_cursor is the next page's cursor and the Link header its URL. Unknown parameters, fields or operators: 400 filter.invalid.
+         * @description Keyset-paginated list of contacts.
          *
          *     Scope: contacts:read (or contacts:write).
          */
@@ -229,9 +281,7 @@ export interface paths {
         put?: never;
         /**
          * Create a contact
-         * @description The record travels under the key "contact": a missing key gives 422 validation.failed with errors.contact = ["is missing"], a non-object value ["must be an object"]. Answers 201 with Location and ETag.
-         *
-         *     Scope: contacts:write.
+         * @description Scope: contacts:write.
          */
         post: operations["createContact"];
         delete?: never;
@@ -243,8 +293,16 @@ export interface paths {
     "/contacts/{id}": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         /**
@@ -265,9 +323,7 @@ export interface paths {
         head?: never;
         /**
          * Update a contact
-         * @description The record travels under the key "contact": a missing key gives 422 validation.failed with errors.contact = ["is missing"], a non-object value ["must be an object"]. If-Match is compared and the row written in one atomic statement.
-         *
-         *     Scope: contacts:write.
+         * @description Scope: contacts:write.
          */
         patch: operations["updateContact"];
         trace?: never;
@@ -275,13 +331,18 @@ export interface paths {
     "/leads": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
         /**
          * List leads
-         * @description Keyset-paginated list of leads: {data, has_more, next_cursor}; while has_more is true, next_cursor is the next page's cursor and the Link header its URL. Unknown parameters, fields or operators: 400 filter.invalid.
+         * @description Keyset-paginated list of leads.
          *
          *     Scope: leads:read (or leads:write).
          */
@@ -289,9 +350,7 @@ export interface paths {
         put?: never;
         /**
          * Create a lead
-         * @description The record travels under the key "lead": a missing key gives 422 validation.failed with errors.lead = ["is missing"], a non-object value ["must be an object"]. Answers 201 with Location and ETag.
-         *
-         *     Scope: leads:write.
+         * @description Scope: leads:write.
          */
         post: operations["createLead"];
         delete?: never;
@@ -303,8 +362,16 @@ export interface paths {
     "/leads/{id}": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         /**
@@ -325,9 +392,7 @@ export interface paths {
         head?: never;
         /**
          * Update a lead
-         * @description The record travels under the key "lead": a missing key gives 422 validation.failed with errors.lead = ["is missing"], a non-object value ["must be an object"]. If-Match is compared and the row written in one atomic statement.
-         *
-         *     Scope: leads:write.
+         * @description Scope: leads:write.
          */
         patch: operations["updateLead"];
         trace?: never;
@@ -335,13 +400,18 @@ export interface paths {
     "/items": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
         /**
          * List items
-         * @description Keyset-paginated list of items: {data, has_more, next_cursor}; while has_more is true, next_cursor is the next page's cursor and the Link header its URL. Unknown parameters, fields or operators: 400 filter.invalid.
+         * @description Keyset-paginated list of items.
          *
          *     Scope: items:read (or items:write).
          */
@@ -349,9 +419,7 @@ export interface paths {
         put?: never;
         /**
          * Create a item
-         * @description The record travels under the key "item": a missing key gives 422 validation.failed with errors.item = ["is missing"], a non-object value ["must be an object"]. Answers 201 with Location and ETag.
-         *
-         *     Scope: items:write.
+         * @description Scope: items:write.
          */
         post: operations["createItem"];
         delete?: never;
@@ -363,8 +431,16 @@ export interface paths {
     "/items/{id}": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         /**
@@ -385,9 +461,7 @@ export interface paths {
         head?: never;
         /**
          * Update a item
-         * @description The record travels under the key "item": a missing key gives 422 validation.failed with errors.item = ["is missing"], a non-object value ["must be an object"]. If-Match is compared and the row written in one atomic statement.
-         *
-         *     Scope: items:write.
+         * @description Scope: items:write.
          */
         patch: operations["updateItem"];
         trace?: never;
@@ -395,13 +469,18 @@ export interface paths {
     "/customer_item_prices": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
         /**
          * List customer item prices
-         * @description Keyset-paginated list of customer item prices: {data, has_more, next_cursor}; while has_more is true, next_cursor is the next page's cursor and the Link header its URL. Unknown parameters, fields or operators: 400 filter.invalid.
+         * @description Keyset-paginated list of customer item prices.
          *
          *     Scope: items:read (or items:write).
          */
@@ -409,9 +488,7 @@ export interface paths {
         put?: never;
         /**
          * Create a customer item price
-         * @description The record travels under the key "customer_item_price": a missing key gives 422 validation.failed with errors.customer_item_price = ["is missing"], a non-object value ["must be an object"]. Answers 201 with Location and ETag.
-         *
-         *     Scope: items:write.
+         * @description Scope: items:write.
          */
         post: operations["createCustomerItemPrice"];
         delete?: never;
@@ -423,8 +500,16 @@ export interface paths {
     "/customer_item_prices/{id}": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         /**
@@ -445,9 +530,7 @@ export interface paths {
         head?: never;
         /**
          * Update a customer item price
-         * @description The record travels under the key "customer_item_price": a missing key gives 422 validation.failed with errors.customer_item_price = ["is missing"], a non-object value ["must be an object"]. If-Match is compared and the row written in one atomic statement.
-         *
-         *     Scope: items:write.
+         * @description Scope: items:write.
          */
         patch: operations["updateCustomerItemPrice"];
         trace?: never;
@@ -455,13 +538,18 @@ export interface paths {
     "/tax_rates": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
         /**
          * List tax rates
-         * @description Keyset-paginated list of tax rates: {data, has_more, next_cursor}; while has_more is true, next_cursor is the next page's cursor and the Link header its URL. Unknown parameters, fields or operators: 400 filter.invalid.
+         * @description Keyset-paginated list of tax rates.
          *
          *     Scope: tax_rates:read (or tax_rates:write).
          */
@@ -469,9 +557,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tax rate
-         * @description The record travels under the key "tax_rate": a missing key gives 422 validation.failed with errors.tax_rate = ["is missing"], a non-object value ["must be an object"]. Answers 201 with Location and ETag.
-         *
-         *     Scope: tax_rates:write.
+         * @description Scope: tax_rates:write.
          */
         post: operations["createTaxRate"];
         delete?: never;
@@ -483,8 +569,16 @@ export interface paths {
     "/tax_rates/{id}": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         /**
@@ -505,9 +599,7 @@ export interface paths {
         head?: never;
         /**
          * Update a tax rate
-         * @description The record travels under the key "tax_rate": a missing key gives 422 validation.failed with errors.tax_rate = ["is missing"], a non-object value ["must be an object"]. If-Match is compared and the row written in one atomic statement.
-         *
-         *     Scope: tax_rates:write.
+         * @description Scope: tax_rates:write.
          */
         patch: operations["updateTaxRate"];
         trace?: never;
@@ -515,13 +607,18 @@ export interface paths {
     "/systems": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
         /**
          * List systems
-         * @description Keyset-paginated list of systems: {data, has_more, next_cursor}; while has_more is true, next_cursor is the next page's cursor and the Link header its URL. Unknown parameters, fields or operators: 400 filter.invalid.
+         * @description Keyset-paginated list of systems.
          *
          *     Scope: systems:read (or systems:write).
          */
@@ -529,9 +626,7 @@ export interface paths {
         put?: never;
         /**
          * Create a system
-         * @description The record travels under the key "system": a missing key gives 422 validation.failed with errors.system = ["is missing"], a non-object value ["must be an object"]. Answers 201 with Location and ETag.
-         *
-         *     Scope: systems:write.
+         * @description Scope: systems:write.
          */
         post: operations["createSystem"];
         delete?: never;
@@ -543,8 +638,16 @@ export interface paths {
     "/systems/{id}": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         /**
@@ -565,9 +668,7 @@ export interface paths {
         head?: never;
         /**
          * Update a system
-         * @description The record travels under the key "system": a missing key gives 422 validation.failed with errors.system = ["is missing"], a non-object value ["must be an object"]. If-Match is compared and the row written in one atomic statement.
-         *
-         *     Scope: systems:write.
+         * @description Scope: systems:write.
          */
         patch: operations["updateSystem"];
         trace?: never;
@@ -575,13 +676,18 @@ export interface paths {
     "/jobs": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
         /**
          * List jobs
-         * @description Keyset-paginated list of jobs: {data, has_more, next_cursor}; while has_more is true, next_cursor is the next page's cursor and the Link header its URL. Unknown parameters, fields or operators: 400 filter.invalid.
+         * @description Keyset-paginated list of jobs.
          *
          *     Scope: jobs:read (or jobs:write).
          */
@@ -589,9 +695,7 @@ export interface paths {
         put?: never;
         /**
          * Create a job
-         * @description The record travels under the key "job": a missing key gives 422 validation.failed with errors.job = ["is missing"], a non-object value ["must be an object"]. Answers 201 with Location and ETag.
-         *
-         *     Scope: jobs:write.
+         * @description Scope: jobs:write.
          */
         post: operations["createJob"];
         delete?: never;
@@ -603,8 +707,16 @@ export interface paths {
     "/jobs/{id}": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         /**
@@ -625,9 +737,7 @@ export interface paths {
         head?: never;
         /**
          * Update a job
-         * @description The record travels under the key "job": a missing key gives 422 validation.failed with errors.job = ["is missing"], a non-object value ["must be an object"]. If-Match is compared and the row written in one atomic statement.
-         *
-         *     Scope: jobs:write.
+         * @description Scope: jobs:write.
          */
         patch: operations["updateJob"];
         trace?: never;
@@ -635,13 +745,18 @@ export interface paths {
     "/estimates": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
         /**
          * List estimates
-         * @description Keyset-paginated list of estimates: {data, has_more, next_cursor}; while has_more is true, next_cursor is the next page's cursor and the Link header its URL. Unknown parameters, fields or operators: 400 filter.invalid.
+         * @description Keyset-paginated list of estimates.
          *
          *     Scope: estimates:read (or estimates:write).
          */
@@ -649,9 +764,7 @@ export interface paths {
         put?: never;
         /**
          * Create a estimate
-         * @description The record travels under the key "estimate": a missing key gives 422 validation.failed with errors.estimate = ["is missing"], a non-object value ["must be an object"]. Answers 201 with Location and ETag.
-         *
-         *     Scope: estimates:write.
+         * @description Scope: estimates:write.
          */
         post: operations["createEstimate"];
         delete?: never;
@@ -663,8 +776,16 @@ export interface paths {
     "/estimates/{id}": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         /**
@@ -685,9 +806,7 @@ export interface paths {
         head?: never;
         /**
          * Update a estimate
-         * @description The record travels under the key "estimate": a missing key gives 422 validation.failed with errors.estimate = ["is missing"], a non-object value ["must be an object"]. If-Match is compared and the row written in one atomic statement.
-         *
-         *     Scope: estimates:write.
+         * @description Scope: estimates:write.
          */
         patch: operations["updateEstimate"];
         trace?: never;
@@ -695,8 +814,16 @@ export interface paths {
     "/contacts/{id}/linkages": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         /**
@@ -723,8 +850,16 @@ export interface paths {
     "/contacts/{id}/linkages/{linkage_id}": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         get?: never;
@@ -751,8 +886,16 @@ export interface paths {
     "/leads/{id}/convert": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         get?: never;
@@ -773,8 +916,16 @@ export interface paths {
     "/estimates/{id}/convert": {
         parameters: {
             query?: never;
-            header?: never;
-            path?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
             cookie?: never;
         };
         get?: never;
@@ -795,7 +946,12 @@ export interface paths {
     "/system_options": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -817,7 +973,10 @@ export interface paths {
     "/openapi.json": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1090,32 +1249,23 @@ export interface components {
         };
         CustomerList: {
             data: components["schemas"]["Customer"][];
-            /** @description true when another page follows; then next_cursor and the Link header name it. */
-            has_more: boolean;
-            /** @description The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page. */
-            next_cursor: string | null;
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
         };
+        /** @description true when another page follows; then next_cursor and the Link header name it. */
+        HasMore: boolean;
+        /** @description The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page. */
+        NextCursor: string | null;
         /** @description Customer create body (under the key "customer"). Unknown fields are refused. Not accepted: status. */
         CustomerCreate: {
-            /** @description Display name, unique per account (case-insensitive). Required. */
-            organization: string;
-            /** @description Main phone number. */
-            main_phone?: string | null;
-            /** @description Fax number. */
-            fax?: string | null;
-            /** @description Website address. */
-            website?: string | null;
-            /** @description Free-text description of the customer. */
-            description?: string | null;
-            /** @description Partner-defined reference. */
-            reference?: string | null;
-            /**
-             * Format: int64
-             * @description Id of the user of the account who looks after the customer. Must be the id of an user of this account.
-             */
-            assignee_id?: number | null;
-            /** @description Internal rich text, not on customer PDFs. */
-            customer_notes?: string | null;
+            organization: components["schemas"]["Customer"]["organization"];
+            main_phone?: components["schemas"]["Customer"]["main_phone"];
+            fax?: components["schemas"]["Customer"]["fax"];
+            website?: components["schemas"]["Customer"]["website"];
+            description?: components["schemas"]["Customer"]["description"];
+            reference?: components["schemas"]["Customer"]["reference"];
+            assignee_id?: components["schemas"]["Customer"]["assignee_id"];
+            customer_notes?: components["schemas"]["Customer"]["customer_notes"];
             /** @description Percent applied to price book unit prices on new lines for this customer (-10 = 10% off); customer item prices win over it. Exact decimal, -100 to 1000, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
             price_adjustment?: string | number | null;
             /** @description Optional. When omitted the server assigns the next sequential number; when given it is kept and must be unique in the account. Immutable after creation. */
@@ -1129,29 +1279,17 @@ export interface components {
         };
         /** @description A custom field value as written, by definition type: text, select: string (select: one of the options); number: number; date: YYYY-MM-DD; checkbox: boolean; multiselect: array of options. null clears the value. Attachment fields are not set through the body. */
         CustomFieldWriteValue: string | number | boolean | string[] | null;
-        /** @description Customer update body (under the key "customer"); omitted fields are unchanged. Unknown fields are refused. */
+        /** @description Customer update body (under the key "customer"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. */
         CustomerUpdate: {
-            /** @description Display name, unique per account (case-insensitive). */
-            organization?: string;
-            /** @description Main phone number. null clears the value. */
-            main_phone?: string | null;
-            /** @description Fax number. null clears the value. */
-            fax?: string | null;
-            /** @description Website address. null clears the value. */
-            website?: string | null;
-            /** @description Free-text description of the customer. null clears the value. */
-            description?: string | null;
-            /** @description Partner-defined reference. null clears the value. */
-            reference?: string | null;
-            /**
-             * Format: int64
-             * @description Id of the user of the account who looks after the customer. Must be the id of an user of this account. null clears the value.
-             */
-            assignee_id?: number | null;
-            /** @description Internal rich text, not on customer PDFs. null clears the value. */
-            customer_notes?: string | null;
-            /** @description Percent applied to price book unit prices on new lines for this customer (-10 = 10% off); customer item prices win over it. Exact decimal, -100 to 1000, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. null clears the value. */
-            price_adjustment?: string | number | null;
+            organization?: components["schemas"]["Customer"]["organization"];
+            main_phone?: components["schemas"]["Customer"]["main_phone"];
+            fax?: components["schemas"]["Customer"]["fax"];
+            website?: components["schemas"]["Customer"]["website"];
+            description?: components["schemas"]["Customer"]["description"];
+            reference?: components["schemas"]["Customer"]["reference"];
+            assignee_id?: components["schemas"]["Customer"]["assignee_id"];
+            customer_notes?: components["schemas"]["Customer"]["customer_notes"];
+            price_adjustment?: components["schemas"]["CustomerCreate"]["price_adjustment"];
             /** @description Not changeable: the current value is accepted as a no-op, any other value gives 422 number.immutable. */
             number?: string;
             /** @description display_name of a live Customer status (GET /statuses?related_name=Customer), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
@@ -1246,90 +1384,48 @@ export interface components {
         };
         SiteList: {
             data: components["schemas"]["Site"][];
-            /** @description true when another page follows; then next_cursor and the Link header name it. */
-            has_more: boolean;
-            /** @description The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page. */
-            next_cursor: string | null;
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
         };
         /** @description Site create body (under the key "site"). Unknown fields are refused. */
         SiteCreate: {
-            /** @description Display name. Required. */
-            site_name: string;
-            /** @description Street line 1. Required. */
-            street: string;
-            /** @description Street line 2. */
-            street2?: string | null;
-            /** @description City. Required. */
-            city: string;
-            /** @description State or province. Required. */
-            state: string;
-            /** @description ZIP or postal code. */
-            zip_code?: string | null;
-            /** @description Free-text description of the site. */
-            description?: string | null;
-            /** @description Degrees, -90 to 90; stored as given (no geocoding): null unless supplied. */
-            latitude?: number | null;
-            /** @description Degrees, -180 to 180; stored as given (no geocoding): null unless supplied. */
-            longitude?: number | null;
-            /** @description Standing instructions for jobs at the site. */
-            recurring_instructions?: string | null;
+            site_name: components["schemas"]["Site"]["site_name"];
+            street: components["schemas"]["Site"]["street"];
+            street2?: components["schemas"]["Site"]["street2"];
+            city: components["schemas"]["Site"]["city"];
+            state: components["schemas"]["Site"]["state"];
+            zip_code?: components["schemas"]["Site"]["zip_code"];
+            description?: components["schemas"]["Site"]["description"];
+            latitude?: components["schemas"]["Site"]["latitude"];
+            longitude?: components["schemas"]["Site"]["longitude"];
+            recurring_instructions?: components["schemas"]["Site"]["recurring_instructions"];
             /**
              * Format: int32
              * @description Display order among the parent's sites (ties by age). Default: the end of the list (the largest live position + 1, at most 1000000).
              */
             position?: number;
-            /**
-             * Format: uuid
-             * @description The entry of the system options catalog for the site. Must be the id of a system option.
-             */
-            system_option_id?: string | null;
-            /**
-             * Format: uuid
-             * @description The id of the parent customer or lead. Required.
-             */
-            siteable_id: string;
-            /**
-             * @description The type of the parent: Customer or Lead. Required.
-             * @enum {string}
-             */
-            siteable_type: "Customer" | "Lead";
+            system_option_id?: components["schemas"]["Site"]["system_option_id"];
+            siteable_id: components["schemas"]["Site"]["siteable_id"];
+            siteable_type: components["schemas"]["Site"]["siteable_type"];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
-        /** @description Site update body (under the key "site"); omitted fields are unchanged. Unknown fields are refused. Not changeable (current value only): siteable_id, siteable_type. */
+        /** @description Site update body (under the key "site"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. Not changeable (current value only): siteable_id, siteable_type. */
         SiteUpdate: {
-            /** @description Display name. */
-            site_name?: string;
-            /** @description Street line 1. */
-            street?: string;
-            /** @description Street line 2. null clears the value. */
-            street2?: string | null;
-            /** @description City. */
-            city?: string;
-            /** @description State or province. */
-            state?: string;
-            /** @description ZIP or postal code. null clears the value. */
-            zip_code?: string | null;
-            /** @description Free-text description of the site. null clears the value. */
-            description?: string | null;
-            /** @description Degrees, -90 to 90; stored as given (no geocoding): null unless supplied. null clears the value. */
-            latitude?: number | null;
-            /** @description Degrees, -180 to 180; stored as given (no geocoding): null unless supplied. null clears the value. */
-            longitude?: number | null;
-            /** @description Standing instructions for jobs at the site. null clears the value. */
-            recurring_instructions?: string | null;
-            /**
-             * Format: int32
-             * @description Display order among the parent's sites (ties by age). Default: the end of the list (the largest live position + 1, at most 1000000).
-             */
-            position?: number;
-            /**
-             * Format: uuid
-             * @description The entry of the system options catalog for the site. Must be the id of a system option. null clears the value.
-             */
-            system_option_id?: string | null;
+            site_name?: components["schemas"]["Site"]["site_name"];
+            street?: components["schemas"]["Site"]["street"];
+            street2?: components["schemas"]["Site"]["street2"];
+            city?: components["schemas"]["Site"]["city"];
+            state?: components["schemas"]["Site"]["state"];
+            zip_code?: components["schemas"]["Site"]["zip_code"];
+            description?: components["schemas"]["Site"]["description"];
+            latitude?: components["schemas"]["Site"]["latitude"];
+            longitude?: components["schemas"]["Site"]["longitude"];
+            recurring_instructions?: components["schemas"]["Site"]["recurring_instructions"];
+            position?: components["schemas"]["SiteCreate"]["position"];
+            system_option_id?: components["schemas"]["Site"]["system_option_id"];
             /**
              * Format: uuid
              * @description The id of the parent customer or lead. Cannot be changed: accepted only with the current value (a no-op); any other value gives 422 validation.failed ("cannot be changed").
@@ -1424,30 +1520,18 @@ export interface components {
         };
         ContactList: {
             data: components["schemas"]["Contact"][];
-            /** @description true when another page follows; then next_cursor and the Link header name it. */
-            has_more: boolean;
-            /** @description The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page. */
-            next_cursor: string | null;
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
         };
         /** @description Contact create body (under the key "contact"). Unknown fields are refused. */
         ContactCreate: {
-            /** @description First name. */
-            first_name?: string | null;
-            /** @description Last name. */
-            last_name?: string | null;
-            /**
-             * Format: email
-             * @description Email address.
-             */
-            email?: string | null;
-            /** @description Office phone. */
-            phone?: string | null;
-            /** @description Mobile phone. */
-            mobile?: string | null;
-            /** @description Job title. */
-            title?: string | null;
-            /** @description Preferred channel hint. */
-            contact_method?: string | null;
+            first_name?: components["schemas"]["Contact"]["first_name"];
+            last_name?: components["schemas"]["Contact"]["last_name"];
+            email?: components["schemas"]["Contact"]["email"];
+            phone?: components["schemas"]["Contact"]["phone"];
+            mobile?: components["schemas"]["Contact"]["mobile"];
+            title?: components["schemas"]["Contact"]["title"];
+            contact_method?: components["schemas"]["Contact"]["contact_method"];
             /**
              * Format: uuid
              * @description Id of the record to link the new contact to (with linkable_type). Write-only: consumed when written, not stored as sent; the record's linkable_id is read-only (The main linkage: where the contact is primary, otherwise its oldest).
@@ -1467,35 +1551,23 @@ export interface components {
         };
         /** @description A new phone number. Unknown fields are refused. Not accepted: id. */
         ContactPhoneNumberCreate: {
-            /** @description The phone number. Required. */
-            number: string;
+            number: components["schemas"]["ContactPhoneNumber"]["number"];
             /**
              * @description Kind of number: mobile, office, home, fax, other. Default mobile.
              * @enum {string}
              */
             kind?: "mobile" | "office" | "home" | "fax" | "other";
-            /** @description Extension. */
-            extension?: string | null;
+            extension?: components["schemas"]["ContactPhoneNumber"]["extension"];
         };
-        /** @description Contact update body (under the key "contact"); omitted fields are unchanged. Unknown fields are refused. Not accepted: linkable_id, linkable_type. */
+        /** @description Contact update body (under the key "contact"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. Not accepted: linkable_id, linkable_type. */
         ContactUpdate: {
-            /** @description First name. null clears the value. */
-            first_name?: string | null;
-            /** @description Last name. null clears the value. */
-            last_name?: string | null;
-            /**
-             * Format: email
-             * @description Email address. null clears the value.
-             */
-            email?: string | null;
-            /** @description Office phone. null clears the value. */
-            phone?: string | null;
-            /** @description Mobile phone. null clears the value. */
-            mobile?: string | null;
-            /** @description Job title. null clears the value. */
-            title?: string | null;
-            /** @description Preferred channel hint. null clears the value. */
-            contact_method?: string | null;
+            first_name?: components["schemas"]["Contact"]["first_name"];
+            last_name?: components["schemas"]["Contact"]["last_name"];
+            email?: components["schemas"]["Contact"]["email"];
+            phone?: components["schemas"]["Contact"]["phone"];
+            mobile?: components["schemas"]["Contact"]["mobile"];
+            title?: components["schemas"]["Contact"]["title"];
+            contact_method?: components["schemas"]["Contact"]["contact_method"];
             /** @description Merged into the stored values: ids absent from the payload are kept, an id set to null is cleared. Keys are custom field definition ids (GET /custom_field_definitions?related_name=Contact). */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -1510,15 +1582,9 @@ export interface components {
              * @description Id of an existing phone number of this Contact; any other id gives 422 validation.failed.
              */
             id: string;
-            /** @description The phone number. */
-            number?: string;
-            /**
-             * @description Kind of number: mobile, office, home, fax, other. Default mobile.
-             * @enum {string}
-             */
-            kind?: "mobile" | "office" | "home" | "fax" | "other";
-            /** @description Extension. null clears the value. */
-            extension?: string | null;
+            number?: components["schemas"]["ContactPhoneNumber"]["number"];
+            kind?: components["schemas"]["ContactPhoneNumberCreate"]["kind"];
+            extension?: components["schemas"]["ContactPhoneNumber"]["extension"];
         } | components["schemas"]["ContactPhoneNumberCreate"];
         ContactCreateRequest: {
             contact: components["schemas"]["ContactCreate"];
@@ -1591,35 +1657,20 @@ export interface components {
         };
         LeadList: {
             data: components["schemas"]["Lead"][];
-            /** @description true when another page follows; then next_cursor and the Link header name it. */
-            has_more: boolean;
-            /** @description The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page. */
-            next_cursor: string | null;
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
         };
         /** @description Lead create body (under the key "lead"). Unknown fields are refused. Not accepted: status. */
         LeadCreate: {
             /** @description Company name. The lead needs organization, first_name or last_name. */
             organization?: string | null;
-            /** @description First name of the person. */
-            first_name?: string | null;
-            /** @description Last name of the person. */
-            last_name?: string | null;
-            /**
-             * Format: email
-             * @description Email address.
-             */
-            email?: string | null;
-            /** @description Phone number. */
-            phone?: string | null;
-            /** @description Where the lead came from (web form, referral ...). */
-            source?: string | null;
-            /** @description Free-text description of the lead. */
-            description?: string | null;
-            /**
-             * Format: int64
-             * @description Id of the user of the account who follows up the lead. Must be the id of an user of this account.
-             */
-            assignee_id?: number | null;
+            first_name?: components["schemas"]["Lead"]["first_name"];
+            last_name?: components["schemas"]["Lead"]["last_name"];
+            email?: components["schemas"]["Lead"]["email"];
+            phone?: components["schemas"]["Lead"]["phone"];
+            source?: components["schemas"]["Lead"]["source"];
+            description?: components["schemas"]["Lead"]["description"];
+            assignee_id?: components["schemas"]["Lead"]["assignee_id"];
             /** @description Optional. When omitted the server assigns the next sequential number; when given it is kept and must be unique in the account. Immutable after creation. */
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Lead; an unknown label gives 422 validation.failed. */
@@ -1629,30 +1680,16 @@ export interface components {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
-        /** @description Lead update body (under the key "lead"); omitted fields are unchanged. Unknown fields are refused. */
+        /** @description Lead update body (under the key "lead"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. */
         LeadUpdate: {
-            /** @description Company name. The lead needs organization, first_name or last_name. null clears the value. */
-            organization?: string | null;
-            /** @description First name of the person. null clears the value. */
-            first_name?: string | null;
-            /** @description Last name of the person. null clears the value. */
-            last_name?: string | null;
-            /**
-             * Format: email
-             * @description Email address. null clears the value.
-             */
-            email?: string | null;
-            /** @description Phone number. null clears the value. */
-            phone?: string | null;
-            /** @description Where the lead came from (web form, referral ...). null clears the value. */
-            source?: string | null;
-            /** @description Free-text description of the lead. null clears the value. */
-            description?: string | null;
-            /**
-             * Format: int64
-             * @description Id of the user of the account who follows up the lead. Must be the id of an user of this account. null clears the value.
-             */
-            assignee_id?: number | null;
+            organization?: components["schemas"]["LeadCreate"]["organization"];
+            first_name?: components["schemas"]["Lead"]["first_name"];
+            last_name?: components["schemas"]["Lead"]["last_name"];
+            email?: components["schemas"]["Lead"]["email"];
+            phone?: components["schemas"]["Lead"]["phone"];
+            source?: components["schemas"]["Lead"]["source"];
+            description?: components["schemas"]["Lead"]["description"];
+            assignee_id?: components["schemas"]["Lead"]["assignee_id"];
             /** @description Not changeable: the current value is accepted as a no-op, any other value gives 422 number.immutable. */
             number?: string;
             /** @description display_name of a live Lead status (GET /statuses?related_name=Lead), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
@@ -1724,25 +1761,16 @@ export interface components {
         };
         ItemList: {
             data: components["schemas"]["Item"][];
-            /** @description true when another page follows; then next_cursor and the Link header name it. */
-            has_more: boolean;
-            /** @description The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page. */
-            next_cursor: string | null;
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
         };
         /** @description Item create body (under the key "item"). Unknown fields are refused. */
         ItemCreate: {
-            /** @description Name of the item. Required. */
-            name: string;
-            /** @description Stock keeping unit code. */
-            sku?: string | null;
-            /** @description Free-text description of the item. */
-            description?: string | null;
-            /**
-             * @description Kind of item: material, labor or service. Required.
-             * @enum {string}
-             */
-            item_type: "material" | "labor" | "service";
-            /** @description Price book unit price. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. Required. */
+            name: components["schemas"]["Item"]["name"];
+            sku?: components["schemas"]["Item"]["sku"];
+            description?: components["schemas"]["Item"]["description"];
+            item_type: components["schemas"]["Item"]["item_type"];
+            /** @description Price book unit price. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
             unit_price: string | number;
             /** @description Unit cost. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
             cost?: string | number | null;
@@ -1757,25 +1785,15 @@ export interface components {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
-        /** @description Item update body (under the key "item"); omitted fields are unchanged. Unknown fields are refused. */
+        /** @description Item update body (under the key "item"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. */
         ItemUpdate: {
-            /** @description Name of the item. */
-            name?: string;
-            /** @description Stock keeping unit code. null clears the value. */
-            sku?: string | null;
-            /** @description Free-text description of the item. null clears the value. */
-            description?: string | null;
-            /**
-             * @description Kind of item: material, labor or service.
-             * @enum {string}
-             */
-            item_type?: "material" | "labor" | "service";
-            /** @description Price book unit price. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
-            unit_price?: string | number;
-            /** @description Unit cost. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. null clears the value. */
-            cost?: string | number | null;
-            /** @description Whether new lines of the item are taxed. Default true. */
-            taxable?: boolean;
+            name?: components["schemas"]["Item"]["name"];
+            sku?: components["schemas"]["Item"]["sku"];
+            description?: components["schemas"]["Item"]["description"];
+            item_type?: components["schemas"]["Item"]["item_type"];
+            unit_price?: components["schemas"]["ItemCreate"]["unit_price"];
+            cost?: components["schemas"]["ItemCreate"]["cost"];
+            taxable?: components["schemas"]["ItemCreate"]["taxable"];
             /** @description Not changeable: the current value is accepted as a no-op, any other value gives 422 number.immutable. */
             number?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Item. */
@@ -1829,27 +1847,17 @@ export interface components {
         };
         CustomerItemPriceList: {
             data: components["schemas"]["CustomerItemPrice"][];
-            /** @description true when another page follows; then next_cursor and the Link header name it. */
-            has_more: boolean;
-            /** @description The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page. */
-            next_cursor: string | null;
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
         };
         /** @description CustomerItemPrice create body (under the key "customer_item_price"). Unknown fields are refused. */
         CustomerItemPriceCreate: {
-            /**
-             * Format: uuid
-             * @description The customer the price is for. Must be the id of a Customer. Required.
-             */
-            customer_id: string;
-            /**
-             * Format: uuid
-             * @description The item the price is for; one price per customer and item. Must be the id of an Item. Required.
-             */
-            item_id: string;
-            /** @description The customer's unit price of the item. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. Required. */
+            customer_id: components["schemas"]["CustomerItemPrice"]["customer_id"];
+            item_id: components["schemas"]["CustomerItemPrice"]["item_id"];
+            /** @description The customer's unit price of the item. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
             unit_price: string | number;
         };
-        /** @description CustomerItemPrice update body (under the key "customer_item_price"); omitted fields are unchanged. Unknown fields are refused. Not changeable (current value only): customer_id, item_id. */
+        /** @description CustomerItemPrice update body (under the key "customer_item_price"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. Not changeable (current value only): customer_id, item_id. */
         CustomerItemPriceUpdate: {
             /**
              * Format: uuid
@@ -1861,8 +1869,7 @@ export interface components {
              * @description The item the price is for; one price per customer and item. Must be the id of an Item. Cannot be changed: accepted only with the current value (a no-op); any other value gives 422 validation.failed ("cannot be changed").
              */
             item_id?: string;
-            /** @description The customer's unit price of the item. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
-            unit_price?: string | number;
+            unit_price?: components["schemas"]["CustomerItemPriceCreate"]["unit_price"];
         };
         CustomerItemPriceCreateRequest: {
             customer_item_price: components["schemas"]["CustomerItemPriceCreate"];
@@ -1902,28 +1909,22 @@ export interface components {
         };
         TaxRateList: {
             data: components["schemas"]["TaxRate"][];
-            /** @description true when another page follows; then next_cursor and the Link header name it. */
-            has_more: boolean;
-            /** @description The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page. */
-            next_cursor: string | null;
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
         };
         /** @description TaxRate create body (under the key "tax_rate"). Unknown fields are refused. */
         TaxRateCreate: {
-            /** @description Name of the tax rate. Required. */
-            name: string;
-            /** @description Percent, 0 to 100. Exact decimal, 0 to 100, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. Required. */
+            name: components["schemas"]["TaxRate"]["name"];
+            /** @description Percent, 0 to 100. Exact decimal, 0 to 100, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
             rate: string | number;
             /** @description Whether the rate can be put on lines: an inactive rate cannot be put on new lines. Default true. */
             active?: boolean;
         };
-        /** @description TaxRate update body (under the key "tax_rate"); omitted fields are unchanged. Unknown fields are refused. */
+        /** @description TaxRate update body (under the key "tax_rate"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. */
         TaxRateUpdate: {
-            /** @description Name of the tax rate. */
-            name?: string;
-            /** @description Percent, 0 to 100. Exact decimal, 0 to 100, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
-            rate?: string | number;
-            /** @description Whether the rate can be put on lines: an inactive rate cannot be put on new lines. Default true. */
-            active?: boolean;
+            name?: components["schemas"]["TaxRate"]["name"];
+            rate?: components["schemas"]["TaxRateCreate"]["rate"];
+            active?: components["schemas"]["TaxRateCreate"]["active"];
         };
         TaxRateCreateRequest: {
             tax_rate: components["schemas"]["TaxRateCreate"];
@@ -1983,38 +1984,19 @@ export interface components {
         };
         SystemList: {
             data: components["schemas"]["System"][];
-            /** @description true when another page follows; then next_cursor and the Link header name it. */
-            has_more: boolean;
-            /** @description The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page. */
-            next_cursor: string | null;
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
         };
         /** @description System create body (under the key "system"). Unknown fields are refused. */
         SystemCreate: {
-            /**
-             * Format: uuid
-             * @description The site where the system is installed. Must be the id of a Site. Required.
-             */
-            site_id: string;
-            /** @description Kind of equipment, e.g. HVAC. Required. */
-            system_type: string;
-            /** @description Name of the system. Required. */
-            name: string;
-            /** @description Manufacturer. */
-            manufacturer?: string | null;
-            /** @description Model. */
-            model?: string | null;
-            /** @description Serial number. */
-            serial_number?: string | null;
-            /**
-             * Format: date
-             * @description When the system was installed. Calendar date YYYY-MM-DD.
-             */
-            install_date?: string | null;
-            /**
-             * Format: uuid
-             * @description The entry of the system options catalog for the system. Must be the id of a system option.
-             */
-            system_option_id?: string | null;
+            site_id: components["schemas"]["System"]["site_id"];
+            system_type: components["schemas"]["System"]["system_type"];
+            name: components["schemas"]["System"]["name"];
+            manufacturer?: components["schemas"]["System"]["manufacturer"];
+            model?: components["schemas"]["System"]["model"];
+            serial_number?: components["schemas"]["System"]["serial_number"];
+            install_date?: components["schemas"]["System"]["install_date"];
+            system_option_id?: components["schemas"]["System"]["system_option_id"];
             /** @description Confirms a duplicate type: true creates the system, or changes its system_type, even when a system of that type exists on the site. Never served. Write-only: consumed when written, never stored or served. */
             confirmed?: boolean | null;
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given. */
@@ -2022,35 +2004,21 @@ export interface components {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
-        /** @description System update body (under the key "system"); omitted fields are unchanged. Unknown fields are refused. Not changeable (current value only): site_id. */
+        /** @description System update body (under the key "system"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. Not changeable (current value only): site_id. */
         SystemUpdate: {
             /**
              * Format: uuid
              * @description The site where the system is installed. Must be the id of a Site. Cannot be changed: accepted only with the current value (a no-op); any other value gives 422 validation.failed ("cannot be changed").
              */
             site_id?: string;
-            /** @description Kind of equipment, e.g. HVAC. */
-            system_type?: string;
-            /** @description Name of the system. */
-            name?: string;
-            /** @description Manufacturer. null clears the value. */
-            manufacturer?: string | null;
-            /** @description Model. null clears the value. */
-            model?: string | null;
-            /** @description Serial number. null clears the value. */
-            serial_number?: string | null;
-            /**
-             * Format: date
-             * @description When the system was installed. Calendar date YYYY-MM-DD. null clears the value.
-             */
-            install_date?: string | null;
-            /**
-             * Format: uuid
-             * @description The entry of the system options catalog for the system. Must be the id of a system option. null clears the value.
-             */
-            system_option_id?: string | null;
-            /** @description Confirms a duplicate type: true creates the system, or changes its system_type, even when a system of that type exists on the site. Never served. Write-only: consumed when written, never stored or served. null clears the value. */
-            confirmed?: boolean | null;
+            system_type?: components["schemas"]["System"]["system_type"];
+            name?: components["schemas"]["System"]["name"];
+            manufacturer?: components["schemas"]["System"]["manufacturer"];
+            model?: components["schemas"]["System"]["model"];
+            serial_number?: components["schemas"]["System"]["serial_number"];
+            install_date?: components["schemas"]["System"]["install_date"];
+            system_option_id?: components["schemas"]["System"]["system_option_id"];
+            confirmed?: components["schemas"]["SystemCreate"]["confirmed"];
             /** @description Merged into the stored values: ids absent from the payload are kept, an id set to null is cleared. Keys are custom field definition ids (GET /custom_field_definitions?related_name=System). */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -2232,10 +2200,8 @@ export interface components {
         };
         JobList: {
             data: components["schemas"]["Job"][];
-            /** @description true when another page follows; then next_cursor and the Link header name it. */
-            has_more: boolean;
-            /** @description The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page. */
-            next_cursor: string | null;
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
         };
         /** @description Job create body (under the key "job"). Unknown fields are refused. Not accepted: status. */
         JobCreate: {
@@ -2249,40 +2215,21 @@ export interface components {
              * @description The site where the work is done. Required unless the AddressRequired module is No; taken from system_id when omitted; must belong to customer_id. Must be the id of a Site.
              */
             site_id?: string | null;
-            /**
-             * Format: uuid
-             * @description The on-site contact. Must be the id of a Contact.
-             */
-            contact_id?: string | null;
+            contact_id?: components["schemas"]["Job"]["contact_id"];
             /**
              * Format: uuid
              * @description The system (equipment) the work is on. Required when the System module is on; must belong to the site. Must be the id of a System.
              */
             system_id?: string | null;
-            /** @description Short title of the job. */
-            title?: string | null;
-            /** @description Scope of work: what is to be done. */
-            scope_of_work?: string | null;
-            /** @description Description of the work; internal. */
-            work_description?: string | null;
-            /** @description Notes about the customer for this job; internal. */
-            customer_notes?: string | null;
-            /** @description Partner-defined reference. */
-            reference?: string | null;
-            /** @description Kind of job (free text, e.g. Repair). */
-            job_type?: string | null;
-            /** @description Priority (free text, e.g. High). */
-            priority?: string | null;
-            /**
-             * Format: date
-             * @description When the job is due. Calendar date YYYY-MM-DD.
-             */
-            due_date?: string | null;
-            /**
-             * Format: date-time
-             * @description When the visit is scheduled to start (dispatch). ISO 8601 timestamp.
-             */
-            scheduled_start?: string | null;
+            title?: components["schemas"]["Job"]["title"];
+            scope_of_work?: components["schemas"]["Job"]["scope_of_work"];
+            work_description?: components["schemas"]["Job"]["work_description"];
+            customer_notes?: components["schemas"]["Job"]["customer_notes"];
+            reference?: components["schemas"]["Job"]["reference"];
+            job_type?: components["schemas"]["Job"]["job_type"];
+            priority?: components["schemas"]["Job"]["priority"];
+            due_date?: components["schemas"]["Job"]["due_date"];
+            scheduled_start?: components["schemas"]["Job"]["scheduled_start"];
             /**
              * Format: date-time
              * @description When the visit is scheduled to end (dispatch). Not before scheduled_start. ISO 8601 timestamp.
@@ -2303,14 +2250,10 @@ export interface components {
         };
         /** @description A new lineitem. The server computes applied_tax_rate, discount_amount, tax_amount, line_total, tax_applied: they are served, never accepted. Unknown fields are refused. Not accepted: id. */
         LineitemCreate: {
-            /**
-             * Format: uuid
-             * @description The price book item of the line. Must be the id of an Item.
-             */
-            item_id?: string | null;
+            item_id?: components["schemas"]["Lineitem"]["item_id"];
             /** @description Text of the line. Default on a new line: the item's name. */
             description?: string | null;
-            /** @description Quantity of units. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. Required. */
+            /** @description Quantity of units. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
             quantity: string | number;
             /** @description Price of one unit. Omitted on a new line, or when item_id changes: the customer's price of the item, else the item's price adjusted by the customer's price adjustment. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
             unit_price?: string | number;
@@ -2330,61 +2273,26 @@ export interface components {
         JobAssignmentCreate: {
             /**
              * Format: int64
-             * @description Id of the assigned user (a user of the account). Each user once per job; the user must be active unless already assigned to the job. Required.
+             * @description Id of the assigned user (a user of the account). Each user once per job; the user must be active unless already assigned to the job.
              */
             user_id: number;
         };
-        /** @description Job update body (under the key "job"); omitted fields are unchanged. Unknown fields are refused. */
+        /** @description Job update body (under the key "job"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. */
         JobUpdate: {
-            /**
-             * Format: uuid
-             * @description The customer the job is for. Default: the site's customer. Must be the id of a Customer. null clears the value.
-             */
-            customer_id?: string | null;
-            /**
-             * Format: uuid
-             * @description The site where the work is done. Required unless the AddressRequired module is No; taken from system_id when omitted; must belong to customer_id. Must be the id of a Site. null clears the value.
-             */
-            site_id?: string | null;
-            /**
-             * Format: uuid
-             * @description The on-site contact. Must be the id of a Contact. null clears the value.
-             */
-            contact_id?: string | null;
-            /**
-             * Format: uuid
-             * @description The system (equipment) the work is on. Required when the System module is on; must belong to the site. Must be the id of a System. null clears the value.
-             */
-            system_id?: string | null;
-            /** @description Short title of the job. null clears the value. */
-            title?: string | null;
-            /** @description Scope of work: what is to be done. null clears the value. */
-            scope_of_work?: string | null;
-            /** @description Description of the work; internal. null clears the value. */
-            work_description?: string | null;
-            /** @description Notes about the customer for this job; internal. null clears the value. */
-            customer_notes?: string | null;
-            /** @description Partner-defined reference. null clears the value. */
-            reference?: string | null;
-            /** @description Kind of job (free text, e.g. Repair). null clears the value. */
-            job_type?: string | null;
-            /** @description Priority (free text, e.g. High). null clears the value. */
-            priority?: string | null;
-            /**
-             * Format: date
-             * @description When the job is due. Calendar date YYYY-MM-DD. null clears the value.
-             */
-            due_date?: string | null;
-            /**
-             * Format: date-time
-             * @description When the visit is scheduled to start (dispatch). ISO 8601 timestamp. null clears the value.
-             */
-            scheduled_start?: string | null;
-            /**
-             * Format: date-time
-             * @description When the visit is scheduled to end (dispatch). Not before scheduled_start. ISO 8601 timestamp. null clears the value.
-             */
-            scheduled_end?: string | null;
+            customer_id?: components["schemas"]["JobCreate"]["customer_id"];
+            site_id?: components["schemas"]["JobCreate"]["site_id"];
+            contact_id?: components["schemas"]["Job"]["contact_id"];
+            system_id?: components["schemas"]["JobCreate"]["system_id"];
+            title?: components["schemas"]["Job"]["title"];
+            scope_of_work?: components["schemas"]["Job"]["scope_of_work"];
+            work_description?: components["schemas"]["Job"]["work_description"];
+            customer_notes?: components["schemas"]["Job"]["customer_notes"];
+            reference?: components["schemas"]["Job"]["reference"];
+            job_type?: components["schemas"]["Job"]["job_type"];
+            priority?: components["schemas"]["Job"]["priority"];
+            due_date?: components["schemas"]["Job"]["due_date"];
+            scheduled_start?: components["schemas"]["Job"]["scheduled_start"];
+            scheduled_end?: components["schemas"]["JobCreate"]["scheduled_end"];
             /** @description Not changeable: the current value is accepted as a no-op, any other value gives 422 number.immutable. */
             number?: string;
             /** @description display_name of a live Job status (GET /statuses?related_name=Job), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
@@ -2407,28 +2315,14 @@ export interface components {
              * @description Id of an existing lineitem of this Job or Estimate; any other id gives 422 validation.failed.
              */
             id: string;
-            /**
-             * Format: uuid
-             * @description The price book item of the line. Must be the id of an Item. null clears the value.
-             */
-            item_id?: string | null;
-            /** @description Text of the line. Default on a new line: the item's name. null clears the value. */
-            description?: string | null;
-            /** @description Quantity of units. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
-            quantity?: string | number;
-            /** @description Price of one unit. Omitted on a new line, or when item_id changes: the customer's price of the item, else the item's price adjusted by the customer's price adjustment. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
-            unit_price?: string | number;
-            /** @description Discount in percent, 0 to 100. Default 0. Exact decimal, 0 to 100, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
-            discount?: string | number;
-            /**
-             * Format: uuid
-             * @description The tax rate of the line. Must be an active tax rate when it is set. Default on a new line: the parent's tax rate (tax_rate_id of the estimate). Must be the id of a TaxRate. null clears the value.
-             */
-            tax_rate_id?: string | null;
-            /** @description Whether the line is taxed. Default on a new line: the item's taxable, else true. */
-            taxable?: boolean;
-            /** @description Whether the line is shown to the customer (labor visibility). Default true on a new line. */
-            labor_visible?: boolean;
+            item_id?: components["schemas"]["Lineitem"]["item_id"];
+            description?: components["schemas"]["LineitemCreate"]["description"];
+            quantity?: components["schemas"]["LineitemCreate"]["quantity"];
+            unit_price?: components["schemas"]["LineitemCreate"]["unit_price"];
+            discount?: components["schemas"]["LineitemCreate"]["discount"];
+            tax_rate_id?: components["schemas"]["LineitemCreate"]["tax_rate_id"];
+            taxable?: components["schemas"]["LineitemCreate"]["taxable"];
+            labor_visible?: components["schemas"]["LineitemCreate"]["labor_visible"];
         } | components["schemas"]["LineitemCreate"];
         /** @description An entry of the job assignment snapshot: with id it updates that entry, without id it creates one. */
         JobAssignmentUpdate: {
@@ -2437,11 +2331,7 @@ export interface components {
              * @description Id of an existing job assignment of this Job; any other id gives 422 validation.failed.
              */
             id: string;
-            /**
-             * Format: int64
-             * @description Id of the assigned user (a user of the account). Each user once per job; the user must be active unless already assigned to the job.
-             */
-            user_id?: number;
+            user_id?: components["schemas"]["JobAssignmentCreate"]["user_id"];
         } | components["schemas"]["JobAssignmentCreate"];
         JobCreateRequest: {
             job: components["schemas"]["JobCreate"];
@@ -2546,55 +2436,31 @@ export interface components {
         };
         EstimateList: {
             data: components["schemas"]["Estimate"][];
-            /** @description true when another page follows; then next_cursor and the Link header name it. */
-            has_more: boolean;
-            /** @description The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page. */
-            next_cursor: string | null;
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
         };
         /** @description Estimate create body (under the key "estimate"). Unknown fields are refused. Not accepted: status. */
         EstimateCreate: {
-            /**
-             * Format: uuid
-             * @description The customer the estimate is for. Must be the id of a Customer.
-             */
-            customer_id?: string | null;
+            customer_id?: components["schemas"]["Estimate"]["customer_id"];
             /**
              * Format: uuid
              * @description The service address. Required unless the AddressRequired module is No; must belong to customer_id. Must be the id of a Site.
              */
             site_id?: string | null;
-            /**
-             * Format: uuid
-             * @description The contact for the estimate. Must be the id of a Contact.
-             */
-            contact_id?: string | null;
+            contact_id?: components["schemas"]["Estimate"]["contact_id"];
             /**
              * Format: uuid
              * @description The system (equipment) the estimate is for. Required when the System module is on and site_id is set; must belong to the site. Must be the id of a System.
              */
             system_id?: string | null;
-            /** @description Short title of the estimate. */
-            title?: string | null;
-            /** @description Free-text description of the estimate. */
-            description?: string | null;
-            /** @description Scope of work: what is to be done. */
-            scope_of_work?: string | null;
-            /**
-             * Format: date
-             * @description Issue date. Calendar date YYYY-MM-DD.
-             */
-            estimate_date?: string | null;
-            /**
-             * Format: date
-             * @description The last day the estimate is valid. Calendar date YYYY-MM-DD.
-             */
-            expiration_date?: string | null;
-            /** @description Kind of job the estimate is for (free text). */
-            job_type?: string | null;
-            /** @description Partner-defined reference. */
-            reference?: string | null;
-            /** @description Customer-facing, shown on the estimate PDF. */
-            customer_notes?: string | null;
+            title?: components["schemas"]["Estimate"]["title"];
+            description?: components["schemas"]["Estimate"]["description"];
+            scope_of_work?: components["schemas"]["Estimate"]["scope_of_work"];
+            estimate_date?: components["schemas"]["Estimate"]["estimate_date"];
+            expiration_date?: components["schemas"]["Estimate"]["expiration_date"];
+            job_type?: components["schemas"]["Estimate"]["job_type"];
+            reference?: components["schemas"]["Estimate"]["reference"];
+            customer_notes?: components["schemas"]["Estimate"]["customer_notes"];
             /**
              * Format: uuid
              * @description The default tax rate of new lines. Must be an active tax rate when it is set. Must be the id of a TaxRate.
@@ -2611,55 +2477,21 @@ export interface components {
             /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
             lineitems?: components["schemas"]["LineitemCreate"][];
         };
-        /** @description Estimate update body (under the key "estimate"); omitted fields are unchanged. Unknown fields are refused. */
+        /** @description Estimate update body (under the key "estimate"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. */
         EstimateUpdate: {
-            /**
-             * Format: uuid
-             * @description The customer the estimate is for. Must be the id of a Customer. null clears the value.
-             */
-            customer_id?: string | null;
-            /**
-             * Format: uuid
-             * @description The service address. Required unless the AddressRequired module is No; must belong to customer_id. Must be the id of a Site. null clears the value.
-             */
-            site_id?: string | null;
-            /**
-             * Format: uuid
-             * @description The contact for the estimate. Must be the id of a Contact. null clears the value.
-             */
-            contact_id?: string | null;
-            /**
-             * Format: uuid
-             * @description The system (equipment) the estimate is for. Required when the System module is on and site_id is set; must belong to the site. Must be the id of a System. null clears the value.
-             */
-            system_id?: string | null;
-            /** @description Short title of the estimate. null clears the value. */
-            title?: string | null;
-            /** @description Free-text description of the estimate. null clears the value. */
-            description?: string | null;
-            /** @description Scope of work: what is to be done. null clears the value. */
-            scope_of_work?: string | null;
-            /**
-             * Format: date
-             * @description Issue date. Calendar date YYYY-MM-DD. null clears the value.
-             */
-            estimate_date?: string | null;
-            /**
-             * Format: date
-             * @description The last day the estimate is valid. Calendar date YYYY-MM-DD. null clears the value.
-             */
-            expiration_date?: string | null;
-            /** @description Kind of job the estimate is for (free text). null clears the value. */
-            job_type?: string | null;
-            /** @description Partner-defined reference. null clears the value. */
-            reference?: string | null;
-            /** @description Customer-facing, shown on the estimate PDF. null clears the value. */
-            customer_notes?: string | null;
-            /**
-             * Format: uuid
-             * @description The default tax rate of new lines. Must be an active tax rate when it is set. Must be the id of a TaxRate. null clears the value.
-             */
-            tax_rate_id?: string | null;
+            customer_id?: components["schemas"]["Estimate"]["customer_id"];
+            site_id?: components["schemas"]["EstimateCreate"]["site_id"];
+            contact_id?: components["schemas"]["Estimate"]["contact_id"];
+            system_id?: components["schemas"]["EstimateCreate"]["system_id"];
+            title?: components["schemas"]["Estimate"]["title"];
+            description?: components["schemas"]["Estimate"]["description"];
+            scope_of_work?: components["schemas"]["Estimate"]["scope_of_work"];
+            estimate_date?: components["schemas"]["Estimate"]["estimate_date"];
+            expiration_date?: components["schemas"]["Estimate"]["expiration_date"];
+            job_type?: components["schemas"]["Estimate"]["job_type"];
+            reference?: components["schemas"]["Estimate"]["reference"];
+            customer_notes?: components["schemas"]["Estimate"]["customer_notes"];
+            tax_rate_id?: components["schemas"]["EstimateCreate"]["tax_rate_id"];
             /** @description Not changeable: the current value is accepted as a no-op, any other value gives 422 number.immutable. */
             number?: string;
             /** @description display_name of a live Estimate status (GET /statuses?related_name=Estimate), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
@@ -2722,11 +2554,11 @@ export interface components {
         CreateContactLinkageFields: {
             /**
              * Format: uuid
-             * @description Id of the Customer, Lead or Site the contact is linked to. A live record of this account. Required.
+             * @description Id of the Customer, Lead or Site the contact is linked to. A live record of this account.
              */
             linkable_id: string;
             /**
-             * @description The type of the linked record: Customer, Lead or Site. Required.
+             * @description The type of the linked record: Customer, Lead or Site.
              * @enum {string}
              */
             linkable_type: "Customer" | "Lead" | "Site";
@@ -2761,35 +2593,18 @@ export interface components {
         };
         /** @description Customer fields that override or add to the values taken from the lead (organization: the lead's organization, else its first and last name; description; assignee_id; main_phone: the lead's phone). Same rules as a customer create; unknown fields are refused. Optional: without it the customer is made from the lead alone. */
         ConvertLeadCustomer: {
-            /** @description Display name, unique per account (case-insensitive). Required. */
-            organization?: string;
-            /** @description Main phone number. */
-            main_phone?: string | null;
-            /** @description Fax number. */
-            fax?: string | null;
-            /** @description Website address. */
-            website?: string | null;
-            /** @description Free-text description of the customer. */
-            description?: string | null;
-            /** @description Partner-defined reference. */
-            reference?: string | null;
-            /**
-             * Format: int64
-             * @description Id of the user of the account who looks after the customer. Must be the id of an user of this account.
-             */
-            assignee_id?: number | null;
-            /** @description Internal rich text, not on customer PDFs. */
-            customer_notes?: string | null;
-            /** @description Percent applied to price book unit prices on new lines for this customer (-10 = 10% off); customer item prices win over it. Exact decimal, -100 to 1000, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
-            price_adjustment?: string | number | null;
-            /** @description Optional. When omitted the server assigns the next sequential number; when given it is kept and must be unique in the account. Immutable after creation. */
-            number?: string;
-            /** @description Each value must be one of the display_name values of GET /labels?related_name=Customer; an unknown label gives 422 validation.failed. */
-            labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Customer). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given. */
-            custom_fields?: {
-                [key: string]: components["schemas"]["CustomFieldWriteValue"];
-            };
+            organization?: components["schemas"]["Customer"]["organization"];
+            main_phone?: components["schemas"]["Customer"]["main_phone"];
+            fax?: components["schemas"]["Customer"]["fax"];
+            website?: components["schemas"]["Customer"]["website"];
+            description?: components["schemas"]["Customer"]["description"];
+            reference?: components["schemas"]["Customer"]["reference"];
+            assignee_id?: components["schemas"]["Customer"]["assignee_id"];
+            customer_notes?: components["schemas"]["Customer"]["customer_notes"];
+            price_adjustment?: components["schemas"]["CustomerCreate"]["price_adjustment"];
+            number?: components["schemas"]["CustomerCreate"]["number"];
+            labels?: components["schemas"]["CustomerCreate"]["labels"];
+            custom_fields?: components["schemas"]["CustomerCreate"]["custom_fields"];
         };
         /** @description Optional: without a body (or without "customer") the action works from the record alone. */
         ConvertLeadRequest: {
@@ -2842,6 +2657,10 @@ export interface components {
         IfMatch: string;
         /** Format: uuid */
         RecordId: string;
+        /** @description Custom field filters of a list: each key a custom field definition id of the listed resource, its value the value to match. Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid. */
+        CustomFieldsFilter: {
+            [key: string]: string;
+        };
     };
     responses: {
         /** @description request.invalid (Malformed HTTP request); version.invalid (Unknown API version) */
@@ -2934,6 +2753,20 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The customer. */
+        Customer: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CustomerResponse"];
             };
         };
         /** @description cursor.invalid (Invalid cursor); cursor.invalid_filters (Cursor does not match the filters); cursor.expired (Cursor expired); pagination.limit_too_large (Limit too large); sort.invalid (Invalid sort); filter.invalid (Invalid filter); request.invalid (Malformed HTTP request); version.invalid (Unknown API version) */
@@ -3066,6 +2899,31 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Deleted. */
+        Deleted: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The site. */
+        Site: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SiteResponse"];
+            };
+        };
         /** @description validation.failed (Validation failed) */
         Problem422_3: {
             headers: {
@@ -3077,6 +2935,20 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The contact. */
+        Contact: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ContactResponse"];
             };
         };
         /** @description contact.has_linkages (Contact has linkages) */
@@ -3092,6 +2964,34 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The lead. */
+        Lead: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["LeadResponse"];
+            };
+        };
+        /** @description The item. */
+        Item: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ItemResponse"];
+            };
+        };
         /** @description validation.failed (Validation failed); number.immutable (Number is immutable) */
         Problem422_4: {
             headers: {
@@ -3105,6 +3005,48 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The customer item price. */
+        CustomerItemPrice: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["CustomerItemPriceResponse"];
+            };
+        };
+        /** @description The tax rate. */
+        TaxRate: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TaxRateResponse"];
+            };
+        };
+        /** @description The system. */
+        System: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SystemResponse"];
+            };
+        };
         /** @description system.duplicate (Duplicate system) */
         Problem409_2: {
             headers: {
@@ -3116,6 +3058,34 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The job. */
+        Job: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["JobResponse"];
+            };
+        };
+        /** @description The estimate. */
+        Estimate: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["EstimateResponse"];
             };
         };
         /** @description auth.scope_missing (Scope missing); auth.permission_denied (Permission denied); auth.plan_required (Plan without API access); account.deactivated (Account deactivated); account.inactive (User inactive) */
@@ -3185,6 +3155,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
+        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice";
         /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
         Cursor: string;
         /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
@@ -3315,7 +3287,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
-                related_name?: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice";
+                related_name?: components["parameters"]["RelatedName"];
             };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
@@ -3353,7 +3325,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
-                related_name?: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice";
+                related_name?: components["parameters"]["RelatedName"];
             };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
@@ -3391,7 +3363,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
-                related_name?: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice";
+                related_name?: components["parameters"]["RelatedName"];
             };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
@@ -3448,14 +3420,12 @@ export interface operations {
                 "created_at[lt]"?: components["parameters"]["filter.created_at.lt.datetime"];
                 /** @description Filter: created_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
                 "created_at[lte]"?: components["parameters"]["filter.created_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Default -created_at. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "organization" | "-organization" | "number" | "-number" | "status" | "-status";
                 /** @description Free-text search over organization, number, status, reference and the primary site address. Narrows the results; order follows sort, not relevance. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Customer (GET /custom_field_definitions?related_name=Customer). Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid. */
-                custom_fields?: {
-                    [key: string]: string;
-                };
+                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Customer (GET /custom_field_definitions?related_name=Customer); values match as the CustomFieldsFilter schema says. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
@@ -3551,20 +3521,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The customer. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerResponse"];
-                };
-            };
+            200: components["responses"]["Customer"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -3578,12 +3535,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -3593,17 +3550,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -3619,12 +3566,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -3638,20 +3585,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated customer. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerResponse"];
-                };
-            };
+            200: components["responses"]["Customer"];
             400: components["responses"]["Problem400_4"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -3693,14 +3627,12 @@ export interface operations {
                 "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
                 /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
                 "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Default -created_at. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "site_name" | "-site_name" | "position" | "-position";
                 /** @description Free-text search over site name, street, city, state, zip code and the parent's name (customer organization). Narrows the results; order follows sort, not relevance. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Site (GET /custom_field_definitions?related_name=Site). Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid. */
-                custom_fields?: {
-                    [key: string]: string;
-                };
+                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Site (GET /custom_field_definitions?related_name=Site); values match as the CustomFieldsFilter schema says. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
@@ -3796,20 +3728,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The site. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SiteResponse"];
-                };
-            };
+            200: components["responses"]["Site"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -3823,12 +3742,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -3838,17 +3757,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -3864,12 +3773,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -3883,20 +3792,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated site. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SiteResponse"];
-                };
-            };
+            200: components["responses"]["Site"];
             400: components["responses"]["Problem400_4"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -3934,14 +3830,12 @@ export interface operations {
                 "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
                 /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
                 "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Default -created_at. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
                 /** @description Free-text search over first name, last name, email and title. Narrows the results; order follows sort, not relevance. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Contact (GET /custom_field_definitions?related_name=Contact). Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid. */
-                custom_fields?: {
-                    [key: string]: string;
-                };
+                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Contact (GET /custom_field_definitions?related_name=Contact); values match as the CustomFieldsFilter schema says. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
@@ -4037,20 +3931,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The contact. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ContactResponse"];
-                };
-            };
+            200: components["responses"]["Contact"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -4064,12 +3945,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -4079,17 +3960,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -4106,12 +3977,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -4125,20 +3996,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated contact. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ContactResponse"];
-                };
-            };
+            200: components["responses"]["Contact"];
             400: components["responses"]["Problem400_4"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -4180,14 +4038,12 @@ export interface operations {
                 "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
                 /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
                 "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Default -created_at. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status";
                 /** @description Free-text search over organization, first name, last name, email, phone, number and status. Narrows the results; order follows sort, not relevance. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Lead (GET /custom_field_definitions?related_name=Lead). Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid. */
-                custom_fields?: {
-                    [key: string]: string;
-                };
+                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Lead (GET /custom_field_definitions?related_name=Lead); values match as the CustomFieldsFilter schema says. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
@@ -4283,20 +4139,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The lead. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LeadResponse"];
-                };
-            };
+            200: components["responses"]["Lead"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -4310,12 +4153,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -4325,17 +4168,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -4351,12 +4184,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -4370,20 +4203,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated lead. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["LeadResponse"];
-                };
-            };
+            200: components["responses"]["Lead"];
             400: components["responses"]["Problem400_4"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -4427,14 +4247,12 @@ export interface operations {
                 "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
                 /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
                 "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Default -created_at. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "number" | "-number";
                 /** @description Free-text search over name, number, sku and description. Narrows the results; order follows sort, not relevance. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Item (GET /custom_field_definitions?related_name=Item). Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid. */
-                custom_fields?: {
-                    [key: string]: string;
-                };
+                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Item (GET /custom_field_definitions?related_name=Item); values match as the CustomFieldsFilter schema says. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
@@ -4530,20 +4348,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The item. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ItemResponse"];
-                };
-            };
+            200: components["responses"]["Item"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -4557,12 +4362,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -4572,17 +4377,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -4598,12 +4393,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -4617,20 +4412,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated item. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ItemResponse"];
-                };
-            };
+            200: components["responses"]["Item"];
             400: components["responses"]["Problem400_4"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -4672,7 +4454,7 @@ export interface operations {
                 "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
                 /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
                 "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Default -created_at. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
             };
             header?: {
@@ -4769,20 +4551,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The customer item price. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerItemPriceResponse"];
-                };
-            };
+            200: components["responses"]["CustomerItemPrice"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -4796,12 +4565,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -4811,17 +4580,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -4837,12 +4596,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -4856,20 +4615,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated customer item price. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CustomerItemPriceResponse"];
-                };
-            };
+            200: components["responses"]["CustomerItemPrice"];
             400: components["responses"]["Problem400_4"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -4909,7 +4655,7 @@ export interface operations {
                 "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
                 /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
                 "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Default name. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name";
             };
             header?: {
@@ -5006,20 +4752,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The tax rate. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TaxRateResponse"];
-                };
-            };
+            200: components["responses"]["TaxRate"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -5033,12 +4766,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -5048,17 +4781,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -5074,12 +4797,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -5093,20 +4816,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated tax rate. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TaxRateResponse"];
-                };
-            };
+            200: components["responses"]["TaxRate"];
             400: components["responses"]["Problem400_4"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -5150,14 +4860,12 @@ export interface operations {
                 "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
                 /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
                 "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Default -created_at. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "system_type" | "-system_type";
                 /** @description Free-text search over system type, name, manufacturer, model and serial number. Narrows the results; order follows sort, not relevance. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of System (GET /custom_field_definitions?related_name=System). Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid. */
-                custom_fields?: {
-                    [key: string]: string;
-                };
+                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of System (GET /custom_field_definitions?related_name=System); values match as the CustomFieldsFilter schema says. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
@@ -5254,20 +4962,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The system. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SystemResponse"];
-                };
-            };
+            200: components["responses"]["System"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -5281,12 +4976,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -5296,17 +4991,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -5322,12 +5007,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -5341,20 +5026,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated system. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SystemResponse"];
-                };
-            };
+            200: components["responses"]["System"];
             400: components["responses"]["Problem400_4"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -5409,14 +5081,12 @@ export interface operations {
                 "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
                 /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
                 "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Default -created_at. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status" | "scheduled_start" | "-scheduled_start";
                 /** @description Free-text search over number, job type, status, reference, labels, customer organization, site name and address, assignee names and system type. Narrows the results; order follows sort, not relevance. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Job (GET /custom_field_definitions?related_name=Job). Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid. */
-                custom_fields?: {
-                    [key: string]: string;
-                };
+                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Job (GET /custom_field_definitions?related_name=Job); values match as the CustomFieldsFilter schema says. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
@@ -5512,20 +5182,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The job. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["JobResponse"];
-                };
-            };
+            200: components["responses"]["Job"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -5539,12 +5196,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -5554,17 +5211,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -5580,12 +5227,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -5599,20 +5246,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated job. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["JobResponse"];
-                };
-            };
+            200: components["responses"]["Job"];
             400: components["responses"]["Problem400_4"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -5656,14 +5290,12 @@ export interface operations {
                 "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
                 /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
                 "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Default -created_at. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status";
                 /** @description Free-text search over number, amount, status and customer organization. Narrows the results; order follows sort, not relevance. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Estimate (GET /custom_field_definitions?related_name=Estimate). Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid. */
-                custom_fields?: {
-                    [key: string]: string;
-                };
+                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Estimate (GET /custom_field_definitions?related_name=Estimate); values match as the CustomFieldsFilter schema says. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
@@ -5759,20 +5391,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The estimate. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EstimateResponse"];
-                };
-            };
+            200: components["responses"]["Estimate"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -5786,12 +5405,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -5801,17 +5420,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            204: components["responses"]["Deleted"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -5827,12 +5436,12 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
-                "If-Match": components["parameters"]["IfMatch"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
                 /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
@@ -5846,20 +5455,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The updated estimate. */
-            200: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EstimateResponse"];
-                };
-            };
+            200: components["responses"]["Estimate"];
             400: components["responses"]["Problem400_4"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_3"];

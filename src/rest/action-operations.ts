@@ -6,7 +6,7 @@ import { docText } from './openapi/doc-text.ts';
 import { singleExample, unpaginatedListEnvelope, unpaginatedListExample } from './openapi/envelopes.ts';
 import { createFieldsExample, partialFieldsExample, recordExample, shapeExample } from './openapi/examples.ts';
 import { bodyObject, notAccepted, writeShape } from './openapi/write-fields.ts';
-import { createSchema } from './openapi/write-schemas.ts';
+import { overridesSchema } from './openapi/write-schemas.ts';
 import { z } from './openapi/zod.ts';
 import { wireShapeSchema } from './wire-shape-schema.ts';
 
@@ -25,7 +25,7 @@ function requestComponents(action: ActionDefinition, components: Map<string, Ext
   }
   if ('overrides' in body) {
     const overridesName = `${pascalCase(action.name)}${pascalCase(body.key)}`;
-    components.set(overridesName, { schema: (refs) => createSchema(refs.definition(body.overrides)).partial().openapi({ description: docText(body.description) }) });
+    components.set(overridesName, { schema: (refs) => overridesSchema(refs.definition(body.overrides), docText(body.description)) });
     components.set(name, {
       schema: (refs) =>
         z.object({ [body.key]: refs.component(overridesName).optional() }).openapi({

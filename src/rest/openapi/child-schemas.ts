@@ -2,7 +2,7 @@ import { resources } from '../../domain.ts';
 import { childOutputFields, type ChildCollection, type ResourceDefinition } from '../../kernel/resource.ts';
 import { readOnlySchema, served, uuid } from './field-schemas.ts';
 import { pascal } from './naming.ts';
-import { bodyObject, writeShape } from './write-fields.ts';
+import { bodyObject, fieldHomes, updateNote, writeShape } from './write-fields.ts';
 import { z } from './zod.ts';
 
 // The entries of a child collection (contact phone numbers, job assignments, line items): served with an id,
@@ -51,9 +51,18 @@ function computedNote(collection: ChildCollection): string {
   return computed.length ? ` The server computes ${computed.join(', ')}: they are served, never accepted.` : '';
 }
 
+/** Component name of the create entry of a child collection. */
+const createEntryName = (def: ResourceDefinition, collection: ChildCollection) => `${childSchemaName(def, collection)}Create`;
+
+/** Where the entry bodies of a child collection find its fields described: the served entry, else the create entry. */
+const homes = (def: ResourceDefinition, collection: ChildCollection) =>
+  fieldHomes(childSchemaName(def, collection), createEntryName(def, collection), childOutputFields(collection), collection.readOnly);
+
 /** One entry of a child collection in a create body: its fields with their create rules, no id. */
 export function childCreateSchema(def: ResourceDefinition, collection: ChildCollection): z.ZodType {
-  return bodyObject(writeShape(collection.fields, 'create'), `A new ${collection.label}.${computedNote(collection)}`, ['id']).openapi(`${childSchemaName(def, collection)}Create`);
+  return bodyObject(writeShape(collection.fields, 'create', undefined, homes(def, collection).create), `A new ${collection.label}.${computedNote(collection)}`, ['id']).openapi(
+    createEntryName(def, collection),
+  );
 }
 
 /**
@@ -62,8 +71,8 @@ export function childCreateSchema(def: ResourceDefinition, collection: ChildColl
  */
 export function childUpdateSchema(def: ResourceDefinition, collection: ChildCollection): z.ZodType {
   const existing: Record<string, z.ZodType> = { id: uuid().openapi({ description: `Id of an existing ${collection.label} of this ${ownerNames(def, collection)}; any other id gives 422 validation.failed.` }) };
-  for (const [name, schema] of Object.entries(writeShape(collection.fields, 'update'))) existing[name] = schema;
-  const kept = z.object(existing).strict().openapi({ description: `An existing ${collection.label}, kept and changed: omitted fields keep their values.` });
+  for (const [name, schema] of Object.entries(writeShape(collection.fields, 'update', undefined, homes(def, collection).update))) existing[name] = schema;
+  const kept = z.object(existing).strict().openapi({ description: `An existing ${collection.label}, kept and changed. ${updateNote}` });
   return z.union([kept, childCreateSchema(def, collection)]).openapi(`${childSchemaName(def, collection)}Update`, {
     description: `An entry of the ${collection.label} snapshot: with id it updates that entry, without id it creates one.${computedNote(collection)}`,
   });

@@ -12,6 +12,7 @@ import { registerResponseHeaders } from './headers.ts';
 import { registerIdentityOperation } from './identity-operation.ts';
 import { registerLookupOperations } from './lookup-operations.ts';
 import { title } from './naming.ts';
+import { withPathParameters } from './path-parameters.ts';
 import { createProblemResponses } from './problem-responses.ts';
 import { registerRequestParameters } from './request-parameters.ts';
 import { registerResourceOperations } from './resource-operations.ts';
@@ -64,5 +65,5 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
       { name: 'Meta', description: 'This document.' },
     ],
   });
-  return { ...document, 'x-error-codes': errorCatalogEntries(errorsUrl) };
+  return { ...document, paths: withPathParameters(document.paths ?? {}), 'x-error-codes': errorCatalogEntries(errorsUrl) };
 }

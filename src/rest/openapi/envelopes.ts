@@ -7,15 +7,18 @@ export function singleEnvelope(record: z.ZodType): z.ZodObject {
   return z.object({ data: record });
 }
 
-/** A keyset-paginated list: next_cursor is the cursor of the next page, the same as in the Link header's URL. */
+/**
+ * A keyset-paginated list: next_cursor is the cursor of the next page, the same as in the Link header's URL.
+ * has_more and next_cursor read the same on every list: shared components.
+ */
 export function listEnvelope(record: z.ZodType): z.ZodObject {
   return z.object({
     data: z.array(record),
-    has_more: z.boolean().openapi({ description: 'true when another page follows; then next_cursor and the Link header name it.' }),
+    has_more: z.boolean().openapi('HasMore', { description: 'true when another page follows; then next_cursor and the Link header name it.' }),
     next_cursor: z
       .string()
       .nullable()
-      .openapi({ description: 'The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page.' }),
+      .openapi('NextCursor', { description: 'The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page.' }),
   });
 }
 

@@ -89,6 +89,14 @@ export function createListParameters(registry: OpenAPIRegistry) {
   };
 }
 
+/** The custom_fields filter of every list: how its values match, the same for every resource. */
+function customFieldsFilter(): z.ZodType {
+  return z.record(z.string(), z.string()).openapi('CustomFieldsFilter', {
+    description:
+      'Custom field filters of a list: each key a custom field definition id of the listed resource, its value the value to match. Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid.',
+  });
+}
+
 /** The query parameters of the resource's list that name its own fields: sort, q and custom_fields. */
 export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
@@ -100,7 +108,8 @@ export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
       .optional()
       .openapi({
         param: {
-          description: `Exactly one field; prefix - for descending. Default ${def.list.defaultSort}. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid.`,
+          // The schema states the default.
+          description: "Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid.",
         },
       });
   }
@@ -112,14 +121,13 @@ export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
       .openapi({ param: { description: `Free-text search over ${def.list.searchable}. Narrows the results; order follows sort, not relevance.` } });
   }
   if (def.conventions.customFields) {
-    shape.custom_fields = z
-      .record(z.string(), z.string())
+    shape.custom_fields = customFieldsFilter()
       .optional()
       .openapi({
         param: {
           style: 'deepObject',
           explode: true,
-          description: `\`custom_fields[<field_id>]=<value>\`, where \`<field_id>\` is a custom field definition id of ${def.className} (GET /custom_field_definitions?related_name=${def.className}). Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid.`,
+          description: `\`custom_fields[<field_id>]=<value>\`, where \`<field_id>\` is a custom field definition id of ${def.className} (GET /custom_field_definitions?related_name=${def.className}); values match as the CustomFieldsFilter schema says.`,
         },
       });
   }

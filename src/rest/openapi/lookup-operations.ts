@@ -1,3 +1,4 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { relatedNames } from '../../resources/catalog.ts';
 import { lookupKinds, type LookupKind } from '../../resources/lookups/lookup.service.ts';
 import type { DocumentBuilder } from './document-builder.ts';
@@ -10,18 +11,22 @@ import { z } from './zod.ts';
 
 // GET /statuses, /labels, /custom_field_definitions: one operation per lookup kind, its row the kind's wire shape.
 
-function lookupQuerySchema(): z.ZodObject {
-  return z
-    .object({
-      related_name: z
-        .enum(relatedNames)
-        .optional()
-        .openapi({ param: { description: 'Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid.' } }),
-    })
-    .strict();
+/**
+ * related_name, the one parameter of every lookup: a shared parameter component, its schema written inline (as the
+ * list parameters') so that a reader finds the class names on the parameter itself.
+ */
+function relatedNameParameter(registry: OpenAPIRegistry) {
+  registry.registerComponent('parameters', 'RelatedName', {
+    name: 'related_name',
+    in: 'query',
+    schema: { type: 'string', enum: [...relatedNames] },
+    description: 'Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid.',
+  });
+  return { $ref: '#/components/parameters/RelatedName' };
 }
 
-export function registerLookupOperations({ register, addOperation }: DocumentBuilder): void {
+export function registerLookupOperations({ registry, register, addOperation }: DocumentBuilder): void {
+  const relatedName = relatedNameParameter(registry);
   for (const kind of Object.keys(lookupKinds) as LookupKind[]) {
     const { shape } = lookupKinds[kind];
     const name = shape.name;
@@ -36,7 +41,7 @@ export function registerLookupOperations({ register, addOperation }: DocumentBui
         tags: ['Lookups'],
         summary: `List ${words(kind)}`,
         description: `Live ${words(kind)} of the account, filtered by related_name, ordered by related_name and position. Not paginated: has_more is always false, next_cursor always null.`,
-        request: { query: lookupQuerySchema() },
+        parameters: [relatedName],
         scopes: [],
         ok: { 200: { description: `The ${words(kind)}.`, headers: responseHeaders(), content: { 'application/json': { schema: list } } } },
       },

@@ -6,14 +6,14 @@ import { responseHeaders } from './headers.ts';
 import { listQuerySchema } from './list-parameters.ts';
 import { camel, title, words } from './naming.ts';
 import { recordSchema } from './record-schemas.ts';
-import { createSchema, updateSchema } from './write-schemas.ts';
+import { createBodyName, createSchema, updateSchema } from './write-schemas.ts';
 import { z } from './zod.ts';
 
 // The five standard operations of a resource (list, create, get, update, delete) and the schemas they use,
 // all from its declaration.
 
 /** Registers the resource's schemas and operations; returns its registered record schema. */
-export function registerResourceOperations({ register, parameters, addOperation }: DocumentBuilder, def: ResourceDefinition): z.ZodType {
+export function registerResourceOperations({ register, response, parameters, addOperation }: DocumentBuilder, def: ResourceDefinition): z.ZodType {
   const cls = def.className;
   const read = `${def.scope}:read`;
   const write = `${def.scope}:write`;
@@ -22,7 +22,7 @@ export function registerResourceOperations({ register, parameters, addOperation 
   const record = register(cls, recordSchema(def));
   const single = register(`${cls}Response`, singleEnvelope(record), singleExample(example));
   const list = register(`${cls}List`, listEnvelope(record), listExample(example));
-  const create = register(`${cls}Create`, createSchema(def));
+  const create = register(createBodyName(def), createSchema(def));
   const update = register(`${cls}Update`, updateSchema(def));
   const createBody = register(`${cls}CreateRequest`, z.object({ [def.name]: create }), { [def.name]: createExample(def) });
   const updateBody = register(`${cls}UpdateRequest`, z.object({ [def.name]: update }), { [def.name]: updateExample(def) });
@@ -30,7 +30,8 @@ export function registerResourceOperations({ register, parameters, addOperation 
   const item = `/${def.plural}/{id}`;
   const id = z.object({ id: parameters.recordId });
   const noun = words(def.name);
-  const bodyNote = `The record travels under the key "${def.name}": a missing key gives 422 validation.failed with errors.${def.name} = ["is missing"], a non-object value ["must be an object"].`;
+  // get and update answer the same: the record with its ETag.
+  const current = response(cls, () => ({ description: `The ${noun}.`, headers: responseHeaders('ETag'), schema: single }));
 
   addOperation(
     { kind: 'list', def },
@@ -40,8 +41,8 @@ export function registerResourceOperations({ register, parameters, addOperation 
       operationId: camel(`list_${def.plural}`),
       tags,
       summary: `List ${words(def.plural)}`,
-      // The filters, q, sort and limit are described by their parameters.
-      description: `Keyset-paginated list of ${words(def.plural)}: {data, has_more, next_cursor}; while has_more is true, next_cursor is the next page's cursor and the Link header its URL. Unknown parameters, fields or operators: 400 filter.invalid.`,
+      // The filters, q, sort and limit are described by their parameters, paging by info (the same on every list).
+      description: `Keyset-paginated list of ${words(def.plural)}.`,
       parameters: parameters.list.of(def),
       request: { query: listQuerySchema(def) },
       scopes: [read],
@@ -56,7 +57,6 @@ export function registerResourceOperations({ register, parameters, addOperation 
       operationId: camel(`create_${def.name}`),
       tags,
       summary: `Create a ${noun}`,
-      description: `${bodyNote} Answers 201 with Location and ETag.`,
       request: { body: { required: true, content: { 'application/json': { schema: createBody } } } },
       scopes: [write],
       ok: { 201: { description: `The created ${noun}.`, headers: responseHeaders('ETag', 'Location'), content: { 'application/json': { schema: single } } } },
@@ -72,7 +72,7 @@ export function registerResourceOperations({ register, parameters, addOperation 
       summary: `Get a ${noun}`,
       request: { params: id },
       scopes: [read],
-      ok: { 200: { description: `The ${noun}.`, headers: responseHeaders('ETag'), content: { 'application/json': { schema: single } } } },
+      ok: { 200: current },
     },
   );
   addOperation(
@@ -83,14 +83,13 @@ export function registerResourceOperations({ register, parameters, addOperation 
       operationId: camel(`update_${def.name}`),
       tags,
       summary: `Update a ${noun}`,
-      description: `${bodyNote} If-Match is compared and the row written in one atomic statement.`,
       request: {
         params: id,
         headers: [parameters.ifMatch],
         body: { required: true, content: { 'application/json': { schema: updateBody } } },
       },
       scopes: [write],
-      ok: { 200: { description: `The updated ${noun}.`, headers: responseHeaders('ETag'), content: { 'application/json': { schema: single } } } },
+      ok: { 200: current },
     },
   );
   addOperation(
@@ -104,7 +103,7 @@ export function registerResourceOperations({ register, parameters, addOperation 
       description: def.conventions.softDelete ? 'Soft delete: the record is discarded and no longer served.' : 'Deletes the record.',
       request: { params: id, headers: [parameters.ifMatch] },
       scopes: [write],
-      ok: { 204: { description: 'Deleted.', headers: responseHeaders() } },
+      ok: { 204: response('Deleted', () => ({ description: 'Deleted.', headers: responseHeaders() })) },
     },
   );
   return record;

@@ -1,8 +1,8 @@
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { outputFields, type ResourceDefinition } from '../../kernel/resource.ts';
 import { childCreateSchema, childUpdateSchema } from './child-schemas.ts';
 import { customFieldsSchema, labelsSchema } from './convention-schemas.ts';
 import { docText } from './doc-text.ts';
-import { bodyObject, immutableFields, notAccepted, writeShape, type FieldNotes } from './write-fields.ts';
+import { bodyObject, fieldHomes, immutableFields, notAccepted, sameAs, updateNote, writeShape, type FieldNotes } from './write-fields.ts';
 import { z } from './zod.ts';
 
 // A resource's create and update bodies (the record under the key named after the resource): its fields with
@@ -40,9 +40,15 @@ function writeOnlyNote(def: ResourceDefinition): FieldNotes {
   };
 }
 
+/** The component name of a resource's create body, whose fields its update body and overrides refer to. */
+export const createBodyName = (def: ResourceDefinition) => `${def.className}Create`;
+
+/** Where the bodies of the resource find its fields described (the record's component is named after the class). */
+const homes = (def: ResourceDefinition) => fieldHomes(def.className, createBodyName(def), outputFields(def), def.readOnly, writeOnlyNote(def));
+
 /** The create body's record: every field with its create rule, plus the conventions and child collections. */
 export function createSchema(def: ResourceDefinition): z.ZodObject {
-  const shape = writeShape(def.fields, 'create', writeOnlyNote(def));
+  const shape = writeShape(def.fields, 'create', writeOnlyNote(def), homes(def).create);
   if (def.conventions.number) {
     shape.number = z
       .string()
@@ -59,7 +65,7 @@ export function createSchema(def: ResourceDefinition): z.ZodObject {
 
 /** The update body's record: every field is optional; conventions with their update semantics. */
 export function updateSchema(def: ResourceDefinition): z.ZodObject {
-  const shape = writeShape(def.fields, 'update', writeOnlyNote(def));
+  const shape = writeShape(def.fields, 'update', writeOnlyNote(def), homes(def).update);
   if (def.conventions.number) {
     shape.number = z
       .string()
@@ -79,8 +85,23 @@ export function updateSchema(def: ResourceDefinition): z.ZodObject {
   Object.assign(shape, childrenBody(def, 'update'));
   return bodyObject(
     shape,
-    `${def.className} update body (under the key "${def.name}"); omitted fields are unchanged.`,
+    `${def.className} update body (under the key "${def.name}"). ${updateNote}`,
     notAccepted(def.fields, 'update', def.conventions),
     immutableFields(def.fields),
   );
+}
+
+/**
+ * The create body's members, each optional, as overrides of what an action derives (the customer of a lead
+ * conversion): references to where the create body's members are described.
+ */
+export function overridesSchema(def: ResourceDefinition, description: string | undefined): z.ZodObject {
+  const home = homes(def).update;
+  const shape = Object.fromEntries(
+    Object.keys(createSchema(def).shape).map((name) => {
+      const spec = def.fields[name];
+      return [name, sameAs((spec && home(name, spec)) || createBodyName(def), name).optional()];
+    }),
+  );
+  return z.object(shape).strict().openapi({ description });
 }
