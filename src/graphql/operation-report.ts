@@ -17,7 +17,7 @@ export function operationOf(document: DocumentNode, operationName: string | null
 }
 
 /** The catalog code of a result's first error, when it has one. */
-export function firstErrorCode(result: ExecutionResult): string | undefined {
+function firstErrorCode(result: ExecutionResult): string | undefined {
   const code = result.errors?.[0]?.extensions?.code;
   return typeof code === 'string' ? code : undefined;
 }

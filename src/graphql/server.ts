@@ -184,8 +184,9 @@ export function mountGraphql(
   // 1. read the operation (its failures kept), authenticate (its failure kept), take one request from the bucket
   //    of the key or source IP: write for a mutation, read for a query; when the operation cannot be read,
   //    by method (GET read, anything else write). RateLimit-* headers on every response from here on.
-  // 2. 429 rate_limit.exceeded; GraphiQL's page (no key needed; CORS preflights never get here, see src/http/cors.ts); 404/405 for another path or method;
-  //    the authentication failure; version.invalid; then the body's own problems (415, 413, 400).
+  // 2. 429 rate_limit.exceeded; GraphiQL's page (no key needed); 404/405 for another path or method; the
+  //    authentication failure; version.invalid; then the body's own problems (415, 413, 400). CORS preflights never
+  //    get here: src/http/cors.ts answers them.
   const admission = async (req: Request, res: Response, next: NextFunction) => {
     let charged: RateDecision | undefined;
     try {

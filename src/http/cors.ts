@@ -10,9 +10,9 @@ import { VERSION_HEADER } from '../kernel/versioning.ts';
 // Access-Control-* headers), which the browser treats as a refusal. Other OPTIONS requests go on to the routers,
 // which answer 405 as before.
 
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', VERSION_HEADER, 'X-Request-Id'];
-export const CORS_EXPOSED_HEADERS = ['ETag', 'Link', 'Location', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'];
-export const CORS_METHODS = ['GET', 'POST', 'PATCH', 'DELETE'];
+const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'If-Match', 'Idempotency-Key', VERSION_HEADER, 'X-Request-Id'];
+const CORS_EXPOSED_HEADERS = ['ETag', 'Link', 'Location', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'X-Request-Id'];
+const CORS_METHODS = ['GET', 'POST', 'PATCH', 'DELETE'];
 /** How long a browser may cache a preflight answer, in seconds. */
 const PREFLIGHT_MAX_AGE = 600;
 

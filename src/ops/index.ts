@@ -10,8 +10,6 @@ import { OpsMetrics } from './metrics.ts';
 import { Readiness } from './readiness.ts';
 import { WorkerRegistry } from './workers.ts';
 
-export { OpsMetrics, type GraphqlOperationSample } from './metrics.ts';
-export { WorkerRegistry, type WorkerCheck } from './workers.ts';
 
 // What an operator (or an orchestrator) asks the process, outside the API and without an API key
 // (docs/operations.md):

@@ -1,22 +1,13 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { collectDefaultMetrics, Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../db/client.ts';
+import type { OperationNote } from '../http/request-log.ts';
 import type { Bucket, RateLimits } from '../kernel/rate-limit.ts';
 
 // The app's Prometheus metrics, on a registry of its own (never prom-client's global one: a process may run
 // several apps, as the tests do). Labels hold only words of the code (methods, route templates, status codes,
 // bucket names, operation types) and a bounded set of GraphQL operation names: never an account, key or record
 // id, nor a raw path. docs/operations.md lists every metric.
-
-/** A GraphQL operation as the server reports it (the request log's OperationNote has this shape). */
-export interface GraphqlOperationSample {
-  /** The operation's name; null, undefined or '' when anonymous. */
-  name?: string | null;
-  /** query, mutation or subscription; anything else (null when the document could not be read) is `unknown`. */
-  type?: string | null;
-  /** Its cost in rate-limit points (src/graphql/limits.ts); null or undefined when the analysis did not run. */
-  cost?: number | null;
-}
 
 export interface MetricsOptions {
   /** The database's connection counts (Database.poolStats). */
@@ -27,9 +18,9 @@ export interface MetricsOptions {
 }
 
 /** Route label of requests no route template matched (404s, and refusals answered before routing: 429 of a bucket). */
-export const UNMATCHED = 'unmatched';
-export const ANONYMOUS_OPERATION = 'anonymous';
-export const OTHER_OPERATION = 'other';
+const UNMATCHED = 'unmatched';
+const ANONYMOUS_OPERATION = 'anonymous';
+const OTHER_OPERATION = 'other';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const OPERATION_TYPES = new Set(['query', 'mutation', 'subscription']);
@@ -146,7 +137,7 @@ export class OpsMetrics {
    * `graphqlOperationNames` distinct ones (100 by default) are labels for the life of the process, later ones
    * `other`; an unnamed operation is `anonymous`. A bound method: it can be passed around as a callback.
    */
-  readonly graphqlOperation = (operation: GraphqlOperationSample): void => {
+  readonly graphqlOperation = (operation: OperationNote): void => {
     const labels = { operation_name: this.operationLabel(operation.name), operation_type: operation.type && OPERATION_TYPES.has(operation.type) ? operation.type : 'unknown' };
     this.operations.inc(labels);
     const { cost } = operation;

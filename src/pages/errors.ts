@@ -8,7 +8,7 @@ import { wireText } from '../kernel/api-text.ts';
 import { errorDocs, type ErrorDoc } from '../kernel/error-docs.ts';
 import { AppError, docSlug, errorCatalog, isInputError, type ErrorCode } from '../kernel/errors.ts';
 import { compress } from './assets.ts';
-import { html, page, type Html } from './layout.ts';
+import { html, page, sendPage, SHELL_CSP, type Html } from './layout.ts';
 
 // The error pages every problem links to: `type` is <ERRORS_URL>/<code> and `doc_url` <ERRORS_URL>/<slug>, and
 // ERRORS_URL defaults to these pages (<PUBLIC_URL>/errors, or /errors). GET /errors lists every code of the catalog
@@ -18,8 +18,6 @@ import { html, page, type Html } from './layout.ts';
 // Every page is rendered once, when the router is built: they depend on the configuration only.
 
 const CACHE_CONTROL = 'public, max-age=300';
-// The pages load nothing and run no script; the shell's stylesheet and icon (a data: URL) are inline.
-const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const EXAMPLE_REQUEST_ID = '0190f7a2-5b1c-7d3e-8f4a-2b6c9d0e1f23';
 
 const codes = Object.keys(errorCatalog) as ErrorCode[];
@@ -187,10 +185,8 @@ export function errorPages(config: Pick<Config, 'ERRORS_URL' | 'PUBLIC_URL'>): R
   }
   const index = indexPage(config);
   const router = express.Router({ caseSensitive: true });
-  const send = (res: express.Response, status: number, body: string) => {
-    res.status(status).set({ 'Cache-Control': CACHE_CONTROL, 'Content-Security-Policy': CONTENT_SECURITY_POLICY, 'X-Content-Type-Options': 'nosniff' });
-    res.type('html').send(body);
-  };
+  // The pages load nothing and run no script (SHELL_CSP).
+  const send = (res: express.Response, status: number, body: string) => sendPage(res, body, { status, cacheControl: CACHE_CONTROL, csp: SHELL_CSP });
   router.get('/', compress, (_req, res) => send(res, 200, index));
   router.get('/:code', compress, (req, res) => {
     const code = String(req.params.code);

@@ -1,32 +1,21 @@
-import express, { type Response, type Router } from 'express';
+import express, { type Router } from 'express';
 import type { Config } from '../config.ts';
 import { assetRouter, compress, PAGE_CACHE_CONTROL } from './assets.ts';
 import { DOCS_CSP, docsPage } from './docs.ts';
 import { landingPage } from './landing.ts';
+import { sendPage, SHELL_CSP } from './layout.ts';
 
-// The server's own pages: GET / (landing page), GET /docs (API reference; /api/v2/docs leads there) and the versioned assets under /assets
-// (Redoc, and GraphiQL's, whose page yoga answers at /graphql: see graphiql.ts). Public: no key is read. The pages
-// are rendered once; they are sent compressed with Cache-Control: no-cache (revalidated on every view), the assets
-// compressed and immutable for a year.
-
-/** Headers of every HTML page of ours. */
-function sendPage(res: Response, body: string, csp?: string): void {
-  res.setHeader('Content-Type', 'text/html; charset=utf-8');
-  res.setHeader('Cache-Control', PAGE_CACHE_CONTROL);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  if (csp) res.setHeader('Content-Security-Policy', csp);
-  res.send(body);
-}
-
-/** The landing page has no script and loads nothing: the browser is told so. */
-const LANDING_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+// The server's own pages: GET / (landing page), GET /docs (API reference; /api/v2/docs leads there) and the
+// versioned assets under /assets (Redoc, and GraphiQL's, whose page yoga answers at /graphql: see graphiql.ts).
+// Public: no key is read. The pages are rendered once; they are sent compressed with Cache-Control: no-cache
+// (revalidated on every view), the assets compressed once and immutable for a year.
 
 export function pagesRouter(config: Config): Router {
   const router = express.Router({ caseSensitive: true });
   const landing = landingPage(config);
   const docs = docsPage();
-  router.get('/', compress, (_req, res) => sendPage(res, landing, LANDING_CSP));
-  router.get('/docs', compress, (_req, res) => sendPage(res, docs, DOCS_CSP));
+  router.get('/', compress, (_req, res) => sendPage(res, landing, { cacheControl: PAGE_CACHE_CONTROL, csp: SHELL_CSP }));
+  router.get('/docs', compress, (_req, res) => sendPage(res, docs, { cacheControl: PAGE_CACHE_CONTROL, csp: DOCS_CSP }));
   // Where a partner looks for the reference beside the document (/api/v2/openapi.json): a page, not an operation.
   router.get('/api/v2/docs', (_req, res) => res.redirect(301, `${config.PUBLIC_URL ?? ''}/docs`));
   router.use(assetRouter());

@@ -2,6 +2,8 @@
 // outside requests, every interpolated value escaped. Pages are built with the `html` tag below, whose
 // placeholders are escaped unless they are already Html (a fragment built the same way).
 
+import type { Response } from 'express';
+
 export class Html {
   constructor(readonly value: string) {}
   toString(): string {
@@ -88,4 +90,17 @@ ${options.body}
 </body>
 </html>
 `.value;
+}
+
+/** The Content-Security-Policy of a page of the shell without script: it loads nothing (inline style, data: icon). */
+export const SHELL_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** Sends one of our HTML pages with its caching and its Content-Security-Policy, never sniffed as anything else. */
+export function sendPage(res: Response, body: string, options: { cacheControl: string; csp: string; status?: number }): void {
+  res.status(options.status ?? 200);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.setHeader('Cache-Control', options.cacheControl);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', options.csp);
+  res.send(body);
 }
