@@ -19,8 +19,6 @@ export interface paths {
         /**
          * Who is calling
          * @description The account, the user, the key (id and granted scopes) and the resolved api_version. Read-only and idempotent.
-         *
-         *     Needs a valid key; no scope.
          */
         get: operations["getMe"];
         put?: never;
@@ -49,8 +47,6 @@ export interface paths {
         /**
          * List statuses
          * @description Live statuses of the account, filtered by related_name, ordered by related_name and position. Not paginated: has_more is always false, next_cursor always null.
-         *
-         *     Needs a valid key; no scope.
          */
         get: operations["listStatuses"];
         put?: never;
@@ -79,8 +75,6 @@ export interface paths {
         /**
          * List labels
          * @description Live labels of the account, filtered by related_name, ordered by related_name and position. Not paginated: has_more is always false, next_cursor always null.
-         *
-         *     Needs a valid key; no scope.
          */
         get: operations["listLabels"];
         put?: never;
@@ -109,8 +103,6 @@ export interface paths {
         /**
          * List custom field definitions
          * @description Live custom field definitions of the account, filtered by related_name, ordered by related_name and position. Not paginated: has_more is always false, next_cursor always null.
-         *
-         *     Needs a valid key; no scope.
          */
         get: operations["listCustomFieldDefinitions"];
         put?: never;
@@ -136,15 +128,10 @@ export interface paths {
         /**
          * List customers
          * @description Keyset-paginated list of customers.
-         *
-         *     Scope: customers:read (or customers:write).
          */
         get: operations["listCustomers"];
         put?: never;
-        /**
-         * Create a customer
-         * @description Scope: customers:write.
-         */
+        /** Create a customer */
         post: operations["createCustomer"];
         delete?: never;
         options?: never;
@@ -167,26 +154,18 @@ export interface paths {
             };
             cookie?: never;
         };
-        /**
-         * Get a customer
-         * @description Scope: customers:read (or customers:write).
-         */
+        /** Get a customer */
         get: operations["getCustomer"];
         put?: never;
         post?: never;
         /**
          * Delete a customer
          * @description Soft delete: the record is discarded and no longer served.
-         *
-         *     Scope: customers:write.
          */
         delete: operations["deleteCustomer"];
         options?: never;
         head?: never;
-        /**
-         * Update a customer
-         * @description Scope: customers:write.
-         */
+        /** Update a customer */
         patch: operations["updateCustomer"];
         trace?: never;
     };
@@ -205,15 +184,10 @@ export interface paths {
         /**
          * List sites
          * @description Keyset-paginated list of sites.
-         *
-         *     Scope: sites:read (or sites:write).
          */
         get: operations["listSites"];
         put?: never;
-        /**
-         * Create a site
-         * @description Scope: sites:write.
-         */
+        /** Create a site */
         post: operations["createSite"];
         delete?: never;
         options?: never;
@@ -236,26 +210,18 @@ export interface paths {
             };
             cookie?: never;
         };
-        /**
-         * Get a site
-         * @description Scope: sites:read (or sites:write).
-         */
+        /** Get a site */
         get: operations["getSite"];
         put?: never;
         post?: never;
         /**
          * Delete a site
          * @description Soft delete: the record is discarded and no longer served.
-         *
-         *     Scope: sites:write.
          */
         delete: operations["deleteSite"];
         options?: never;
         head?: never;
-        /**
-         * Update a site
-         * @description Scope: sites:write.
-         */
+        /** Update a site */
         patch: operations["updateSite"];
         trace?: never;
     };
@@ -274,15 +240,10 @@ export interface paths {
         /**
          * List contacts
          * @description Keyset-paginated list of contacts.
-         *
-         *     Scope: contacts:read (or contacts:write).
          */
         get: operations["listContacts"];
         put?: never;
-        /**
-         * Create a contact
-         * @description Scope: contacts:write.
-         */
+        /** Create a contact */
         post: operations["createContact"];
         delete?: never;
         options?: never;
@@ -305,26 +266,18 @@ export interface paths {
             };
             cookie?: never;
         };
-        /**
-         * Get a contact
-         * @description Scope: contacts:read (or contacts:write).
-         */
+        /** Get a contact */
         get: operations["getContact"];
         put?: never;
         post?: never;
         /**
          * Delete a contact
          * @description Soft delete: the record is discarded and no longer served.
-         *
-         *     Scope: contacts:write.
          */
         delete: operations["deleteContact"];
         options?: never;
         head?: never;
-        /**
-         * Update a contact
-         * @description Scope: contacts:write.
-         */
+        /** Update a contact */
         patch: operations["updateContact"];
         trace?: never;
     };
@@ -343,15 +296,10 @@ export interface paths {
         /**
          * List leads
          * @description Keyset-paginated list of leads.
-         *
-         *     Scope: leads:read (or leads:write).
          */
         get: operations["listLeads"];
         put?: never;
-        /**
-         * Create a lead
-         * @description Scope: leads:write.
-         */
+        /** Create a lead */
         post: operations["createLead"];
         delete?: never;
         options?: never;
@@ -374,26 +322,18 @@ export interface paths {
             };
             cookie?: never;
         };
-        /**
-         * Get a lead
-         * @description Scope: leads:read (or leads:write).
-         */
+        /** Get a lead */
         get: operations["getLead"];
         put?: never;
         post?: never;
         /**
          * Delete a lead
          * @description Soft delete: the record is discarded and no longer served.
-         *
-         *     Scope: leads:write.
          */
         delete: operations["deleteLead"];
         options?: never;
         head?: never;
-        /**
-         * Update a lead
-         * @description Scope: leads:write.
-         */
+        /** Update a lead */
         patch: operations["updateLead"];
         trace?: never;
     };
@@ -412,15 +352,10 @@ export interface paths {
         /**
          * List items
          * @description Keyset-paginated list of items.
-         *
-         *     Scope: items:read (or items:write).
          */
         get: operations["listItems"];
         put?: never;
-        /**
-         * Create a item
-         * @description Scope: items:write.
-         */
+        /** Create a item */
         post: operations["createItem"];
         delete?: never;
         options?: never;
@@ -443,26 +378,18 @@ export interface paths {
             };
             cookie?: never;
         };
-        /**
-         * Get a item
-         * @description Scope: items:read (or items:write).
-         */
+        /** Get a item */
         get: operations["getItem"];
         put?: never;
         post?: never;
         /**
          * Delete a item
          * @description Soft delete: the record is discarded and no longer served.
-         *
-         *     Scope: items:write.
          */
         delete: operations["deleteItem"];
         options?: never;
         head?: never;
-        /**
-         * Update a item
-         * @description Scope: items:write.
-         */
+        /** Update a item */
         patch: operations["updateItem"];
         trace?: never;
     };
@@ -481,15 +408,10 @@ export interface paths {
         /**
          * List customer item prices
          * @description Keyset-paginated list of customer item prices.
-         *
-         *     Scope: items:read (or items:write).
          */
         get: operations["listCustomerItemPrices"];
         put?: never;
-        /**
-         * Create a customer item price
-         * @description Scope: items:write.
-         */
+        /** Create a customer item price */
         post: operations["createCustomerItemPrice"];
         delete?: never;
         options?: never;
@@ -512,26 +434,18 @@ export interface paths {
             };
             cookie?: never;
         };
-        /**
-         * Get a customer item price
-         * @description Scope: items:read (or items:write).
-         */
+        /** Get a customer item price */
         get: operations["getCustomerItemPrice"];
         put?: never;
         post?: never;
         /**
          * Delete a customer item price
          * @description Deletes the record.
-         *
-         *     Scope: items:write.
          */
         delete: operations["deleteCustomerItemPrice"];
         options?: never;
         head?: never;
-        /**
-         * Update a customer item price
-         * @description Scope: items:write.
-         */
+        /** Update a customer item price */
         patch: operations["updateCustomerItemPrice"];
         trace?: never;
     };
@@ -550,15 +464,10 @@ export interface paths {
         /**
          * List tax rates
          * @description Keyset-paginated list of tax rates.
-         *
-         *     Scope: tax_rates:read (or tax_rates:write).
          */
         get: operations["listTaxRates"];
         put?: never;
-        /**
-         * Create a tax rate
-         * @description Scope: tax_rates:write.
-         */
+        /** Create a tax rate */
         post: operations["createTaxRate"];
         delete?: never;
         options?: never;
@@ -581,26 +490,18 @@ export interface paths {
             };
             cookie?: never;
         };
-        /**
-         * Get a tax rate
-         * @description Scope: tax_rates:read (or tax_rates:write).
-         */
+        /** Get a tax rate */
         get: operations["getTaxRate"];
         put?: never;
         post?: never;
         /**
          * Delete a tax rate
          * @description Soft delete: the record is discarded and no longer served.
-         *
-         *     Scope: tax_rates:write.
          */
         delete: operations["deleteTaxRate"];
         options?: never;
         head?: never;
-        /**
-         * Update a tax rate
-         * @description Scope: tax_rates:write.
-         */
+        /** Update a tax rate */
         patch: operations["updateTaxRate"];
         trace?: never;
     };
@@ -619,15 +520,10 @@ export interface paths {
         /**
          * List systems
          * @description Keyset-paginated list of systems.
-         *
-         *     Scope: systems:read (or systems:write).
          */
         get: operations["listSystems"];
         put?: never;
-        /**
-         * Create a system
-         * @description Scope: systems:write.
-         */
+        /** Create a system */
         post: operations["createSystem"];
         delete?: never;
         options?: never;
@@ -650,26 +546,18 @@ export interface paths {
             };
             cookie?: never;
         };
-        /**
-         * Get a system
-         * @description Scope: systems:read (or systems:write).
-         */
+        /** Get a system */
         get: operations["getSystem"];
         put?: never;
         post?: never;
         /**
          * Delete a system
          * @description Soft delete: the record is discarded and no longer served.
-         *
-         *     Scope: systems:write.
          */
         delete: operations["deleteSystem"];
         options?: never;
         head?: never;
-        /**
-         * Update a system
-         * @description Scope: systems:write.
-         */
+        /** Update a system */
         patch: operations["updateSystem"];
         trace?: never;
     };
@@ -688,15 +576,10 @@ export interface paths {
         /**
          * List jobs
          * @description Keyset-paginated list of jobs.
-         *
-         *     Scope: jobs:read (or jobs:write).
          */
         get: operations["listJobs"];
         put?: never;
-        /**
-         * Create a job
-         * @description Scope: jobs:write.
-         */
+        /** Create a job */
         post: operations["createJob"];
         delete?: never;
         options?: never;
@@ -719,26 +602,18 @@ export interface paths {
             };
             cookie?: never;
         };
-        /**
-         * Get a job
-         * @description Scope: jobs:read (or jobs:write).
-         */
+        /** Get a job */
         get: operations["getJob"];
         put?: never;
         post?: never;
         /**
          * Delete a job
          * @description Soft delete: the record is discarded and no longer served.
-         *
-         *     Scope: jobs:write.
          */
         delete: operations["deleteJob"];
         options?: never;
         head?: never;
-        /**
-         * Update a job
-         * @description Scope: jobs:write.
-         */
+        /** Update a job */
         patch: operations["updateJob"];
         trace?: never;
     };
@@ -757,15 +632,10 @@ export interface paths {
         /**
          * List estimates
          * @description Keyset-paginated list of estimates.
-         *
-         *     Scope: estimates:read (or estimates:write).
          */
         get: operations["listEstimates"];
         put?: never;
-        /**
-         * Create a estimate
-         * @description Scope: estimates:write.
-         */
+        /** Create a estimate */
         post: operations["createEstimate"];
         delete?: never;
         options?: never;
@@ -788,26 +658,18 @@ export interface paths {
             };
             cookie?: never;
         };
-        /**
-         * Get a estimate
-         * @description Scope: estimates:read (or estimates:write).
-         */
+        /** Get a estimate */
         get: operations["getEstimate"];
         put?: never;
         post?: never;
         /**
          * Delete a estimate
          * @description Soft delete: the record is discarded and no longer served.
-         *
-         *     Scope: estimates:write.
          */
         delete: operations["deleteEstimate"];
         options?: never;
         head?: never;
-        /**
-         * Update a estimate
-         * @description Scope: estimates:write.
-         */
+        /** Update a estimate */
         patch: operations["updateEstimate"];
         trace?: never;
     };
@@ -829,16 +691,12 @@ export interface paths {
         /**
          * List a contact's linkages
          * @description Every linkage of a live contact, oldest first; not paginated, and takes no list parameters.
-         *
-         *     Scope: contacts:read (or contacts:write).
          */
         get: operations["listContactLinkages"];
         put?: never;
         /**
          * Link a contact to a customer, lead or site
-         * @description A record of another account or none, or a record the contact is already linked to, is refused with validation.failed naming linkable_id. Rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary it is refused with contact.primary_linkage; make another contact primary instead); (4) removing the primary's linkage is refused with contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests. Answers 201 with Location of the new linkage (no ETag).
-         *
-         *     Scope: contacts:write.
+         * @description A record of another account or none, or a record the contact is already linked to, is refused with validation.failed naming linkable_id. The primary rules are in the ContactLinkage description. Answers 201 with Location of the new linkage (no ETag).
          */
         post: operations["createContactLinkage"];
         delete?: never;
@@ -867,18 +725,14 @@ export interface paths {
         post?: never;
         /**
          * Unlink a contact
-         * @description Removes the link; the contact stays. Rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary it is refused with contact.primary_linkage; make another contact primary instead); (4) removing the primary's linkage is refused with contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests.
-         *
-         *     Scope: contacts:write.
+         * @description Removes the link; the contact stays. The primary rules are in the ContactLinkage description.
          */
         delete: operations["deleteContactLinkage"];
         options?: never;
         head?: never;
         /**
          * Change a linkage (relationship type, primary)
-         * @description linkable_id and linkable_type cannot be changed (validation.failed): link the contact to the new record instead. Rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary it is refused with contact.primary_linkage; make another contact primary instead); (4) removing the primary's linkage is refused with contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests.
-         *
-         *     Scope: contacts:write.
+         * @description linkable_id and linkable_type cannot be changed (validation.failed): link the contact to the new record instead. The primary rules are in the ContactLinkage description.
          */
         patch: operations["updateContactLinkage"];
         trace?: never;
@@ -903,8 +757,6 @@ export interface paths {
         /**
          * Convert a lead into a customer
          * @description In one transaction: creates a customer from the lead (the optional customer overrides or adds customer fields), moves the lead's sites and contact linkages to it (primary contacts stay primary) and marks the lead converted (status Converted when that status is live). A lead converts once: converting it again is refused with lead.already_converted. Answers 201 with Location of the new customer (no ETag).
-         *
-         *     Scopes: leads:write and customers:write (all of them).
          */
         post: operations["convertLead"];
         delete?: never;
@@ -933,8 +785,6 @@ export interface paths {
         /**
          * Convert an accepted estimate into a job
          * @description In one transaction: creates a job from an estimate whose status is Accepted (customer, site, contact, system, title, scope of work, job type, reference, customer notes and a copy of every line, at the estimate's prices and tax rates), records the estimate on the job (estimate_id) and the job on the estimate (converted_job_id, converted_at): what an invoice needs later. The job obeys the current rules of a job create (module settings, live site, required custom fields): a violation is validation.failed naming the field. An estimate in another status is refused with estimate.not_accepted; an estimate converts once: converting it again is refused with estimate.already_converted. Answers 201 with Location of the new job (no ETag).
-         *
-         *     Scopes: estimates:write and jobs:write (all of them).
          */
         post: operations["convertEstimate"];
         delete?: never;
@@ -958,8 +808,6 @@ export interface paths {
         /**
          * List system options
          * @description The system options catalog, shared by every account and read-only (the values of system_option_id on systems and sites), ordered by position, then name. Not paginated: has_more is always false, next_cursor always null. Needs a valid key, no scope. Takes system_type only; any other parameter, or system_type twice: 400 filter.invalid.
-         *
-         *     Needs a valid key; no scope.
          */
         get: operations["listSystemOptions"];
         put?: never;
@@ -983,8 +831,6 @@ export interface paths {
         /**
          * This OpenAPI document
          * @description Generated from the resource declarations and served without authentication.
-         *
-         *     No authentication.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -1220,7 +1066,7 @@ export interface components {
             customer_notes: string | null;
             /**
              * Format: decimal
-             * @description Percent applied to price book unit prices on new lines for this customer (-10 = 10% off); customer item prices win over it. Exact decimal served as a string with exactly 4 decimal places (e.g. "12.5000").
+             * @description Percent applied to price book unit prices on new lines for this customer (-10 = 10% off); customer item prices win over it.
              */
             price_adjustment: string | null;
             /** @description The status: the display_name of a live Customer status (GET /statuses?related_name=Customer). */
@@ -1256,7 +1102,7 @@ export interface components {
         HasMore: boolean;
         /** @description The opaque cursor of the next page: pass it as the cursor parameter (the Link header holds the same URL). null on the last page. */
         NextCursor: string | null;
-        /** @description Customer create body (under the key "customer"). Unknown fields are refused. Not accepted: status. */
+        /** @description Customer create body (under the key "customer"). Not accepted: status. */
         CustomerCreate: {
             organization: components["schemas"]["Customer"]["organization"];
             main_phone?: components["schemas"]["Customer"]["main_phone"];
@@ -1266,20 +1112,20 @@ export interface components {
             reference?: components["schemas"]["Customer"]["reference"];
             assignee_id?: components["schemas"]["Customer"]["assignee_id"];
             customer_notes?: components["schemas"]["Customer"]["customer_notes"];
-            /** @description Percent applied to price book unit prices on new lines for this customer (-10 = 10% off); customer item prices win over it. Exact decimal, -100 to 1000, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
+            /** @description Percent applied to price book unit prices on new lines for this customer (-10 = 10% off); customer item prices win over it. -100 to 1000, at most 4 decimal places. */
             price_adjustment?: string | number | null;
-            /** @description Optional. When omitted the server assigns the next sequential number; when given it is kept and must be unique in the account. Immutable after creation. */
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Customer; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Customer). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Customer). */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
         /** @description A custom field value as written, by definition type: text, select: string (select: one of the options); number: number; date: YYYY-MM-DD; checkbox: boolean; multiselect: array of options. null clears the value. Attachment fields are not set through the body. */
         CustomFieldWriteValue: string | number | boolean | string[] | null;
-        /** @description Customer update body (under the key "customer"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. */
+        /** @description Customer update body (under the key "customer"). */
         CustomerUpdate: {
             organization?: components["schemas"]["Customer"]["organization"];
             main_phone?: components["schemas"]["Customer"]["main_phone"];
@@ -1290,13 +1136,13 @@ export interface components {
             assignee_id?: components["schemas"]["Customer"]["assignee_id"];
             customer_notes?: components["schemas"]["Customer"]["customer_notes"];
             price_adjustment?: components["schemas"]["CustomerCreate"]["price_adjustment"];
-            /** @description Not changeable: the current value is accepted as a no-op, any other value gives 422 number.immutable. */
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
             number?: string;
             /** @description display_name of a live Customer status (GET /statuses?related_name=Customer), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
             status?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Customer. */
             labels?: string[];
-            /** @description Merged into the stored values: ids absent from the payload are kept, an id set to null is cleared. Keys are custom field definition ids (GET /custom_field_definitions?related_name=Customer). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Customer); merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -1356,12 +1202,12 @@ export interface components {
             siteable_type: "Customer" | "Lead";
             /**
              * Format: uuid
-             * @description The parent customer (when siteable_type is Customer); a list filter. Read-only: served, never accepted.
+             * @description The parent customer (when siteable_type is Customer); a list filter.
              */
             readonly customer_id: string | null;
             /**
              * Format: uuid
-             * @description The parent lead (when siteable_type is Lead); a list filter. Read-only: served, never accepted.
+             * @description The parent lead (when siteable_type is Lead); a list filter.
              */
             readonly lead_id: string | null;
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site). */
@@ -1387,7 +1233,7 @@ export interface components {
             has_more: components["schemas"]["HasMore"];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description Site create body (under the key "site"). Unknown fields are refused. */
+        /** @description Site create body (under the key "site"). */
         SiteCreate: {
             site_name: components["schemas"]["Site"]["site_name"];
             street: components["schemas"]["Site"]["street"];
@@ -1407,12 +1253,12 @@ export interface components {
             system_option_id?: components["schemas"]["Site"]["system_option_id"];
             siteable_id: components["schemas"]["Site"]["siteable_id"];
             siteable_type: components["schemas"]["Site"]["siteable_type"];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site). */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
-        /** @description Site update body (under the key "site"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. Not changeable (current value only): siteable_id, siteable_type. */
+        /** @description Site update body (under the key "site"). Not changeable (current value only): siteable_id, siteable_type. */
         SiteUpdate: {
             site_name?: components["schemas"]["Site"]["site_name"];
             street?: components["schemas"]["Site"]["street"];
@@ -1428,15 +1274,15 @@ export interface components {
             system_option_id?: components["schemas"]["Site"]["system_option_id"];
             /**
              * Format: uuid
-             * @description The id of the parent customer or lead. Cannot be changed: accepted only with the current value (a no-op); any other value gives 422 validation.failed ("cannot be changed").
+             * @description The id of the parent customer or lead.
              */
             siteable_id?: string;
             /**
-             * @description The type of the parent: Customer or Lead. Cannot be changed: accepted only with the current value (a no-op); any other value gives 422 validation.failed ("cannot be changed").
+             * @description The type of the parent: Customer or Lead.
              * @enum {string}
              */
             siteable_type?: "Customer" | "Lead";
-            /** @description Merged into the stored values: ids absent from the payload are kept, an id set to null is cleared. Keys are custom field definition ids (GET /custom_field_definitions?related_name=Site). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site); merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -1473,11 +1319,11 @@ export interface components {
             contact_method: string | null;
             /**
              * Format: uuid
-             * @description The main linkage: where the contact is primary, otherwise its oldest. Read-only: served, never accepted.
+             * @description The main linkage: where the contact is primary, otherwise its oldest.
              */
             readonly linkable_id: string | null;
             /**
-             * @description Customer, Lead or Site of the main linkage. Read-only: served, never accepted.
+             * @description Customer, Lead or Site of the main linkage.
              * @enum {string|null}
              */
             readonly linkable_type: "Customer" | "Lead" | "Site" | null;
@@ -1523,7 +1369,7 @@ export interface components {
             has_more: components["schemas"]["HasMore"];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description Contact create body (under the key "contact"). Unknown fields are refused. */
+        /** @description Contact create body (under the key "contact"). */
         ContactCreate: {
             first_name?: components["schemas"]["Contact"]["first_name"];
             last_name?: components["schemas"]["Contact"]["last_name"];
@@ -1542,14 +1388,14 @@ export interface components {
              * @enum {string}
              */
             linkable_type?: "Customer" | "Lead" | "Site";
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact). */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
             /** @description Phone numbers of the contact, in order. On create, supplying it suppresses the automatic entry made from mobile. On update a snapshot: an entry with id changes that entry, an entry without id adds one, entries whose id is absent are removed; omit the field to keep the list. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
             phone_numbers?: components["schemas"]["ContactPhoneNumberCreate"][];
         };
-        /** @description A new phone number. Unknown fields are refused. Not accepted: id. */
+        /** @description A new phone number. Not accepted: id. */
         ContactPhoneNumberCreate: {
             number: components["schemas"]["ContactPhoneNumber"]["number"];
             /**
@@ -1559,7 +1405,7 @@ export interface components {
             kind?: "mobile" | "office" | "home" | "fax" | "other";
             extension?: components["schemas"]["ContactPhoneNumber"]["extension"];
         };
-        /** @description Contact update body (under the key "contact"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. Not accepted: linkable_id, linkable_type. */
+        /** @description Contact update body (under the key "contact"). Not accepted: linkable_id, linkable_type. */
         ContactUpdate: {
             first_name?: components["schemas"]["Contact"]["first_name"];
             last_name?: components["schemas"]["Contact"]["last_name"];
@@ -1568,11 +1414,11 @@ export interface components {
             mobile?: components["schemas"]["Contact"]["mobile"];
             title?: components["schemas"]["Contact"]["title"];
             contact_method?: components["schemas"]["Contact"]["contact_method"];
-            /** @description Merged into the stored values: ids absent from the payload are kept, an id set to null is cleared. Keys are custom field definition ids (GET /custom_field_definitions?related_name=Contact). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact); merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
-            /** @description Phone numbers of the contact, in order. On create, supplying it suppresses the automatic entry made from mobile. On update a snapshot: an entry with id changes that entry, an entry without id adds one, entries whose id is absent are removed; omit the field to keep the list. A snapshot replace: entries with id update that entry, entries without id are created, existing entries whose id is absent are removed; the order given is the new order. Omit the key to keep the list; supplying it changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            /** @description Phone numbers of the contact, in order. On create, supplying it suppresses the automatic entry made from mobile. On update a snapshot: an entry with id changes that entry, an entry without id adds one, entries whose id is absent are removed; omit the field to keep the list. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
             phone_numbers?: components["schemas"]["ContactPhoneNumberUpdate"][];
         };
         /** @description An entry of the phone number snapshot: with id it updates that entry, without id it creates one. */
@@ -1625,12 +1471,12 @@ export interface components {
             assignee_id: number | null;
             /**
              * Format: uuid
-             * @description The customer this lead was converted into. Read-only: served, never accepted.
+             * @description The customer this lead was converted into.
              */
             readonly converted_customer_id: string | null;
             /**
              * Format: date-time
-             * @description When the lead was converted into a customer; null until then. ISO 8601 timestamp. Read-only: served, never accepted.
+             * @description When the lead was converted into a customer; null until then. ISO 8601 timestamp.
              */
             readonly converted_at: string | null;
             /** @description The status: the display_name of a live Lead status (GET /statuses?related_name=Lead). */
@@ -1660,7 +1506,7 @@ export interface components {
             has_more: components["schemas"]["HasMore"];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description Lead create body (under the key "lead"). Unknown fields are refused. Not accepted: status. */
+        /** @description Lead create body (under the key "lead"). Not accepted: status. */
         LeadCreate: {
             /** @description Company name. The lead needs organization, first_name or last_name. */
             organization?: string | null;
@@ -1671,16 +1517,16 @@ export interface components {
             source?: components["schemas"]["Lead"]["source"];
             description?: components["schemas"]["Lead"]["description"];
             assignee_id?: components["schemas"]["Lead"]["assignee_id"];
-            /** @description Optional. When omitted the server assigns the next sequential number; when given it is kept and must be unique in the account. Immutable after creation. */
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Lead; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Lead). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Lead). */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
-        /** @description Lead update body (under the key "lead"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. */
+        /** @description Lead update body (under the key "lead"). */
         LeadUpdate: {
             organization?: components["schemas"]["LeadCreate"]["organization"];
             first_name?: components["schemas"]["Lead"]["first_name"];
@@ -1690,13 +1536,13 @@ export interface components {
             source?: components["schemas"]["Lead"]["source"];
             description?: components["schemas"]["Lead"]["description"];
             assignee_id?: components["schemas"]["Lead"]["assignee_id"];
-            /** @description Not changeable: the current value is accepted as a no-op, any other value gives 422 number.immutable. */
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
             number?: string;
             /** @description display_name of a live Lead status (GET /statuses?related_name=Lead), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
             status?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Lead. */
             labels?: string[];
-            /** @description Merged into the stored values: ids absent from the payload are kept, an id set to null is cleared. Keys are custom field definition ids (GET /custom_field_definitions?related_name=Lead). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Lead); merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -1729,12 +1575,12 @@ export interface components {
             item_type: "material" | "labor" | "service";
             /**
              * Format: decimal
-             * @description Price book unit price. Exact decimal served as a string with exactly 4 decimal places (e.g. "12.5000").
+             * @description Price book unit price.
              */
             unit_price: string;
             /**
              * Format: decimal
-             * @description Unit cost. Exact decimal served as a string with exactly 4 decimal places (e.g. "12.5000").
+             * @description Unit cost.
              */
             cost: string | null;
             /** @description Whether new lines of the item are taxed. */
@@ -1764,28 +1610,28 @@ export interface components {
             has_more: components["schemas"]["HasMore"];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description Item create body (under the key "item"). Unknown fields are refused. */
+        /** @description Item create body (under the key "item"). */
         ItemCreate: {
             name: components["schemas"]["Item"]["name"];
             sku?: components["schemas"]["Item"]["sku"];
             description?: components["schemas"]["Item"]["description"];
             item_type: components["schemas"]["Item"]["item_type"];
-            /** @description Price book unit price. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
+            /** @description Price book unit price. 0 to 9999999999, at most 4 decimal places. */
             unit_price: string | number;
-            /** @description Unit cost. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
+            /** @description Unit cost. 0 to 9999999999, at most 4 decimal places. */
             cost?: string | number | null;
             /** @description Whether new lines of the item are taxed. Default true. */
             taxable?: boolean;
-            /** @description Optional. When omitted the server assigns the next sequential number; when given it is kept and must be unique in the account. Immutable after creation. */
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Item; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Item). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Item). */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
-        /** @description Item update body (under the key "item"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. */
+        /** @description Item update body (under the key "item"). */
         ItemUpdate: {
             name?: components["schemas"]["Item"]["name"];
             sku?: components["schemas"]["Item"]["sku"];
@@ -1794,11 +1640,11 @@ export interface components {
             unit_price?: components["schemas"]["ItemCreate"]["unit_price"];
             cost?: components["schemas"]["ItemCreate"]["cost"];
             taxable?: components["schemas"]["ItemCreate"]["taxable"];
-            /** @description Not changeable: the current value is accepted as a no-op, any other value gives 422 number.immutable. */
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
             number?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Item. */
             labels?: string[];
-            /** @description Merged into the stored values: ids absent from the payload are kept, an id set to null is cleared. Keys are custom field definition ids (GET /custom_field_definitions?related_name=Item). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Item); merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -1828,7 +1674,7 @@ export interface components {
             item_id: string;
             /**
              * Format: decimal
-             * @description The customer's unit price of the item. Exact decimal served as a string with exactly 4 decimal places (e.g. "12.5000").
+             * @description The customer's unit price of the item.
              */
             unit_price: string;
             /**
@@ -1850,23 +1696,23 @@ export interface components {
             has_more: components["schemas"]["HasMore"];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description CustomerItemPrice create body (under the key "customer_item_price"). Unknown fields are refused. */
+        /** @description CustomerItemPrice create body (under the key "customer_item_price"). */
         CustomerItemPriceCreate: {
             customer_id: components["schemas"]["CustomerItemPrice"]["customer_id"];
             item_id: components["schemas"]["CustomerItemPrice"]["item_id"];
-            /** @description The customer's unit price of the item. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
+            /** @description The customer's unit price of the item. 0 to 9999999999, at most 4 decimal places. */
             unit_price: string | number;
         };
-        /** @description CustomerItemPrice update body (under the key "customer_item_price"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. Not changeable (current value only): customer_id, item_id. */
+        /** @description CustomerItemPrice update body (under the key "customer_item_price"). Not changeable (current value only): customer_id, item_id. */
         CustomerItemPriceUpdate: {
             /**
              * Format: uuid
-             * @description The customer the price is for. Must be the id of a Customer. Cannot be changed: accepted only with the current value (a no-op); any other value gives 422 validation.failed ("cannot be changed").
+             * @description The customer the price is for. Must be the id of a Customer.
              */
             customer_id?: string;
             /**
              * Format: uuid
-             * @description The item the price is for; one price per customer and item. Must be the id of an Item. Cannot be changed: accepted only with the current value (a no-op); any other value gives 422 validation.failed ("cannot be changed").
+             * @description The item the price is for; one price per customer and item. Must be the id of an Item.
              */
             item_id?: string;
             unit_price?: components["schemas"]["CustomerItemPriceCreate"]["unit_price"];
@@ -1888,7 +1734,7 @@ export interface components {
             name: string;
             /**
              * Format: decimal
-             * @description Percent, 0 to 100. Exact decimal served as a string with exactly 4 decimal places (e.g. "12.5000").
+             * @description Percent, 0 to 100.
              */
             rate: string;
             /** @description Whether the rate can be put on lines: an inactive rate cannot be put on new lines. */
@@ -1912,15 +1758,15 @@ export interface components {
             has_more: components["schemas"]["HasMore"];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description TaxRate create body (under the key "tax_rate"). Unknown fields are refused. */
+        /** @description TaxRate create body (under the key "tax_rate"). */
         TaxRateCreate: {
             name: components["schemas"]["TaxRate"]["name"];
-            /** @description Percent, 0 to 100. Exact decimal, 0 to 100, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
+            /** @description Percent, 0 to 100. 0 to 100, at most 4 decimal places. */
             rate: string | number;
             /** @description Whether the rate can be put on lines: an inactive rate cannot be put on new lines. Default true. */
             active?: boolean;
         };
-        /** @description TaxRate update body (under the key "tax_rate"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. */
+        /** @description TaxRate update body (under the key "tax_rate"). */
         TaxRateUpdate: {
             name?: components["schemas"]["TaxRate"]["name"];
             rate?: components["schemas"]["TaxRateCreate"]["rate"];
@@ -1987,7 +1833,7 @@ export interface components {
             has_more: components["schemas"]["HasMore"];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description System create body (under the key "system"). Unknown fields are refused. */
+        /** @description System create body (under the key "system"). */
         SystemCreate: {
             site_id: components["schemas"]["System"]["site_id"];
             system_type: components["schemas"]["System"]["system_type"];
@@ -1999,16 +1845,16 @@ export interface components {
             system_option_id?: components["schemas"]["System"]["system_option_id"];
             /** @description Confirms a duplicate type: true creates the system, or changes its system_type, even when a system of that type exists on the site. Never served. Write-only: consumed when written, never stored or served. */
             confirmed?: boolean | null;
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System). */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
-        /** @description System update body (under the key "system"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. Not changeable (current value only): site_id. */
+        /** @description System update body (under the key "system"). Not changeable (current value only): site_id. */
         SystemUpdate: {
             /**
              * Format: uuid
-             * @description The site where the system is installed. Must be the id of a Site. Cannot be changed: accepted only with the current value (a no-op); any other value gives 422 validation.failed ("cannot be changed").
+             * @description The site where the system is installed. Must be the id of a Site.
              */
             site_id?: string;
             system_type?: components["schemas"]["System"]["system_type"];
@@ -2019,7 +1865,7 @@ export interface components {
             install_date?: components["schemas"]["System"]["install_date"];
             system_option_id?: components["schemas"]["System"]["system_option_id"];
             confirmed?: components["schemas"]["SystemCreate"]["confirmed"];
-            /** @description Merged into the stored values: ids absent from the payload are kept, an id set to null is cleared. Keys are custom field definition ids (GET /custom_field_definitions?related_name=System). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System); merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -2090,12 +1936,12 @@ export interface components {
             scheduled_end: string | null;
             /**
              * Format: decimal
-             * @description Sum of the line totals. Exact decimal served as a string with exactly 2 decimal places. Read-only: served, never accepted.
+             * @description Sum of the line totals.
              */
             readonly amount: string;
             /**
              * Format: uuid
-             * @description The estimate this job was converted from. Read-only: served, never accepted.
+             * @description The estimate this job was converted from.
              */
             readonly estimate_id: string | null;
             /** @description The status: the display_name of a live Job status (GET /statuses?related_name=Job). */
@@ -2137,17 +1983,17 @@ export interface components {
             description: string | null;
             /**
              * Format: decimal
-             * @description Quantity of units. Exact decimal served as a string with exactly 4 decimal places (e.g. "12.5000").
+             * @description Quantity of units.
              */
             quantity: string;
             /**
              * Format: decimal
-             * @description Price of one unit. Exact decimal served as a string with exactly 4 decimal places (e.g. "12.5000").
+             * @description Price of one unit.
              */
             unit_price: string;
             /**
              * Format: decimal
-             * @description Discount in percent, 0 to 100. Exact decimal served as a string with exactly 4 decimal places (e.g. "12.5000").
+             * @description Discount in percent, 0 to 100.
              */
             discount: string;
             /**
@@ -2161,25 +2007,25 @@ export interface components {
             labor_visible: boolean | null;
             /**
              * Format: decimal
-             * @description Percent of the tax rate applied when the line's tax rate was set (null without tax rate); a later change of the tax rate does not reprice the line. Exact decimal served as a string with exactly 4 decimal places. Read-only: served, never accepted.
+             * @description Percent of the tax rate applied when the line's tax rate was set (null without tax rate); a later change of the tax rate does not reprice the line.
              */
             readonly applied_tax_rate: string | null;
             /**
              * Format: decimal
-             * @description The discount of the line, rounded half up to cents. Exact decimal served as a string with exactly 2 decimal places. Read-only: served, never accepted.
+             * @description The discount of the line, rounded half up to cents.
              */
             readonly discount_amount: string;
             /**
              * Format: decimal
-             * @description The tax of the line, rounded half up to cents (0 when no tax is applied). Exact decimal served as a string with exactly 2 decimal places. Read-only: served, never accepted.
+             * @description The tax of the line, rounded half up to cents (0 when no tax is applied).
              */
             readonly tax_amount: string;
             /**
              * Format: decimal
-             * @description The total of the line: quantity × unit_price − discount_amount + tax_amount. Exact decimal served as a string with exactly 2 decimal places. Read-only: served, never accepted.
+             * @description The total of the line: quantity × unit_price − discount_amount + tax_amount.
              */
             readonly line_total: string;
-            /** @description Whether tax was applied: the line is taxable and its tax rate is above 0. Read-only: served, never accepted. */
+            /** @description Whether tax was applied: the line is taxable and its tax rate is above 0. */
             readonly tax_applied: boolean;
         };
         /** @description One job assignment of a Job. */
@@ -2203,7 +2049,7 @@ export interface components {
             has_more: components["schemas"]["HasMore"];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description Job create body (under the key "job"). Unknown fields are refused. Not accepted: status. */
+        /** @description Job create body (under the key "job"). Not accepted: status. */
         JobCreate: {
             /**
              * Format: uuid
@@ -2235,11 +2081,11 @@ export interface components {
              * @description When the visit is scheduled to end (dispatch). Not before scheduled_start. ISO 8601 timestamp.
              */
             scheduled_end?: string | null;
-            /** @description Optional. When omitted the server assigns the next sequential number; when given it is kept and must be unique in the account. Immutable after creation. */
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Job; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Job). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Job). */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -2248,16 +2094,16 @@ export interface components {
             /** @description Users assigned to the job (dispatch), each once. On update a snapshot, as lineitems: an entry with id keeps that assignment, an entry without id adds one, assignments whose id is absent are removed; omit the field to keep them. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
             assignments?: components["schemas"]["JobAssignmentCreate"][];
         };
-        /** @description A new lineitem. The server computes applied_tax_rate, discount_amount, tax_amount, line_total, tax_applied: they are served, never accepted. Unknown fields are refused. Not accepted: id. */
+        /** @description A new lineitem. The server computes applied_tax_rate, discount_amount, tax_amount, line_total, tax_applied: they are served, never accepted. Not accepted: id. */
         LineitemCreate: {
             item_id?: components["schemas"]["Lineitem"]["item_id"];
             /** @description Text of the line. Default on a new line: the item's name. */
             description?: string | null;
-            /** @description Quantity of units. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
+            /** @description Quantity of units. 0 to 9999999999, at most 4 decimal places. */
             quantity: string | number;
-            /** @description Price of one unit. Omitted on a new line, or when item_id changes: the customer's price of the item, else the item's price adjusted by the customer's price adjustment. Exact decimal, 0 to 9999999999, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
+            /** @description Price of one unit. Omitted on a new line, or when item_id changes: the customer's price of the item, else the item's price adjusted by the customer's price adjustment. 0 to 9999999999, at most 4 decimal places. */
             unit_price?: string | number;
-            /** @description Discount in percent, 0 to 100. Default 0. Exact decimal, 0 to 100, at most 4 decimal places: a decimal string ("12.5") or a JSON number; served as a string with exactly 4 decimal places (e.g. "12.5000"). Other values: 422 validation.failed. */
+            /** @description Discount in percent, 0 to 100. Default 0. 0 to 100, at most 4 decimal places. */
             discount?: string | number;
             /**
              * Format: uuid
@@ -2269,7 +2115,7 @@ export interface components {
             /** @description Whether the line is shown to the customer (labor visibility). Default true on a new line. */
             labor_visible?: boolean;
         };
-        /** @description A new job assignment. Unknown fields are refused. Not accepted: id. */
+        /** @description A new job assignment. Not accepted: id. */
         JobAssignmentCreate: {
             /**
              * Format: int64
@@ -2277,7 +2123,7 @@ export interface components {
              */
             user_id: number;
         };
-        /** @description Job update body (under the key "job"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. */
+        /** @description Job update body (under the key "job"). */
         JobUpdate: {
             customer_id?: components["schemas"]["JobCreate"]["customer_id"];
             site_id?: components["schemas"]["JobCreate"]["site_id"];
@@ -2293,19 +2139,19 @@ export interface components {
             due_date?: components["schemas"]["Job"]["due_date"];
             scheduled_start?: components["schemas"]["Job"]["scheduled_start"];
             scheduled_end?: components["schemas"]["JobCreate"]["scheduled_end"];
-            /** @description Not changeable: the current value is accepted as a no-op, any other value gives 422 number.immutable. */
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
             number?: string;
             /** @description display_name of a live Job status (GET /statuses?related_name=Job), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
             status?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Job. */
             labels?: string[];
-            /** @description Merged into the stored values: ids absent from the payload are kept, an id set to null is cleared. Keys are custom field definition ids (GET /custom_field_definitions?related_name=Job). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Job); merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
-            /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. A snapshot replace: entries with id update that entry, entries without id are created, existing entries whose id is absent are removed; the order given is the new order. Omit the key to keep the list; supplying it changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
             lineitems?: components["schemas"]["LineitemUpdate"][];
-            /** @description Users assigned to the job (dispatch), each once. On update a snapshot, as lineitems: an entry with id keeps that assignment, an entry without id adds one, assignments whose id is absent are removed; omit the field to keep them. A snapshot replace: entries with id update that entry, entries without id are created, existing entries whose id is absent are removed; the order given is the new order. Omit the key to keep the list; supplying it changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            /** @description Users assigned to the job (dispatch), each once. On update a snapshot, as lineitems: an entry with id keeps that assignment, an entry without id adds one, assignments whose id is absent are removed; omit the field to keep them. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
             assignments?: components["schemas"]["JobAssignmentUpdate"][];
         };
         /** @description An entry of the lineitem snapshot: with id it updates that entry, without id it creates one. The server computes applied_tax_rate, discount_amount, tax_amount, line_total, tax_applied: they are served, never accepted. */
@@ -2397,17 +2243,17 @@ export interface components {
             tax_rate_id: string | null;
             /**
              * Format: decimal
-             * @description Sum of the line totals (tax included), computed by the server. Exact decimal served as a string with exactly 2 decimal places. Read-only: served, never accepted.
+             * @description Sum of the line totals (tax included), computed by the server.
              */
             readonly amount: string;
             /**
              * Format: uuid
-             * @description The job made when the estimate was converted. Read-only: served, never accepted.
+             * @description The job made when the estimate was converted.
              */
             readonly converted_job_id: string | null;
             /**
              * Format: date-time
-             * @description When the estimate was converted into a job; null until then. ISO 8601 timestamp. Read-only: served, never accepted.
+             * @description When the estimate was converted into a job; null until then. ISO 8601 timestamp.
              */
             readonly converted_at: string | null;
             /** @description The status: the display_name of a live Estimate status (GET /statuses?related_name=Estimate). */
@@ -2439,7 +2285,7 @@ export interface components {
             has_more: components["schemas"]["HasMore"];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description Estimate create body (under the key "estimate"). Unknown fields are refused. Not accepted: status. */
+        /** @description Estimate create body (under the key "estimate"). Not accepted: status. */
         EstimateCreate: {
             customer_id?: components["schemas"]["Estimate"]["customer_id"];
             /**
@@ -2466,18 +2312,18 @@ export interface components {
              * @description The default tax rate of new lines. Must be an active tax rate when it is set. Must be the id of a TaxRate.
              */
             tax_rate_id?: string | null;
-            /** @description Optional. When omitted the server assigns the next sequential number; when given it is kept and must be unique in the account. Immutable after creation. */
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Estimate; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Estimate). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Estimate). */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
             /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
             lineitems?: components["schemas"]["LineitemCreate"][];
         };
-        /** @description Estimate update body (under the key "estimate"). Omitted fields are unchanged; null clears a field whose type allows it. Unknown fields are refused. */
+        /** @description Estimate update body (under the key "estimate"). */
         EstimateUpdate: {
             customer_id?: components["schemas"]["Estimate"]["customer_id"];
             site_id?: components["schemas"]["EstimateCreate"]["site_id"];
@@ -2492,17 +2338,17 @@ export interface components {
             reference?: components["schemas"]["Estimate"]["reference"];
             customer_notes?: components["schemas"]["Estimate"]["customer_notes"];
             tax_rate_id?: components["schemas"]["EstimateCreate"]["tax_rate_id"];
-            /** @description Not changeable: the current value is accepted as a no-op, any other value gives 422 number.immutable. */
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
             number?: string;
             /** @description display_name of a live Estimate status (GET /statuses?related_name=Estimate), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
             status?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Estimate. */
             labels?: string[];
-            /** @description Merged into the stored values: ids absent from the payload are kept, an id set to null is cleared. Keys are custom field definition ids (GET /custom_field_definitions?related_name=Estimate). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Estimate); merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
-            /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. A snapshot replace: entries with id update that entry, entries without id are created, existing entries whose id is absent are removed; the order given is the new order. Omit the key to keep the list; supplying it changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
             lineitems?: components["schemas"]["LineitemUpdate"][];
         };
         EstimateCreateRequest: {
@@ -2511,7 +2357,7 @@ export interface components {
         EstimateUpdateRequest: {
             estimate: components["schemas"]["EstimateUpdate"];
         };
-        /** @description One link between a contact and a Customer, Lead or Site. Linkages have no ETag: their writes need none. */
+        /** @description One link between a contact and a Customer, Lead or Site. Linkages have no ETag: their writes need none. Primary rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary it is refused with contact.primary_linkage; make another contact primary instead); (4) removing the primary's linkage is refused with contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests. */
         ContactLinkage: {
             /** Format: uuid */
             id: string;
@@ -2550,7 +2396,7 @@ export interface components {
             /** @description Always null: the list is not paginated. */
             next_cursor: null;
         };
-        /** @description A new linkage. Unknown fields are refused. */
+        /** @description A new linkage. */
         CreateContactLinkageFields: {
             /**
              * Format: uuid
@@ -2577,7 +2423,7 @@ export interface components {
         ContactLinkageResponse: {
             data: components["schemas"]["ContactLinkage"];
         };
-        /** @description Changes to a linkage: relationship_type and/or primary. Unknown fields are refused. Not accepted: linkable_id, linkable_type. */
+        /** @description Changes to a linkage: relationship_type and/or primary. Not accepted: linkable_id, linkable_type. */
         UpdateContactLinkageFields: {
             /**
              * @description How the contact relates to the record. Default associated.
@@ -2663,7 +2509,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description request.invalid (Malformed HTTP request); version.invalid (Unknown API version) */
+        /** @description request.invalid, version.invalid */
         Problem400: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2676,7 +2522,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description auth.missing_token (Missing bearer token); auth.invalid_token (Invalid or expired API key); auth.failed (Authentication failed); auth.token_revoked (API key revoked) */
+        /** @description auth.missing_token, auth.invalid_token, auth.failed, auth.token_revoked */
         Problem401: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2689,7 +2535,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description auth.plan_required (Plan without API access); account.deactivated (Account deactivated); account.inactive (User inactive) */
+        /** @description auth.plan_required, account.deactivated, account.inactive */
         Problem403: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2702,7 +2548,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description rate_limit.exceeded (Rate limit exceeded) */
+        /** @description rate_limit.exceeded */
         Problem429: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2716,7 +2562,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description request.headers_too_large (Request headers too large) */
+        /** @description request.headers_too_large */
         Problem431: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2729,7 +2575,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description internal.error (Internal server error) */
+        /** @description internal.error */
         Problem500: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2742,7 +2588,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description filter.invalid (Invalid filter); request.invalid (Malformed HTTP request); version.invalid (Unknown API version) */
+        /** @description filter.invalid, request.invalid, version.invalid */
         Problem400_2: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2769,7 +2615,7 @@ export interface components {
                 "application/json": components["schemas"]["CustomerResponse"];
             };
         };
-        /** @description cursor.invalid (Invalid cursor); cursor.invalid_filters (Cursor does not match the filters); cursor.expired (Cursor expired); pagination.limit_too_large (Limit too large); sort.invalid (Invalid sort); filter.invalid (Invalid filter); request.invalid (Malformed HTTP request); version.invalid (Unknown API version) */
+        /** @description cursor.invalid, cursor.invalid_filters, cursor.expired, pagination.limit_too_large, sort.invalid, filter.invalid, request.invalid, version.invalid */
         Problem400_3: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2782,7 +2628,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description auth.scope_missing (Scope missing); auth.plan_required (Plan without API access); account.deactivated (Account deactivated); account.inactive (User inactive) */
+        /** @description auth.scope_missing, auth.plan_required, account.deactivated, account.inactive */
         Problem403_2: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2795,7 +2641,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description request.malformed_json (Malformed JSON); request.too_deep (Input nested too deeply); request.invalid (Malformed HTTP request); version.invalid (Unknown API version) */
+        /** @description request.malformed_json, request.too_deep, request.invalid, version.invalid */
         Problem400_4: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2808,7 +2654,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description request.body_too_large (Request body too large) */
+        /** @description request.body_too_large */
         Problem413: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2821,7 +2667,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description request.unsupported_media_type (Unsupported media type) */
+        /** @description request.unsupported_media_type */
         Problem415: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2834,7 +2680,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description validation.failed (Validation failed); status.transition_invalid (Status not configured) */
+        /** @description validation.failed, status.transition_invalid */
         Problem422: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2847,7 +2693,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description resource.not_found (Resource not found) */
+        /** @description resource.not_found */
         Problem404: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2860,7 +2706,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description precondition.failed (ETag mismatch) */
+        /** @description precondition.failed */
         Problem412: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2873,7 +2719,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description validation.failed (Validation failed); status.transition_invalid (Status not configured); number.immutable (Number is immutable) */
+        /** @description validation.failed, status.transition_invalid, number.immutable */
         Problem422_2: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2886,7 +2732,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description precondition.required (If-Match header required) */
+        /** @description precondition.required */
         Problem428: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2924,7 +2770,7 @@ export interface components {
                 "application/json": components["schemas"]["SiteResponse"];
             };
         };
-        /** @description validation.failed (Validation failed) */
+        /** @description validation.failed */
         Problem422_3: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2951,7 +2797,7 @@ export interface components {
                 "application/json": components["schemas"]["ContactResponse"];
             };
         };
-        /** @description contact.has_linkages (Contact has linkages) */
+        /** @description contact.has_linkages */
         Problem409: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2992,7 +2838,7 @@ export interface components {
                 "application/json": components["schemas"]["ItemResponse"];
             };
         };
-        /** @description validation.failed (Validation failed); number.immutable (Number is immutable) */
+        /** @description validation.failed, number.immutable */
         Problem422_4: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3047,7 +2893,7 @@ export interface components {
                 "application/json": components["schemas"]["SystemResponse"];
             };
         };
-        /** @description system.duplicate (Duplicate system) */
+        /** @description system.duplicate */
         Problem409_2: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3088,7 +2934,7 @@ export interface components {
                 "application/json": components["schemas"]["EstimateResponse"];
             };
         };
-        /** @description auth.scope_missing (Scope missing); auth.permission_denied (Permission denied); auth.plan_required (Plan without API access); account.deactivated (Account deactivated); account.inactive (User inactive) */
+        /** @description auth.scope_missing, auth.permission_denied, auth.plan_required, account.deactivated, account.inactive */
         Problem403_3: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3101,7 +2947,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description contact.primary_linkage (Primary contact linkage) */
+        /** @description contact.primary_linkage */
         Problem409_3: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3114,7 +2960,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description lead.already_converted (Lead already converted) */
+        /** @description lead.already_converted */
         Problem409_4: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3127,7 +2973,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description estimate.not_accepted (Estimate not accepted); estimate.already_converted (Estimate already converted) */
+        /** @description estimate.not_accepted, estimate.already_converted */
         Problem409_5: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3140,7 +2986,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description request.invalid (Malformed HTTP request) */
+        /** @description request.invalid */
         Problem400_5: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3161,58 +3007,58 @@ export interface components {
         Cursor: string;
         /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
         Limit: number;
-        /** @description Filter: organization equals the value. An unparseable value: 400 filter.invalid. */
-        "filter.organization.eq.string": string;
-        /** @description Filter: number equals the value. An unparseable value: 400 filter.invalid. */
-        "filter.number.eq.string": string;
-        /** @description Filter: status equals the value. An unparseable value: 400 filter.invalid. */
-        "filter.status.eq.string": string;
-        /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). An unparseable value: 400 filter.invalid. */
-        "filter.status.in.string": string;
-        /** @description Filter: created_at is greater than the value. An unparseable value: 400 filter.invalid. */
-        "filter.created_at.gt.datetime": string;
-        /** @description Filter: created_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-        "filter.created_at.gte.datetime": string;
-        /** @description Filter: created_at is less than the value. An unparseable value: 400 filter.invalid. */
-        "filter.created_at.lt.datetime": string;
-        /** @description Filter: created_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-        "filter.created_at.lte.datetime": string;
-        /** @description Filter: customer_id equals the value. An unparseable value: 400 filter.invalid. */
-        "filter.customer_id.eq.uuid": string;
-        /** @description Filter: lead_id equals the value. An unparseable value: 400 filter.invalid. */
-        "filter.lead_id.eq.uuid": string;
-        /** @description Filter: updated_at is greater than the value. An unparseable value: 400 filter.invalid. */
-        "filter.updated_at.gt.datetime": string;
-        /** @description Filter: updated_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-        "filter.updated_at.gte.datetime": string;
-        /** @description Filter: updated_at is less than the value. An unparseable value: 400 filter.invalid. */
-        "filter.updated_at.lt.datetime": string;
-        /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-        "filter.updated_at.lte.datetime": string;
-        /** @description Filter: item_type equals the value. An unparseable value: 400 filter.invalid. */
-        "filter.item_type.eq.string": string;
-        /** @description Filter: item_type is one of the comma-separated values (1 to 100, each a string). An unparseable value: 400 filter.invalid. */
-        "filter.item_type.in.string": string;
-        /** @description Filter: sku equals the value. An unparseable value: 400 filter.invalid. */
-        "filter.sku.eq.string": string;
-        /** @description Filter: item_id equals the value. An unparseable value: 400 filter.invalid. */
-        "filter.item_id.eq.uuid": string;
-        /** @description Filter: active equals the value. An unparseable value: 400 filter.invalid. */
-        "filter.active.eq.boolean": boolean;
-        /** @description Filter: site_id equals the value. An unparseable value: 400 filter.invalid. */
-        "filter.site_id.eq.uuid": string;
-        /** @description Filter: system_type equals the value. An unparseable value: 400 filter.invalid. */
-        "filter.system_type.eq.string": string;
-        /** @description Filter: system_type is one of the comma-separated values (1 to 100, each a string). An unparseable value: 400 filter.invalid. */
-        "filter.system_type.in.string": string;
-        /** @description Filter: scheduled_start is greater than the value. An unparseable value: 400 filter.invalid. */
-        "filter.scheduled_start.gt.datetime": string;
-        /** @description Filter: scheduled_start is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-        "filter.scheduled_start.gte.datetime": string;
-        /** @description Filter: scheduled_start is less than the value. An unparseable value: 400 filter.invalid. */
-        "filter.scheduled_start.lt.datetime": string;
-        /** @description Filter: scheduled_start is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-        "filter.scheduled_start.lte.datetime": string;
+        /** @description Filter: organization equals the value. */
+        "organization.eq": string;
+        /** @description Filter: number equals the value. */
+        "number.eq": string;
+        /** @description Filter: status equals the value. */
+        "status.eq": string;
+        /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+        "status.in": string;
+        /** @description Filter: created_at is greater than the value. */
+        "created_at.gt": string;
+        /** @description Filter: created_at is greater than or equal to the value. */
+        "created_at.gte": string;
+        /** @description Filter: created_at is less than the value. */
+        "created_at.lt": string;
+        /** @description Filter: created_at is less than or equal to the value. */
+        "created_at.lte": string;
+        /** @description Filter: customer_id equals the value. */
+        "customer_id.eq": string;
+        /** @description Filter: lead_id equals the value. */
+        "lead_id.eq": string;
+        /** @description Filter: updated_at is greater than the value. */
+        "updated_at.gt": string;
+        /** @description Filter: updated_at is greater than or equal to the value. */
+        "updated_at.gte": string;
+        /** @description Filter: updated_at is less than the value. */
+        "updated_at.lt": string;
+        /** @description Filter: updated_at is less than or equal to the value. */
+        "updated_at.lte": string;
+        /** @description Filter: item_type equals the value. */
+        "item_type.eq": string;
+        /** @description Filter: item_type is one of the comma-separated values (1 to 100, each a string). */
+        "item_type.in": string;
+        /** @description Filter: sku equals the value. */
+        "sku.eq": string;
+        /** @description Filter: item_id equals the value. */
+        "item_id.eq": string;
+        /** @description Filter: active equals the value. */
+        "active.eq": boolean;
+        /** @description Filter: site_id equals the value. */
+        "site_id.eq": string;
+        /** @description Filter: system_type equals the value. */
+        "system_type.eq": string;
+        /** @description Filter: system_type is one of the comma-separated values (1 to 100, each a string). */
+        "system_type.in": string;
+        /** @description Filter: scheduled_start is greater than the value. */
+        "scheduled_start.gt": string;
+        /** @description Filter: scheduled_start is greater than or equal to the value. */
+        "scheduled_start.gte": string;
+        /** @description Filter: scheduled_start is less than the value. */
+        "scheduled_start.lt": string;
+        /** @description Filter: scheduled_start is less than or equal to the value. */
+        "scheduled_start.lte": string;
         /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
         FieldlineVersion: components["schemas"]["FieldlineVersion"];
         /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
@@ -3404,27 +3250,27 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: organization equals the value. An unparseable value: 400 filter.invalid. */
-                organization?: components["parameters"]["filter.organization.eq.string"];
-                /** @description Filter: number equals the value. An unparseable value: 400 filter.invalid. */
-                number?: components["parameters"]["filter.number.eq.string"];
-                /** @description Filter: status equals the value. An unparseable value: 400 filter.invalid. */
-                status?: components["parameters"]["filter.status.eq.string"];
-                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). An unparseable value: 400 filter.invalid. */
-                "status[in]"?: components["parameters"]["filter.status.in.string"];
-                /** @description Filter: created_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gt]"?: components["parameters"]["filter.created_at.gt.datetime"];
-                /** @description Filter: created_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gte]"?: components["parameters"]["filter.created_at.gte.datetime"];
-                /** @description Filter: created_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lt]"?: components["parameters"]["filter.created_at.lt.datetime"];
-                /** @description Filter: created_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lte]"?: components["parameters"]["filter.created_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Filter: organization equals the value. */
+                organization?: components["parameters"]["organization.eq"];
+                /** @description Filter: number equals the value. */
+                number?: components["parameters"]["number.eq"];
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description One field; prefix - for descending. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "organization" | "-organization" | "number" | "-number" | "status" | "-status";
-                /** @description Free-text search over organization, number, status, reference and the primary site address. Narrows the results; order follows sort, not relevance. */
+                /** @description Free-text search over organization, number, status, reference and the primary site address. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Customer (GET /custom_field_definitions?related_name=Customer); values match as the CustomFieldsFilter schema says. */
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Customer. */
                 custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
@@ -3607,31 +3453,31 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: customer_id equals the value. An unparseable value: 400 filter.invalid. */
-                customer_id?: components["parameters"]["filter.customer_id.eq.uuid"];
-                /** @description Filter: lead_id equals the value. An unparseable value: 400 filter.invalid. */
-                lead_id?: components["parameters"]["filter.lead_id.eq.uuid"];
-                /** @description Filter: created_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gt]"?: components["parameters"]["filter.created_at.gt.datetime"];
-                /** @description Filter: created_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gte]"?: components["parameters"]["filter.created_at.gte.datetime"];
-                /** @description Filter: created_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lt]"?: components["parameters"]["filter.created_at.lt.datetime"];
-                /** @description Filter: created_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lte]"?: components["parameters"]["filter.created_at.lte.datetime"];
-                /** @description Filter: updated_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gt]"?: components["parameters"]["filter.updated_at.gt.datetime"];
-                /** @description Filter: updated_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gte]"?: components["parameters"]["filter.updated_at.gte.datetime"];
-                /** @description Filter: updated_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
-                /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: lead_id equals the value. */
+                lead_id?: components["parameters"]["lead_id.eq"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "site_name" | "-site_name" | "position" | "-position";
-                /** @description Free-text search over site name, street, city, state, zip code and the parent's name (customer organization). Narrows the results; order follows sort, not relevance. */
+                /** @description Free-text search over site name, street, city, state, zip code and the parent's name (customer organization). */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Site (GET /custom_field_definitions?related_name=Site); values match as the CustomFieldsFilter schema says. */
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Site. */
                 custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
@@ -3814,27 +3660,27 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: created_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gt]"?: components["parameters"]["filter.created_at.gt.datetime"];
-                /** @description Filter: created_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gte]"?: components["parameters"]["filter.created_at.gte.datetime"];
-                /** @description Filter: created_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lt]"?: components["parameters"]["filter.created_at.lt.datetime"];
-                /** @description Filter: created_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lte]"?: components["parameters"]["filter.created_at.lte.datetime"];
-                /** @description Filter: updated_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gt]"?: components["parameters"]["filter.updated_at.gt.datetime"];
-                /** @description Filter: updated_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gte]"?: components["parameters"]["filter.updated_at.gte.datetime"];
-                /** @description Filter: updated_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
-                /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
-                /** @description Free-text search over first name, last name, email and title. Narrows the results; order follows sort, not relevance. */
+                /** @description Free-text search over first name, last name, email and title. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Contact (GET /custom_field_definitions?related_name=Contact); values match as the CustomFieldsFilter schema says. */
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Contact. */
                 custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
@@ -4018,31 +3864,31 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: status equals the value. An unparseable value: 400 filter.invalid. */
-                status?: components["parameters"]["filter.status.eq.string"];
-                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). An unparseable value: 400 filter.invalid. */
-                "status[in]"?: components["parameters"]["filter.status.in.string"];
-                /** @description Filter: created_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gt]"?: components["parameters"]["filter.created_at.gt.datetime"];
-                /** @description Filter: created_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gte]"?: components["parameters"]["filter.created_at.gte.datetime"];
-                /** @description Filter: created_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lt]"?: components["parameters"]["filter.created_at.lt.datetime"];
-                /** @description Filter: created_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lte]"?: components["parameters"]["filter.created_at.lte.datetime"];
-                /** @description Filter: updated_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gt]"?: components["parameters"]["filter.updated_at.gt.datetime"];
-                /** @description Filter: updated_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gte]"?: components["parameters"]["filter.updated_at.gte.datetime"];
-                /** @description Filter: updated_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
-                /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status";
-                /** @description Free-text search over organization, first name, last name, email, phone, number and status. Narrows the results; order follows sort, not relevance. */
+                /** @description Free-text search over organization, first name, last name, email, phone, number and status. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Lead (GET /custom_field_definitions?related_name=Lead); values match as the CustomFieldsFilter schema says. */
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Lead. */
                 custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
@@ -4225,33 +4071,33 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: item_type equals the value. An unparseable value: 400 filter.invalid. */
-                item_type?: components["parameters"]["filter.item_type.eq.string"];
-                /** @description Filter: item_type is one of the comma-separated values (1 to 100, each a string). An unparseable value: 400 filter.invalid. */
-                "item_type[in]"?: components["parameters"]["filter.item_type.in.string"];
-                /** @description Filter: sku equals the value. An unparseable value: 400 filter.invalid. */
-                sku?: components["parameters"]["filter.sku.eq.string"];
-                /** @description Filter: created_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gt]"?: components["parameters"]["filter.created_at.gt.datetime"];
-                /** @description Filter: created_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gte]"?: components["parameters"]["filter.created_at.gte.datetime"];
-                /** @description Filter: created_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lt]"?: components["parameters"]["filter.created_at.lt.datetime"];
-                /** @description Filter: created_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lte]"?: components["parameters"]["filter.created_at.lte.datetime"];
-                /** @description Filter: updated_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gt]"?: components["parameters"]["filter.updated_at.gt.datetime"];
-                /** @description Filter: updated_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gte]"?: components["parameters"]["filter.updated_at.gte.datetime"];
-                /** @description Filter: updated_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
-                /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Filter: item_type equals the value. */
+                item_type?: components["parameters"]["item_type.eq"];
+                /** @description Filter: item_type is one of the comma-separated values (1 to 100, each a string). */
+                "item_type[in]"?: components["parameters"]["item_type.in"];
+                /** @description Filter: sku equals the value. */
+                sku?: components["parameters"]["sku.eq"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "number" | "-number";
-                /** @description Free-text search over name, number, sku and description. Narrows the results; order follows sort, not relevance. */
+                /** @description Free-text search over name, number, sku and description. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Item (GET /custom_field_definitions?related_name=Item); values match as the CustomFieldsFilter schema says. */
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Item. */
                 custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
@@ -4434,27 +4280,27 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: customer_id equals the value. An unparseable value: 400 filter.invalid. */
-                customer_id?: components["parameters"]["filter.customer_id.eq.uuid"];
-                /** @description Filter: item_id equals the value. An unparseable value: 400 filter.invalid. */
-                item_id?: components["parameters"]["filter.item_id.eq.uuid"];
-                /** @description Filter: created_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gt]"?: components["parameters"]["filter.created_at.gt.datetime"];
-                /** @description Filter: created_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gte]"?: components["parameters"]["filter.created_at.gte.datetime"];
-                /** @description Filter: created_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lt]"?: components["parameters"]["filter.created_at.lt.datetime"];
-                /** @description Filter: created_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lte]"?: components["parameters"]["filter.created_at.lte.datetime"];
-                /** @description Filter: updated_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gt]"?: components["parameters"]["filter.updated_at.gt.datetime"];
-                /** @description Filter: updated_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gte]"?: components["parameters"]["filter.updated_at.gte.datetime"];
-                /** @description Filter: updated_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
-                /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: item_id equals the value. */
+                item_id?: components["parameters"]["item_id.eq"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at";
             };
             header?: {
@@ -4637,25 +4483,25 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: active equals the value. An unparseable value: 400 filter.invalid. */
-                active?: components["parameters"]["filter.active.eq.boolean"];
-                /** @description Filter: created_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gt]"?: components["parameters"]["filter.created_at.gt.datetime"];
-                /** @description Filter: created_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gte]"?: components["parameters"]["filter.created_at.gte.datetime"];
-                /** @description Filter: created_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lt]"?: components["parameters"]["filter.created_at.lt.datetime"];
-                /** @description Filter: created_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lte]"?: components["parameters"]["filter.created_at.lte.datetime"];
-                /** @description Filter: updated_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gt]"?: components["parameters"]["filter.updated_at.gt.datetime"];
-                /** @description Filter: updated_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gte]"?: components["parameters"]["filter.updated_at.gte.datetime"];
-                /** @description Filter: updated_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
-                /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Filter: active equals the value. */
+                active?: components["parameters"]["active.eq"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name";
             };
             header?: {
@@ -4838,33 +4684,33 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: site_id equals the value. An unparseable value: 400 filter.invalid. */
-                site_id?: components["parameters"]["filter.site_id.eq.uuid"];
-                /** @description Filter: system_type equals the value. An unparseable value: 400 filter.invalid. */
-                system_type?: components["parameters"]["filter.system_type.eq.string"];
-                /** @description Filter: system_type is one of the comma-separated values (1 to 100, each a string). An unparseable value: 400 filter.invalid. */
-                "system_type[in]"?: components["parameters"]["filter.system_type.in.string"];
-                /** @description Filter: created_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gt]"?: components["parameters"]["filter.created_at.gt.datetime"];
-                /** @description Filter: created_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gte]"?: components["parameters"]["filter.created_at.gte.datetime"];
-                /** @description Filter: created_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lt]"?: components["parameters"]["filter.created_at.lt.datetime"];
-                /** @description Filter: created_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lte]"?: components["parameters"]["filter.created_at.lte.datetime"];
-                /** @description Filter: updated_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gt]"?: components["parameters"]["filter.updated_at.gt.datetime"];
-                /** @description Filter: updated_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gte]"?: components["parameters"]["filter.updated_at.gte.datetime"];
-                /** @description Filter: updated_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
-                /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Filter: site_id equals the value. */
+                site_id?: components["parameters"]["site_id.eq"];
+                /** @description Filter: system_type equals the value. */
+                system_type?: components["parameters"]["system_type.eq"];
+                /** @description Filter: system_type is one of the comma-separated values (1 to 100, each a string). */
+                "system_type[in]"?: components["parameters"]["system_type.in"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "system_type" | "-system_type";
-                /** @description Free-text search over system type, name, manufacturer, model and serial number. Narrows the results; order follows sort, not relevance. */
+                /** @description Free-text search over system type, name, manufacturer, model and serial number. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of System (GET /custom_field_definitions?related_name=System); values match as the CustomFieldsFilter schema says. */
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=System. */
                 custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
@@ -5049,43 +4895,43 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: status equals the value. An unparseable value: 400 filter.invalid. */
-                status?: components["parameters"]["filter.status.eq.string"];
-                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). An unparseable value: 400 filter.invalid. */
-                "status[in]"?: components["parameters"]["filter.status.in.string"];
-                /** @description Filter: customer_id equals the value. An unparseable value: 400 filter.invalid. */
-                customer_id?: components["parameters"]["filter.customer_id.eq.uuid"];
-                /** @description Filter: site_id equals the value. An unparseable value: 400 filter.invalid. */
-                site_id?: components["parameters"]["filter.site_id.eq.uuid"];
-                /** @description Filter: scheduled_start is greater than the value. An unparseable value: 400 filter.invalid. */
-                "scheduled_start[gt]"?: components["parameters"]["filter.scheduled_start.gt.datetime"];
-                /** @description Filter: scheduled_start is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "scheduled_start[gte]"?: components["parameters"]["filter.scheduled_start.gte.datetime"];
-                /** @description Filter: scheduled_start is less than the value. An unparseable value: 400 filter.invalid. */
-                "scheduled_start[lt]"?: components["parameters"]["filter.scheduled_start.lt.datetime"];
-                /** @description Filter: scheduled_start is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "scheduled_start[lte]"?: components["parameters"]["filter.scheduled_start.lte.datetime"];
-                /** @description Filter: created_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gt]"?: components["parameters"]["filter.created_at.gt.datetime"];
-                /** @description Filter: created_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gte]"?: components["parameters"]["filter.created_at.gte.datetime"];
-                /** @description Filter: created_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lt]"?: components["parameters"]["filter.created_at.lt.datetime"];
-                /** @description Filter: created_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lte]"?: components["parameters"]["filter.created_at.lte.datetime"];
-                /** @description Filter: updated_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gt]"?: components["parameters"]["filter.updated_at.gt.datetime"];
-                /** @description Filter: updated_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gte]"?: components["parameters"]["filter.updated_at.gte.datetime"];
-                /** @description Filter: updated_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
-                /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: site_id equals the value. */
+                site_id?: components["parameters"]["site_id.eq"];
+                /** @description Filter: scheduled_start is greater than the value. */
+                "scheduled_start[gt]"?: components["parameters"]["scheduled_start.gt"];
+                /** @description Filter: scheduled_start is greater than or equal to the value. */
+                "scheduled_start[gte]"?: components["parameters"]["scheduled_start.gte"];
+                /** @description Filter: scheduled_start is less than the value. */
+                "scheduled_start[lt]"?: components["parameters"]["scheduled_start.lt"];
+                /** @description Filter: scheduled_start is less than or equal to the value. */
+                "scheduled_start[lte]"?: components["parameters"]["scheduled_start.lte"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status" | "scheduled_start" | "-scheduled_start";
-                /** @description Free-text search over number, job type, status, reference, labels, customer organization, site name and address, assignee names and system type. Narrows the results; order follows sort, not relevance. */
+                /** @description Free-text search over number, job type, status, reference, labels, customer organization, site name and address, assignee names and system type. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Job (GET /custom_field_definitions?related_name=Job); values match as the CustomFieldsFilter schema says. */
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Job. */
                 custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {
@@ -5268,33 +5114,33 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: status equals the value. An unparseable value: 400 filter.invalid. */
-                status?: components["parameters"]["filter.status.eq.string"];
-                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). An unparseable value: 400 filter.invalid. */
-                "status[in]"?: components["parameters"]["filter.status.in.string"];
-                /** @description Filter: customer_id equals the value. An unparseable value: 400 filter.invalid. */
-                customer_id?: components["parameters"]["filter.customer_id.eq.uuid"];
-                /** @description Filter: created_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gt]"?: components["parameters"]["filter.created_at.gt.datetime"];
-                /** @description Filter: created_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[gte]"?: components["parameters"]["filter.created_at.gte.datetime"];
-                /** @description Filter: created_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lt]"?: components["parameters"]["filter.created_at.lt.datetime"];
-                /** @description Filter: created_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "created_at[lte]"?: components["parameters"]["filter.created_at.lte.datetime"];
-                /** @description Filter: updated_at is greater than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gt]"?: components["parameters"]["filter.updated_at.gt.datetime"];
-                /** @description Filter: updated_at is greater than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[gte]"?: components["parameters"]["filter.updated_at.gte.datetime"];
-                /** @description Filter: updated_at is less than the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lt]"?: components["parameters"]["filter.updated_at.lt.datetime"];
-                /** @description Filter: updated_at is less than or equal to the value. An unparseable value: 400 filter.invalid. */
-                "updated_at[lte]"?: components["parameters"]["filter.updated_at.lte.datetime"];
-                /** @description Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid. */
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status";
-                /** @description Free-text search over number, amount, status and customer organization. Narrows the results; order follows sort, not relevance. */
+                /** @description Free-text search over number, amount, status and customer organization. */
                 q?: string;
-                /** @description `custom_fields[<field_id>]=<value>`, where `<field_id>` is a custom field definition id of Estimate (GET /custom_field_definitions?related_name=Estimate); values match as the CustomFieldsFilter schema says. */
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Estimate. */
                 custom_fields?: components["schemas"]["CustomFieldsFilter"];
             };
             header?: {

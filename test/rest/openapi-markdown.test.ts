@@ -40,7 +40,7 @@ describe('descriptions and summaries of the served OpenAPI document', () => {
   it('keep the placeholders, in code spans: the ETag format, the custom_fields parameter, the doc_url pattern, declared prose', () => {
     expect(doc.components.headers.ETag.description).toContain('`W/"<updated_at epoch ms>-<lock_version>"`');
     const customFields = doc.paths['/customers'].get.parameters.find((p: any) => p.name === 'custom_fields');
-    expect(customFields.description).toContain('`custom_fields[<field_id>]=<value>`, where `<field_id>` is');
+    expect(customFields.description).toContain('`custom_fields[<field_id>]=<value>` with the ids of');
     expect(doc.info.description).toContain('doc_url (`/errors/<code with dots and underscores as dashes>`)');
     // A declaration's own text (the Me key's scopes) is rendered with its placeholder in a code span.
     expect(doc.components.schemas.Me.properties.key.properties.scopes.description).toContain('`<resource>`');

@@ -4,8 +4,8 @@ import { linkageFields, linkageShape } from './contact-linkage.shape.ts';
 // A contact's linkages (REST /contacts/{id}/linkages, GraphQL contactLinkages, linkContact, updateContactLinkage,
 // unlinkContact), through domain.linkages. No If-Match: linkages carry no ETag.
 
-const rules =
-  'Rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary it is refused with contact.primary_linkage; make another contact primary instead); (4) removing the primary\'s linkage is refused with contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests.';
+// The primary rules are the linkage's own (ContactLinkage's description); each action points at them.
+const rules = 'The primary rules are in the ContactLinkage description.';
 
 const linkageId = { linkage_id: 'Linkage id (UUID v7) of this contact. Unknown, of another contact or of another account: 404 resource.not_found.' };
 const events = {

@@ -42,7 +42,8 @@ export const linkageFields = {
 
 export const linkageShape = wireShape({
   name: 'ContactLinkage',
-  description: 'One link between a contact and a Customer, Lead or Site. Linkages have no ETag: their writes need none.',
+  description:
+    "One link between a contact and a Customer, Lead or Site. Linkages have no ETag: their writes need none. Primary rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary it is refused with contact.primary_linkage; make another contact primary instead); (4) removing the primary's linkage is refused with contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests.",
   fields: {
     id: { kind: 'uuid' },
     contact_id: { kind: 'uuid', description: 'The id of the linked contact.' },

@@ -2,7 +2,7 @@ import { resources } from '../../domain.ts';
 import { childOutputFields, type ChildCollection, type ResourceDefinition } from '../../kernel/resource.ts';
 import { readOnlySchema, served, uuid } from './field-schemas.ts';
 import { pascal } from './naming.ts';
-import { bodyObject, fieldHomes, updateNote, writeShape } from './write-fields.ts';
+import { bodyObject, fieldHomes, writeShape } from './write-fields.ts';
 import { z } from './zod.ts';
 
 // The entries of a child collection (contact phone numbers, job assignments, line items): served with an id,
@@ -72,7 +72,7 @@ export function childCreateSchema(def: ResourceDefinition, collection: ChildColl
 export function childUpdateSchema(def: ResourceDefinition, collection: ChildCollection): z.ZodType {
   const existing: Record<string, z.ZodType> = { id: uuid().openapi({ description: `Id of an existing ${collection.label} of this ${ownerNames(def, collection)}; any other id gives 422 validation.failed.` }) };
   for (const [name, schema] of Object.entries(writeShape(collection.fields, 'update', undefined, homes(def, collection).update))) existing[name] = schema;
-  const kept = z.object(existing).strict().openapi({ description: `An existing ${collection.label}, kept and changed. ${updateNote}` });
+  const kept = z.object(existing).strict().openapi({ description: `An existing ${collection.label}, kept and changed.` });
   return z.union([kept, childCreateSchema(def, collection)]).openapi(`${childSchemaName(def, collection)}Update`, {
     description: `An entry of the ${collection.label} snapshot: with id it updates that entry, without id it creates one.${computedNote(collection)}`,
   });

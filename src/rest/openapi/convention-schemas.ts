@@ -19,8 +19,8 @@ export function customFieldsSchema(def: ResourceDefinition, mode: 'record' | 'cr
   const where = `GET /custom_field_definitions?related_name=${def.className}`;
   const notes = {
     record: `Keyed by custom field definition id (${where}).`,
-    create: `Keyed by custom field definition id (${where}). Unknown ids or wrongly typed values give 422 validation.failed; required definitions must be given.`,
-    update: `Merged into the stored values: ids absent from the payload are kept, an id set to null is cleared. Keys are custom field definition ids (${where}).`,
+    create: `Keyed by custom field definition id (${where}).`,
+    update: `Keyed by custom field definition id (${where}); merged into the stored values.`,
   }[mode];
   return z.record(z.string(), customFieldValue(mode)).openapi({ description: notes });
 }

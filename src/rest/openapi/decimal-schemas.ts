@@ -24,11 +24,12 @@ export function decimalServedSchema(spec: FieldSpec): z.ZodType {
   return z.string().regex(new RegExp(scale > 0 ? `^-?\\d+\\.\\d{${scale}}$` : '^-?\\d+$')).openapi({ format: 'decimal' });
 }
 
-/** The sentence describing a decimal field's wire format, on write and as served. */
-export function decimalNote(spec: FieldSpec, mode: 'write' | 'served'): string {
+/**
+ * What a decimal field's description adds to the convention the info states once for every decimal (served as a
+ * string with the places its pattern shows; written as a decimal string or a JSON number): on write, its bounds.
+ */
+export function decimalNote(spec: FieldSpec, mode: 'write' | 'served'): string | undefined {
+  if (mode === 'served') return undefined;
   const { scale, min, max } = decimalRules(spec);
-  const served = `served as a string with exactly ${scale} decimal places (e.g. "${(12.5).toFixed(scale)}")`;
-  return mode === 'served'
-    ? `Exact decimal ${served}.`
-    : `Exact decimal, ${min} to ${max}, at most ${scale} decimal places: a decimal string ("12.5") or a JSON number; ${served}. Other values: 422 validation.failed.`;
+  return `${min} to ${max}, at most ${scale} decimal places.`;
 }

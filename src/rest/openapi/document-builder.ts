@@ -4,7 +4,7 @@ import type { Operation } from './error-codes.ts';
 import type { responseHeaders } from './headers.ts';
 import type { ProblemResponses } from './problem-responses.ts';
 import type { RequestParameters } from './request-parameters.ts';
-import { operationSecurity, securityNote } from './security.ts';
+import { operationSecurity } from './security.ts';
 
 // What the operation builders share: the registry being filled, the registered request parameters, register
 // (a component schema with the example of its bodies), response (a success response several operations give)
@@ -87,7 +87,6 @@ export function createDocumentBuilder(registry: OpenAPIRegistry, parameters: Req
       const body = rest.request?.body;
       registry.registerPath({
         ...rest,
-        description: `${rest.description ?? ''}\n\n${securityNote(scopes, open)}`.trim(),
         ...operationSecurity(scopes, open),
         request: { ...rest.request, headers, ...(body ? { body: { ...body, content: withExamples(body.content) } } : {}) },
         responses: {

@@ -65,5 +65,5 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
       { name: 'Meta', description: 'This document.' },
     ],
   });
-  return { ...document, paths: withPathParameters(document.paths ?? {}), 'x-error-codes': errorCatalogEntries(errorsUrl) };
+  return { ...document, paths: withPathParameters(document.paths ?? {}), 'x-error-codes': errorCatalogEntries() };
 }

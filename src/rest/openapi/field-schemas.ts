@@ -92,12 +92,12 @@ function servedField(spec: FieldSpec, nullable: boolean): z.ZodType {
   return describe(nullable ? schema.nullable() : schema, spec.description, kindNote(spec, 'served'), referenceNote(spec));
 }
 
-/** A read-only field as served (never accepted): its kind (decimals with their scale), enum, readOnly: true. */
+/** A read-only field as served (never accepted): its kind (decimals with their scale), enum, readOnly: true (which says it). */
 export function readOnlySchema(spec: ReadOnlyField, nullable: boolean): z.ZodType {
   const decimal = spec.kind === 'decimal' && !spec.enum;
   const schema = decimal ? decimalServedSchema({ kind: 'decimal', scale: spec.scale ?? 2, create: 'not_accepted', update: 'not_accepted' }) : servedKindSchema(spec.kind, spec.enum);
-  const note = decimal ? `Exact decimal served as a string with exactly ${spec.scale ?? 2} decimal places.` : kindNotes[spec.kind as FieldKind];
-  return describe(nullable ? schema.nullable() : schema, spec.description, note, 'Read-only: served, never accepted.').openapi({ readOnly: true });
+  const note = decimal ? undefined : kindNotes[spec.kind as FieldKind];
+  return describe(nullable ? schema.nullable() : schema, spec.description, note).openapi({ readOnly: true });
 }
 
 /** Served field schemas, for standard records and for records that are not standard resources (e.g. a contact linkage). */

@@ -58,7 +58,6 @@ export function createListParameters(registry: OpenAPIRegistry) {
     shared('Cursor', () => ({
       name: 'cursor',
       in: 'query',
-      required: false,
       schema: { type: 'string' },
       description:
         'Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid.',
@@ -67,17 +66,22 @@ export function createListParameters(registry: OpenAPIRegistry) {
     shared('Limit', () => ({
       name: 'limit',
       in: 'query',
-      required: false,
       schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
       description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}). Above ${MAX_LIMIT}: 400 pagination.limit_too_large with max_limit.`,
     }));
+  /** The value type of each filter parameter component by name: a field whose type differs on another list gets its own. */
+  const filterTypes = new Map<string, ValueType>();
+  const filterName = (field: string, op: Operator, type: ValueType) => {
+    const name = `${field}.${op}`;
+    if (!filterTypes.has(name)) filterTypes.set(name, type);
+    return filterTypes.get(name) === type ? name : `${name}.${type}`;
+  };
   const filter = (field: string, op: Operator, type: ValueType) =>
-    shared(`filter.${field}.${op}.${type}`, () => ({
+    shared(filterName(field, op, type), () => ({
       name: filterParameterName(field, op),
       in: 'query',
-      required: false,
       schema: op === 'in' ? { type: 'string' } : filterValueSchemas[type],
-      description: `Filter: ${filterNote(field, op, type)}. An unparseable value: 400 filter.invalid.`,
+      description: `Filter: ${filterNote(field, op, type)}.`,
     }));
   return {
     /** The shared parameters of the resource's list: cursor, limit and one per filter operator. */
@@ -108,8 +112,8 @@ export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
       .optional()
       .openapi({
         param: {
-          // The schema states the default.
-          description: "Exactly one field; prefix - for descending. Honoured on the first page only: continuation pages keep the cursor's ordering. An unknown field or several fields: 400 sort.invalid.",
+          // The schema states the default; the info states the sort rules every list shares.
+          description: 'One field; prefix - for descending.',
         },
       });
   }
@@ -118,7 +122,7 @@ export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
       .string()
       .max(200)
       .optional()
-      .openapi({ param: { description: `Free-text search over ${def.list.searchable}. Narrows the results; order follows sort, not relevance.` } });
+      .openapi({ param: { description: `Free-text search over ${def.list.searchable}.` } });
   }
   if (def.conventions.customFields) {
     shape.custom_fields = customFieldsFilter()
@@ -127,7 +131,7 @@ export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
         param: {
           style: 'deepObject',
           explode: true,
-          description: `\`custom_fields[<field_id>]=<value>\`, where \`<field_id>\` is a custom field definition id of ${def.className} (GET /custom_field_definitions?related_name=${def.className}); values match as the CustomFieldsFilter schema says.`,
+          description: `\`custom_fields[<field_id>]=<value>\` with the ids of GET /custom_field_definitions?related_name=${def.className}.`,
         },
       });
   }

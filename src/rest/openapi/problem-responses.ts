@@ -76,7 +76,8 @@ export function createProblemResponses(registry: OpenAPIRegistry, rendering: Pro
     const name = n === 1 ? `Problem${status}` : `Problem${status}_${n}`;
     names.set(key, name);
     registry.registerComponent('responses', name, {
-      description: codes.map((code) => `${code} (${errorCatalog[code].title})`).join('; '),
+      // The codes; each one's title is in x-error-codes at the top and on its error page.
+      description: codes.join(', '),
       headers: status === 429 ? responseHeaders('Retry-After') : responseHeaders(),
       content: {
         'application/problem+json': {
@@ -102,7 +103,7 @@ export function createProblemResponses(registry: OpenAPIRegistry, rendering: Pro
     registerExamples(): void {
       for (const code of Object.keys(errorCatalog) as ErrorCode[]) {
         const ctx = contexts.get(code);
-        if (ctx) registry.registerComponent('examples', code, { summary: errorCatalog[code].title, value: problemExample(code, ctx, rendering.errorsUrl) });
+        if (ctx) registry.registerComponent('examples', code, { value: problemExample(code, ctx, rendering.errorsUrl) });
       }
     },
   };

@@ -10,7 +10,7 @@ export function registerSecurityScheme(registry: OpenAPIRegistry): void {
     scheme: 'bearer',
     bearerFormat: 'svc_<UUIDv7>',
     description:
-      '`Authorization: Bearer svc_<UUIDv7>`. Scopes are `<resource>:read` and `<resource>:write`; a write scope implies the read scope of the same resource only. The scopes an operation needs (all of them) are listed in its security requirement and in x-required-scopes (and x-required-scope when there is one).',
+      '`Authorization: Bearer svc_<UUIDv7>`. Scopes are `<resource>:read` and `<resource>:write`; a write scope implies the read scope of the same resource only. The scopes an operation needs (all of them) are listed in its security requirement and in x-required-scopes.',
   });
 }
 
@@ -20,22 +20,12 @@ export function documentSecurity() {
 }
 
 /**
- * An operation's security: the scopes it needs are all in one requirement (all of them are needed), in
- * x-required-scopes, and, when there is one, in x-required-scope. An open operation has no requirement.
+ * An operation's security: the scopes it needs are all in one requirement (all of them are needed) and in
+ * x-required-scopes. An open operation has no requirement.
  */
 export function operationSecurity(scopes: string[], open: boolean) {
   return {
     security: open ? [] : [{ [SCHEME]: scopes }],
-    ...(scopes.length === 1 ? { 'x-required-scope': scopes[0] } : {}),
     ...(scopes.length > 0 ? { 'x-required-scopes': scopes } : {}),
   };
-}
-
-/** The sentence of an operation's description that says what the caller needs. */
-export function securityNote(scopes: string[], open: boolean): string {
-  if (open) return 'No authentication.';
-  if (scopes.length === 0) return 'Needs a valid key; no scope.';
-  if (scopes.length > 1) return `Scopes: ${scopes.join(' and ')} (all of them).`;
-  const [scope] = scopes;
-  return `Scope: ${scope}${scope.endsWith(':read') ? ` (or ${scope.replace(/:read$/, ':write')})` : ''}.`;
 }

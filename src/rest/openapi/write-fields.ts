@@ -15,11 +15,6 @@ function writeNullable(spec: FieldSpec): boolean {
   return spec.nullable !== false && spec.create !== 'required';
 }
 
-const immutableNote = 'Cannot be changed: accepted only with the current value (a no-op); any other value gives 422 validation.failed ("cannot be changed").';
-
-/** What an update body says of the fields it takes: omitted fields keep their values, null clears one. */
-export const updateNote = 'Omitted fields are unchanged; null clears a field whose type allows it.';
-
 /** What a body says about one of its fields beyond its spec: a sentence, and the writeOnly keyword. */
 export type FieldNotes = (name: string) => { text: string; writeOnly?: boolean } | undefined;
 
@@ -77,7 +72,8 @@ export function writeShape(fields: Record<string, FieldSpec>, mode: 'create' | '
       schema = kindSchema(spec);
       if (writeNullable(spec)) schema = schema.nullable();
       const note = notes(name);
-      schema = describe(schema, spec.description, spec.writeRule, kindNote(spec, 'write'), referenceNote(spec), note?.text, rule === 'immutable' ? immutableNote : undefined);
+      schema = describe(schema, spec.description, spec.writeRule, kindNote(spec, 'write'), referenceNote(spec), note?.text);
+      // What an immutable field accepts the info says once; the keyword marks the field.
       if (rule === 'immutable') schema = schema.openapi({ 'x-immutable': true });
       if (note?.writeOnly) schema = schema.openapi({ writeOnly: true });
     }
@@ -86,13 +82,16 @@ export function writeShape(fields: Record<string, FieldSpec>, mode: 'create' | '
   return shape;
 }
 
-/** A strict body object (unknown fields are refused) with its x-not-accepted and x-immutable lists. */
+/**
+ * A strict body object with its x-not-accepted and x-immutable lists. That unknown fields are refused, and how an
+ * update body treats omitted fields and null, the info says once for every body.
+ */
 export function bodyObject(shape: Record<string, z.ZodType>, description: string, refused: string[], immutable: string[] = []): z.ZodObject {
   return z
     .object(shape)
     .strict()
     .openapi({
-      description: `${description} Unknown fields are refused.${refused.length ? ` Not accepted: ${refused.join(', ')}.` : ''}${immutable.length ? ` Not changeable (current value only): ${immutable.join(', ')}.` : ''}`,
+      description: `${description}${refused.length ? ` Not accepted: ${refused.join(', ')}.` : ''}${immutable.length ? ` Not changeable (current value only): ${immutable.join(', ')}.` : ''}`,
       'x-not-accepted': refused,
       ...(immutable.length ? { 'x-immutable': immutable } : {}),
     });

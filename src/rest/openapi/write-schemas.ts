@@ -2,7 +2,7 @@ import { outputFields, type ResourceDefinition } from '../../kernel/resource.ts'
 import { childCreateSchema, childUpdateSchema } from './child-schemas.ts';
 import { customFieldsSchema, labelsSchema } from './convention-schemas.ts';
 import { docText } from './doc-text.ts';
-import { bodyObject, fieldHomes, immutableFields, notAccepted, sameAs, updateNote, writeShape, type FieldNotes } from './write-fields.ts';
+import { bodyObject, fieldHomes, immutableFields, notAccepted, sameAs, writeShape, type FieldNotes } from './write-fields.ts';
 import { z } from './zod.ts';
 
 // A resource's create and update bodies (the record under the key named after the resource): its fields with
@@ -13,10 +13,11 @@ function childrenBody(def: ResourceDefinition, mode: 'create' | 'update'): Recor
   const shape: Record<string, z.ZodType> = {};
   for (const [name, collection] of Object.entries(def.children ?? {})) {
     const entry = mode === 'create' ? childCreateSchema(def, collection) : childUpdateSchema(def, collection);
+    // On update the collection's own write rule (when declared) says how its snapshot works; the rest is common.
     const rule =
       mode === 'create'
         ? 'Omitted: no entries (unless a hook supplies a default).'
-        : 'A snapshot replace: entries with id update that entry, entries without id are created, existing entries whose id is absent are removed; the order given is the new order. Omit the key to keep the list; supplying it changes the ETag even when nothing else changes.';
+        : `${collection.writeRule ? '' : 'A snapshot replace: entries with id update that entry, entries without id are created, existing entries whose id is absent are removed. '}The order given is the new order; supplying the key changes the ETag even when nothing else changes.`;
     shape[name] = z
       .array(entry)
       .max(200)
@@ -55,7 +56,7 @@ export function createSchema(def: ResourceDefinition): z.ZodObject {
       .min(1)
       .max(64)
       .optional()
-      .openapi({ description: 'Optional. When omitted the server assigns the next sequential number; when given it is kept and must be unique in the account. Immutable after creation.' });
+      .openapi({ description: 'Omitted: the next in sequence; given: kept, unique in the account.' });
   }
   if (def.conventions.labels) shape.labels = labelsSchema(def, 'create').optional();
   if (def.conventions.customFields) shape.custom_fields = customFieldsSchema(def, 'create').optional();
@@ -70,7 +71,7 @@ export function updateSchema(def: ResourceDefinition): z.ZodObject {
     shape.number = z
       .string()
       .optional()
-      .openapi({ description: 'Not changeable: the current value is accepted as a no-op, any other value gives 422 number.immutable.' });
+      .openapi({ description: 'Only the current value (a no-op); another gives 422 number.immutable.' });
   }
   if (def.conventions.status) {
     shape.status = z
@@ -85,7 +86,7 @@ export function updateSchema(def: ResourceDefinition): z.ZodObject {
   Object.assign(shape, childrenBody(def, 'update'));
   return bodyObject(
     shape,
-    `${def.className} update body (under the key "${def.name}"). ${updateNote}`,
+    `${def.className} update body (under the key "${def.name}").`,
     notAccepted(def.fields, 'update', def.conventions),
     immutableFields(def.fields),
   );
