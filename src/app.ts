@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { buildDomain, type Domain } from './domain.ts';
+import { purgeExpiredIdempotencyKeys } from './db/idempotency-purge.ts';
 import type { Clock } from './kernel/clock.ts';
 import { AppError, docSlug } from './kernel/errors.ts';
 import { newId } from './kernel/ids.ts';
@@ -90,6 +91,7 @@ export function buildApp(deps: AppDeps): App {
     rateLimits: deps.rateLimits,
     redis: deps.redis,
     apiVersions: config.API_VERSIONS,
+    idempotencyLockMs: config.IDEMPOTENCY_LOCK_SECONDS * 1000,
   });
   const app = express();
   app.disable('x-powered-by');
@@ -119,6 +121,13 @@ export function buildApp(deps: AppDeps): App {
     sendProblem(req, res, new AppError('route.not_found', `No endpoint ${req.method} ${req.originalUrl.split('?')[0]}.`), config.ERRORS_URL, logger);
   });
   const servers = new Set<http.Server>();
+  // Idempotency keys past their 24-hour window are purged hourly (the first purge a minute after start). A timer of
+  // this process: every process purges, and a DELETE of expired rows is safe to run twice.
+  const purgeKeys = () => {
+    purgeExpiredIdempotencyKeys(deps.database.prisma, domain.clock.now()).catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'idempotency key purge failed'));
+  };
+  const firstPurge = setTimeout(purgeKeys, 60_000).unref();
+  const purgeTimer = setInterval(purgeKeys, 60 * 60_000).unref();
 
   return {
     express: app,
@@ -137,6 +146,8 @@ export function buildApp(deps: AppDeps): App {
       return { server, port: typeof address === 'object' && address ? address.port : port };
     },
     async close() {
+      clearTimeout(firstPurge);
+      clearInterval(purgeTimer);
       await graphql.close();
       await Promise.all(
         [...servers].map(

@@ -43,6 +43,11 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** How long a verified API key is trusted before it is read again (revocation takes effect within this). */
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(5000).default(2000),
+  /**
+   * How long an idempotency key's claim holds while its request runs: after a process died mid-request, a retry
+   * with the same key waits this long before it runs the work again (src/kernel/idempotency.ts).
+   */
+  IDEMPOTENCY_LOCK_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   TRUST_PROXY: z.string().optional(),

@@ -8,6 +8,7 @@ import type { ResourceDefinition } from './kernel/resource.ts';
 import type { RawRunner } from './kernel/tenant-sql.ts';
 import { ResourceService } from './kernel/resource-service.ts';
 import { RecordLocator } from './kernel/record-locator.ts';
+import { IdempotencyStore } from './kernel/idempotency.ts';
 import { tenantScoped } from './kernel/tenancy.ts';
 import { ApiVersions } from './kernel/versioning.ts';
 import { AdminService } from './resources/accounts/admin.service.ts';
@@ -31,6 +32,8 @@ export interface DomainOptions {
   redis?: Redis;
   /** Accepted API versions (config API_VERSIONS); default the current version only. */
   apiVersions?: readonly string[];
+  /** How long an idempotency key's claim holds (config IDEMPOTENCY_LOCK_SECONDS); default 60 s. */
+  idempotencyLockMs?: number;
 }
 
 /** The domain layer: services both adapters (REST and GraphQL) call. */
@@ -62,6 +65,7 @@ export function buildDomain(options: DomainOptions) {
     estimateConversion: new EstimateConversionService(db, clock, lookup('estimate'), lookup('job')),
     dispatchBoard: new DispatchBoardService(lookup('job')),
     locator: new RecordLocator(resources, options.raw ?? db),
+    idempotency: new IdempotencyStore(options.raw ?? db, clock, { lockMs: options.idempotencyLockMs ?? 60_000 }),
     resources: services,
     resource: lookup,
   };

@@ -673,6 +673,62 @@ export interface paths {
         patch: operations["updateEstimate"];
         trace?: never;
     };
+    "/invoices": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invoices
+         * @description Keyset-paginated list of invoices.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        /** Create a invoice */
+        post: operations["createInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a invoice */
+        get: operations["getInvoice"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a invoice
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deleteInvoice"];
+        options?: never;
+        head?: never;
+        /** Update a invoice */
+        patch: operations["updateInvoice"];
+        trace?: never;
+    };
     "/contacts/{id}/linkages": {
         parameters: {
             query?: never;
@@ -902,6 +958,12 @@ export interface components {
                     /** @enum {string} */
                     System: "on" | "off";
                 };
+                /** @description ISO 4217 code of every amount of the account (invoices, payments, prices), e.g. USD. */
+                currency: string;
+                /** @description IANA time zone of the account: what "today" is for its documents (the default date of an invoice). */
+                time_zone: string;
+                /** @description Days from an invoice's date to its default due date. */
+                payment_terms_days: number;
             };
             /** @description The user the key belongs to; a key never has more rights than its user. */
             user: {
@@ -1967,7 +2029,7 @@ export interface components {
              */
             updated_at: string;
         };
-        /** @description One lineitem of a Job or Estimate. */
+        /** @description One lineitem of a Job, Estimate or Invoice. */
         Lineitem: {
             /**
              * Format: uuid
@@ -2158,7 +2220,7 @@ export interface components {
         LineitemUpdate: {
             /**
              * Format: uuid
-             * @description Id of an existing lineitem of this Job or Estimate; any other id gives 422 validation.failed.
+             * @description Id of an existing lineitem of this Job, Estimate or Invoice; any other id gives 422 validation.failed.
              */
             id: string;
             item_id?: components["schemas"]["Lineitem"]["item_id"];
@@ -2357,6 +2419,164 @@ export interface components {
         EstimateUpdateRequest: {
             estimate: components["schemas"]["EstimateUpdate"];
         };
+        /** @description What a customer owes for work: line items, their amount, and the balance payments have not covered yet. */
+        Invoice: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /** @description The number of the record, unique in the account: the next in sequence unless given on create; never changes. */
+            number: string;
+            /**
+             * Format: uuid
+             * @description The customer who owes the invoice. Must be the id of a Customer.
+             */
+            customer_id: string;
+            /**
+             * Format: uuid
+             * @description The service address the invoice is for. Must be the id of a Site.
+             */
+            site_id: string | null;
+            /**
+             * Format: uuid
+             * @description The billing contact. Must be the id of a Contact.
+             */
+            contact_id: string | null;
+            /**
+             * Format: date
+             * @description The date of the invoice. Calendar date YYYY-MM-DD.
+             */
+            invoice_date: string | null;
+            /**
+             * Format: date
+             * @description When payment is due. Calendar date YYYY-MM-DD.
+             */
+            due_date: string | null;
+            /** @description Partner-defined reference (e.g. the ERP document number). */
+            reference: string | null;
+            /** @description Customer-facing notes, shown on the invoice. */
+            customer_notes: string | null;
+            /**
+             * Format: uuid
+             * @description The default tax rate of new lines. Must be the id of a TaxRate.
+             */
+            tax_rate_id: string | null;
+            /**
+             * Format: uuid
+             * @description The job this invoice bills, when it was made from one.
+             */
+            readonly job_id: string | null;
+            /**
+             * Format: uuid
+             * @description The estimate this invoice was made from, if any.
+             */
+            readonly estimate_id: string | null;
+            /**
+             * Format: decimal
+             * @description Sum of the line totals (tax included), computed by the server, in the account's currency.
+             */
+            readonly amount: string;
+            /**
+             * Format: decimal
+             * @description What is still owed: amount minus what live payments apply to the invoice. Never negative.
+             */
+            readonly balance: string;
+            /** @description The status: the display_name of a live Invoice status (GET /statuses?related_name=Invoice). */
+            status: string;
+            /** @description Labels (display_name values of GET /labels?related_name=Invoice). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Invoice). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description The lines of the record (items, quantities, prices and tax), in order. In the order last written. */
+            lineitems: components["schemas"]["Lineitem"][];
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        InvoiceResponse: {
+            data: components["schemas"]["Invoice"];
+        };
+        InvoiceList: {
+            data: components["schemas"]["Invoice"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Invoice create body (under the key "invoice"). Not accepted: status. */
+        InvoiceCreate: {
+            customer_id: components["schemas"]["Invoice"]["customer_id"];
+            /**
+             * Format: uuid
+             * @description The service address the invoice is for. Must belong to customer_id. Must be the id of a Site.
+             */
+            site_id?: string | null;
+            contact_id?: components["schemas"]["Invoice"]["contact_id"];
+            /**
+             * Format: date
+             * @description The date of the invoice. Default: today in the account's time zone. Calendar date YYYY-MM-DD.
+             */
+            invoice_date?: string;
+            /**
+             * Format: date
+             * @description When payment is due. Default: invoice_date plus the account's payment terms (in days). Not before invoice_date. Calendar date YYYY-MM-DD.
+             */
+            due_date?: string;
+            reference?: components["schemas"]["Invoice"]["reference"];
+            customer_notes?: components["schemas"]["Invoice"]["customer_notes"];
+            /**
+             * Format: uuid
+             * @description The default tax rate of new lines. Must be an active tax rate when it is set. Must be the id of a TaxRate.
+             */
+            tax_rate_id?: string | null;
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
+            number?: string;
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Invoice; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Invoice). */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
+            lineitems?: components["schemas"]["LineitemCreate"][];
+        };
+        /** @description Invoice update body (under the key "invoice"). */
+        InvoiceUpdate: {
+            customer_id?: components["schemas"]["Invoice"]["customer_id"];
+            site_id?: components["schemas"]["InvoiceCreate"]["site_id"];
+            contact_id?: components["schemas"]["Invoice"]["contact_id"];
+            invoice_date?: components["schemas"]["InvoiceCreate"]["invoice_date"];
+            due_date?: components["schemas"]["InvoiceCreate"]["due_date"];
+            reference?: components["schemas"]["Invoice"]["reference"];
+            customer_notes?: components["schemas"]["Invoice"]["customer_notes"];
+            tax_rate_id?: components["schemas"]["InvoiceCreate"]["tax_rate_id"];
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
+            number?: string;
+            /** @description display_name of a live Invoice status (GET /statuses?related_name=Invoice), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
+            status?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Invoice. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Invoice); merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            lineitems?: components["schemas"]["LineitemUpdate"][];
+        };
+        InvoiceCreateRequest: {
+            invoice: components["schemas"]["InvoiceCreate"];
+        };
+        InvoiceUpdateRequest: {
+            invoice: components["schemas"]["InvoiceUpdate"];
+        };
         /** @description One link between a contact and a Customer, Lead or Site. Linkages have no ETag: their writes need none. Primary rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary it is refused with contact.primary_linkage; make another contact primary instead); (4) removing the primary's linkage is refused with contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests. */
         ContactLinkage: {
             /** Format: uuid */
@@ -2501,6 +2721,7 @@ export interface components {
         FieldlineVersion: "2026-04-30";
         RequestId: string;
         IfMatch: string;
+        IdempotencyKey: string;
         /** Format: uuid */
         RecordId: string;
         /** @description Custom field filters of a list: each key a custom field definition id of the listed resource, its value the value to match. Several keys combine with AND and with the other filters, q, sort and cursor. Matching per field type: checkbox takes true or false; date takes YYYY-MM-DD; multiselect matches records whose selection contains the value; other types match the exact string. Attachment fields cannot be filtered. An unknown id or malformed value: 400 filter.invalid. */
@@ -2947,7 +3168,34 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description contact.primary_linkage */
+        /** @description The invoice. */
+        Invoice: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InvoiceResponse"];
+            };
+        };
+        /** @description idempotency_key.required, request.malformed_json, request.too_deep, request.invalid, version.invalid, idempotency_key.invalid */
+        Problem400_5: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description idempotency_key.in_use */
         Problem409_3: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2960,7 +3208,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description lead.already_converted */
+        /** @description invoice.has_payments */
         Problem409_4: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2973,7 +3221,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description estimate.not_accepted, estimate.already_converted */
+        /** @description contact.primary_linkage */
         Problem409_5: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2986,8 +3234,34 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description lead.already_converted */
+        Problem409_6: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description estimate.not_accepted, estimate.already_converted */
+        Problem409_7: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description request.invalid */
-        Problem400_5: {
+        Problem400_6: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3059,12 +3333,30 @@ export interface components {
         "scheduled_start.lt": string;
         /** @description Filter: scheduled_start is less than or equal to the value. */
         "scheduled_start.lte": string;
+        /** @description Filter: invoice_date is greater than the value. */
+        "invoice_date.gt": string;
+        /** @description Filter: invoice_date is greater than or equal to the value. */
+        "invoice_date.gte": string;
+        /** @description Filter: invoice_date is less than the value. */
+        "invoice_date.lt": string;
+        /** @description Filter: invoice_date is less than or equal to the value. */
+        "invoice_date.lte": string;
+        /** @description Filter: due_date is greater than the value. */
+        "due_date.gt": string;
+        /** @description Filter: due_date is greater than or equal to the value. */
+        "due_date.gte": string;
+        /** @description Filter: due_date is less than the value. */
+        "due_date.lt": string;
+        /** @description Filter: due_date is less than or equal to the value. */
+        "due_date.lte": string;
         /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
         FieldlineVersion: components["schemas"]["FieldlineVersion"];
         /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
         RequestId: components["schemas"]["RequestId"];
         /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
         IfMatch: components["schemas"]["IfMatch"];
+        /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
+        IdempotencyKey: components["schemas"]["IdempotencyKey"];
         /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
         RecordId: components["schemas"]["RecordId"];
     };
@@ -3086,6 +3378,8 @@ export interface components {
         Location: string;
         /** @description The next page: `<next_url>; rel="next"`, whose cursor parameter is the body's next_cursor. Absent on the last page. */
         Link: string;
+        /** @description true when the answer is the stored answer of an earlier request with the same Idempotency-Key; absent otherwise. */
+        "Idempotent-Replayed": "true";
         /** @description Always private, no-store. */
         "Cache-Control": "private, no-store";
     };
@@ -5316,6 +5610,236 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    listInvoices: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: invoice_date is greater than the value. */
+                "invoice_date[gt]"?: components["parameters"]["invoice_date.gt"];
+                /** @description Filter: invoice_date is greater than or equal to the value. */
+                "invoice_date[gte]"?: components["parameters"]["invoice_date.gte"];
+                /** @description Filter: invoice_date is less than the value. */
+                "invoice_date[lt]"?: components["parameters"]["invoice_date.lt"];
+                /** @description Filter: invoice_date is less than or equal to the value. */
+                "invoice_date[lte]"?: components["parameters"]["invoice_date.lte"];
+                /** @description Filter: due_date is greater than the value. */
+                "due_date[gt]"?: components["parameters"]["due_date.gt"];
+                /** @description Filter: due_date is greater than or equal to the value. */
+                "due_date[gte]"?: components["parameters"]["due_date.gte"];
+                /** @description Filter: due_date is less than the value. */
+                "due_date[lt]"?: components["parameters"]["due_date.lt"];
+                /** @description Filter: due_date is less than or equal to the value. */
+                "due_date[lte]"?: components["parameters"]["due_date.lte"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "invoice_date" | "-invoice_date" | "due_date" | "-due_date" | "number" | "-number" | "status" | "-status";
+                /** @description Free-text search over number, reference, amount, balance (as 125.50), status and customer organization. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Invoice. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invoices. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createInvoice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created invoice (or, for a retry with the same Idempotency-Key and body, the same answer replayed). */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_5"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            409: components["responses"]["Problem409_3"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Invoice"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deleteInvoice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_4"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updateInvoice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Invoice"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listContactLinkages: {
         parameters: {
             query?: never;
@@ -5436,7 +5960,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_3"];
+            409: components["responses"]["Problem409_5"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
@@ -5482,7 +6006,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_3"];
+            409: components["responses"]["Problem409_5"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -5530,7 +6054,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_4"];
+            409: components["responses"]["Problem409_6"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -5578,7 +6102,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_5"];
+            409: components["responses"]["Problem409_7"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -5650,7 +6174,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
-            400: components["responses"]["Problem400_5"];
+            400: components["responses"]["Problem400_6"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];

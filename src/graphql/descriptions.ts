@@ -56,6 +56,7 @@ export function resourceTexts(def: ResourceDefinition) {
     list: `${plural.charAt(0).toUpperCase()}${plural.slice(1)} of the account, a page at a time, filtered, searched and sorted by the arguments. Needs ${read}.`,
     create: `Creates ${withArticle(noun)}. Needs ${write}.`,
     createInputArg: `The fields of the new ${noun}.`,
+    idempotencyKey: `One key per ${noun} you mean to create once (a UUID): 1 to 255 printable ASCII characters. A retry with the same key and input within 24 hours returns the same ${noun} instead of a second one; while the first runs, or with another input, the error idempotency_key.in_use. The same store as REST's Idempotency-Key (keys are per API key).`,
     update: `Changes ${withArticle(noun)}. Needs ${write}.`,
     updateId: `The id of the ${noun} to change.`,
     updateInputArg: 'The fields to change.',

@@ -135,7 +135,7 @@ export interface ListArgument {
   entries(value: unknown): [string, string][];
 }
 
-const filterScalar: Record<ValueType, ScalarName> = { string: 'String', uuid: 'ID', datetime: 'DateTime', integer: 'SafeInt', boolean: 'Boolean' };
+const filterScalar: Record<ValueType, ScalarName> = { string: 'String', uuid: 'ID', date: 'Date', datetime: 'DateTime', integer: 'SafeInt', boolean: 'Boolean' };
 const opSuffix = { gt: 'Gt', gte: 'Gte', lt: 'Lt', lte: 'Lte' } as const;
 
 /** The filter fields of a resource's list (its REST filters, q and custom_fields), each converting itself to the REST query entries. */
@@ -349,8 +349,15 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       nullable: true,
       description: resourceTexts(def).create,
       authScopes: { scope: writeScope },
-      args: { input: t.arg({ type: createInput, required: true, description: resourceTexts(def).createInputArg }) },
-      resolve: (_root, args, ctx) => payloadOf(() => written(ctx, service(ctx).create(requestContext(ctx), toWireBody(def, 'create', args.input as Record<string, unknown>))), { input: 'input' }),
+      args: {
+        input: t.arg({ type: createInput, required: true, description: resourceTexts(def).createInputArg }),
+        ...(def.idempotentCreate ? { idempotencyKey: t.arg.string({ required: true, description: resourceTexts(def).idempotencyKey }) } : {}),
+      },
+      resolve: (_root, args, ctx) => {
+        const body = toWireBody(def, 'create', args.input as Record<string, unknown>);
+        if (!def.idempotentCreate) return payloadOf(() => written(ctx, service(ctx).create(requestContext(ctx), body)), { input: 'input' });
+        return payloadOf(() => written(ctx, idempotentCreate(ctx, def, (args as { idempotencyKey?: unknown }).idempotencyKey, body)), { input: 'input' });
+      },
     }),
     [`update${typeName}`]: t.field({
       type: payloadRef,
@@ -386,6 +393,19 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
     Object.entries(def.children ?? {}).map(([name, collection]) => [name, childRefs.get(collection)!.output as ObjectRef<any, Record<string, unknown>>]),
   );
   return { def, record: recordRef, children };
+}
+
+/**
+ * A financial create through the idempotency store REST uses (src/kernel/idempotency.ts): keyed on the mutation's
+ * name and its input as REST would receive it. A retry with the same key and input gets the same record, read
+ * again (its current state: GraphQL selects what it wants, so the stored response is the record's id).
+ */
+async function idempotentCreate(ctx: GraphQLContext, def: ResourceDefinition, key: unknown, body: Record<string, unknown>): Promise<Single> {
+  const service = ctx.domain.resource(def.name);
+  const request = { key, method: 'GRAPHQL', path: `create${def.className}`, body };
+  const render = (single: Single) => ({ status: 200, headers: {}, body: '', recordId: single.record.id as string });
+  const outcome = await ctx.domain.idempotency.run(requestContext(ctx), request, render, (scoped) => service.create(scoped, body));
+  return outcome.replayed ? service.get(requestContext(ctx), outcome.response.recordId) : outcome.result;
 }
 
 /**

@@ -35,7 +35,7 @@ interface KeyRow {
   revoked_at: Date | null;
   created_at: Date;
   user: { id: bigint; name: string; email: string; role: string; active: boolean };
-  account: { id: string; name: string; sandbox: boolean; api_access: boolean; active: boolean; deactivation_reason: string | null; modules: unknown };
+  account: { id: string; name: string; sandbox: boolean; api_access: boolean; active: boolean; deactivation_reason: string | null; modules: unknown; currency: string; time_zone: string; payment_terms_days: number };
 }
 
 export interface AuthenticateOptions {
@@ -71,7 +71,9 @@ export class Authenticator {
         select: {
           id: true, token_hash: true, scopes: true, api_version: true, expires_at: true, revoked_at: true, created_at: true,
           user: { select: { id: true, name: true, email: true, role: true, active: true } },
-          account: { select: { id: true, name: true, sandbox: true, api_access: true, active: true, deactivation_reason: true, modules: true } },
+          account: {
+            select: { id: true, name: true, sandbox: true, api_access: true, active: true, deactivation_reason: true, modules: true, currency: true, time_zone: true, payment_terms_days: true },
+          },
         },
       })) as KeyRow | null;
     } catch {
@@ -106,7 +108,15 @@ export class Authenticator {
     if (!account.api_access && !account.sandbox) throw new AppError('auth.plan_required', "The account's plan has no API access.");
     return {
       accountId: account.id,
-      account: { id: account.id, name: account.name, sandbox: account.sandbox, modules: { ...defaultModules, ...(account.modules as object) } },
+      account: {
+        id: account.id,
+        name: account.name,
+        sandbox: account.sandbox,
+        modules: { ...defaultModules, ...(account.modules as object) },
+        currency: account.currency,
+        timeZone: account.time_zone,
+        paymentTermsDays: account.payment_terms_days,
+      },
       user: { id: user.id, name: user.name, email: user.email, role: user.role as Role },
       key: { id: row.id, scopes: row.scopes, expiresAt: row.expires_at, createdAt: row.created_at, apiVersion: row.api_version },
     };

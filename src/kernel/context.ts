@@ -1,11 +1,23 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from './errors.ts';
+import type { IdempotencyScope } from './idempotency.ts';
 import type { Role } from './permissions.ts';
 import { vocabulary } from './vocabulary.ts';
 
 export interface Principal {
   accountId: string;
-  account: { id: string; name: string; sandbox: boolean; modules: AccountModules };
+  account: {
+    id: string;
+    name: string;
+    sandbox: boolean;
+    modules: AccountModules;
+    /** ISO 4217 code of every amount of the account. */
+    currency: string;
+    /** IANA time zone: what "today" is for the account's documents (an invoice's default date). */
+    timeZone: string;
+    /** Days from an invoice's date to its default due date. */
+    paymentTermsDays: number;
+  };
   user: { id: bigint; name: string; email: string; role: Role };
   key: { id: string; scopes: string[]; expiresAt: Date | null; createdAt: Date; apiVersion: string };
 }
@@ -33,6 +45,11 @@ export interface RequestContext {
   principal: Principal;
   /** API version resolved from the Fieldline-Version header or the key's pinned version. */
   apiVersion: string;
+  /**
+   * Set when the request is an idempotent financial create (src/kernel/idempotency.ts): the service doing the work
+   * calls complete with its result inside its transaction, before it commits.
+   */
+  idempotency?: IdempotencyScope;
 }
 
 // The tenant of the running request. The data layer reads it to scope every query (src/kernel/tenancy.ts).

@@ -20,3 +20,15 @@ export function parseTimestamp(value: string): Date | null {
   const d = new Date(value);
   return Number.isNaN(d.getTime()) ? null : d;
 }
+
+/** The calendar date (YYYY-MM-DD) of `at` in the IANA time zone `timeZone` (en-CA formats dates as YYYY-MM-DD). */
+export function calendarDateIn(at: Date, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(at);
+}
+
+/** The calendar date `days` after `date` (both YYYY-MM-DD). */
+export function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}

@@ -128,7 +128,7 @@ const docs = {
     example: { instance: `/api/v2/customers/${ID}`, detail: 'If-Match does not match the current ETag W/"1795519470592-4"' },
   },
   'idempotency_key.required': {
-    when: 'A `POST` that creates an invoice, payment, sales order or inventory transfer without an `Idempotency-Key` header.',
+    when: 'A `POST` that creates an invoice, payment, sales order or inventory transfer (or an action that creates an invoice) without an `Idempotency-Key` header. GraphQL\'s financial create mutations require `idempotencyKey` in their schema instead.',
     fix: 'Generate a unique key (a UUID) for each operation you mean to perform once, send it as `Idempotency-Key`, and send the same key when you retry that operation: within 24 hours a retry with the same key and body replays the first success instead of creating a duplicate.',
     apis: rest,
     example: { instance: '/api/v2/invoices', detail: null },
@@ -377,6 +377,18 @@ const docs = {
     fix: 'An estimate converts once: use the job in the estimate\'s `converted_job_id`.',
     apis: both,
     example: { instance: `/api/v2/estimates/${ID}/convert`, detail: `The estimate was already converted into job ${OTHER_ID}.` },
+  },
+  'idempotency_key.invalid': {
+    when: 'The `Idempotency-Key` header (GraphQL `idempotencyKey`) of a financial create is empty, longer than 255 characters, or holds a character outside printable ASCII (letters, digits and `!` to `~`; no spaces), or the header is sent twice.',
+    fix: 'Send one key of 1 to 255 printable ASCII characters per operation: a UUID is the usual choice.',
+    apis: both,
+    example: { instance: '/api/v2/invoices', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters (no spaces).' },
+  },
+  'invoice.has_payments': {
+    when: '`DELETE /invoices/{id}` (GraphQL `deleteInvoice`) of an invoice that live payments apply to (its `balance` is below its `amount`).',
+    fix: 'Delete (void) the payments that apply to the invoice, or change their `applications`, then delete the invoice.',
+    apis: both,
+    example: { instance: `/api/v2/invoices/${ID}`, detail: 'Payments apply 125.50 to this invoice: delete (void) them first.' },
   },
   'graphql.cost_exceeded': {
     when: 'GraphQL only. The operation\'s computed cost is over 50,000 points. A field returning an object costs 1 plus its selection; a connection costs 1 plus `first` (default 25 for lists, 10 for collections below a record) times one item\'s selection; a mutation field 10 more. Nothing runs.',

@@ -56,6 +56,8 @@ export const errorCatalog = {
   'lead.already_converted': { status: 409, title: 'Lead already converted', input: true },
   'estimate.not_accepted': { status: 409, title: 'Estimate not accepted', input: true },
   'estimate.already_converted': { status: 409, title: 'Estimate already converted', input: true },
+  'idempotency_key.invalid': { status: 400, title: 'Invalid Idempotency-Key' },
+  'invoice.has_payments': { status: 409, title: 'Invoice has payments', input: true },
   // GraphQL limits (src/graphql/limits.ts; docs/graphql-limits.md): an operation over a limit is refused before it runs.
   'graphql.cost_exceeded': { status: 400, title: 'Query cost too high' },
   'graphql.depth_exceeded': { status: 400, title: 'Query nested too deeply' },

@@ -63,6 +63,9 @@ function parseValue(type: ValueType, raw: string, name: string): unknown {
     case 'uuid':
       if (!isUuid(raw)) throw invalidFilter(`${name}: "${raw}" is not a UUID`);
       return raw;
+    case 'date':
+      if (!parseCalendarDate(raw)) throw invalidFilter(`${name}: "${raw}" is not a calendar date (YYYY-MM-DD)`);
+      return raw;
     case 'datetime': {
       const d = parseTimestamp(raw);
       if (!d) throw invalidFilter(`${name}: "${raw}" is not an ISO 8601 timestamp`);
@@ -223,6 +226,7 @@ function continuation(spec: ListSpec, position: CursorPayload): Pick<ListParamet
   if (!isUuid(position.id)) throw invalidCursor();
   const value = position.v !== null && sort.type === 'datetime' ? new Date(Number(position.v)) : position.v;
   if (value instanceof Date && Number.isNaN(value.getTime())) throw invalidCursor();
+  if (sort.type === 'date' && value !== null && (typeof value !== 'string' || !parseCalendarDate(value))) throw invalidCursor();
   return { sort: { field: position.s, column: sort.column ?? position.s, direction: position.d }, after: { value, id: position.id } };
 }
 
@@ -230,6 +234,7 @@ function continuation(spec: ListSpec, position: CursorPayload): Pick<ListParamet
 export function nextCursor(cursors: CursorCodec, spec: ListSpec, parameters: ListParameters, last: Record<string, unknown> & { id: string }): Promise<string> {
   const { sort } = parameters;
   const raw = last[sort.column];
-  const v = raw instanceof Date ? raw.getTime() : typeof raw === 'bigint' ? Number(raw) : (raw as string | number | boolean | null);
+  // A calendar date is kept as YYYY-MM-DD (a date column read as a Date is midnight UTC), a timestamp as epoch ms.
+  const v = raw instanceof Date ? (spec.sorts[sort.field]?.type === 'date' ? raw.toISOString().slice(0, 10) : raw.getTime()) : typeof raw === 'bigint' ? Number(raw) : (raw as string | number | boolean | null);
   return cursors.encode({ r: spec.resource, a: parameters.account, s: sort.field, d: sort.direction, v, id: last.id, f: parameters.fingerprint });
 }

@@ -7,7 +7,8 @@ import type { CustomFieldDefinition } from './lookups.ts';
 // this file declares what a list is; list-parameters.ts turns a request's parameters into a validated list
 // query, and list-sql.ts reads its page (runList).
 
-export type ValueType = 'string' | 'uuid' | 'datetime' | 'integer' | 'boolean';
+/** A filter or sort value: `date` is a calendar date (YYYY-MM-DD), `datetime` an ISO 8601 timestamp. */
+export type ValueType = 'string' | 'uuid' | 'date' | 'datetime' | 'integer' | 'boolean';
 export type Operator = 'eq' | 'in' | 'gt' | 'gte' | 'lt' | 'lte';
 
 /** The operators of a range filter (created_at[gte]=...). */

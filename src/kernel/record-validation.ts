@@ -30,6 +30,8 @@ export interface RecordWrite {
   existing: RecordRow | null;
   /** Other resources' services, for the resource's hooks. */
   resources: ResourceLookup;
+  /** The time of the write (the service's clock). */
+  now: Date;
 }
 
 /** Keys of the conventions (number, status ...) a resource may accept beside its declared fields. */
@@ -62,7 +64,7 @@ export async function validateRecord(def: ResourceDefinition, write: RecordWrite
     const merged = mergeCustomFields(input.custom_fields, definitions, existingValues, errors);
     if (mode === 'create' || input.custom_fields !== undefined) values.custom_fields = merged;
   }
-  await def.hooks?.beforeWrite?.({ tx, ctx, mode, input, values, children, existing, errors, resources: write.resources });
+  await def.hooks?.beforeWrite?.({ tx, ctx, mode, input, values, children, existing, errors, resources: write.resources, now: write.now });
   throwIfErrors(errors);
   return { values, children };
 }

@@ -306,7 +306,14 @@ export class ResourceService {
 
   create(ctx: RequestContext, body: unknown): Promise<Single> {
     const input = recordFromBody(body, this.def.name);
-    return runAsTenant(ctx.principal.accountId, () => this.transaction((tx) => this.createWithin(tx, ctx, input)));
+    return runAsTenant(ctx.principal.accountId, () =>
+      this.transaction(async (tx) => {
+        const single = await this.createWithin(tx, ctx, input);
+        // An idempotent create stores its response in the transaction of the record (kernel/idempotency.ts).
+        await ctx.idempotency?.complete(tx, single);
+        return single;
+      }),
+    );
   }
 
   /**
@@ -317,7 +324,7 @@ export class ResourceService {
    */
   async createWithin(tx: TenantTx, ctx: RequestContext, input: Record<string, unknown>, trusted: TrustedValues = {}): Promise<Single> {
     const { def } = this;
-    const { values, children } = await validateRecord(def, { tx, ctx, mode: 'create', input, existing: null, resources: this.deps.resources });
+    const { values, children } = await validateRecord(def, { tx, ctx, mode: 'create', input, existing: null, resources: this.deps.resources, now: this.deps.clock.now() });
     const now = this.deps.clock.now();
     const data: Record<string, unknown> = { id: newId(), ...this.storage(values), ...trusted.values, created_at: now, updated_at: now };
     if (def.conventions.status) {
@@ -348,7 +355,7 @@ export class ResourceService {
         const existing = await this.find(tx, id);
         checkExpected(existing, expected);
         const input = recordFromBody(body, def.name);
-        const { values, children } = await validateRecord(def, { tx, ctx, mode: 'update', input, existing, resources: this.deps.resources });
+        const { values, children } = await validateRecord(def, { tx, ctx, mode: 'update', input, existing, resources: this.deps.resources, now: this.deps.clock.now() });
         delete values.number;
         // Compare-and-set in one statement: the row changes only if nobody changed it since it was read.
         const changed = await this.delegate(tx).updateMany({

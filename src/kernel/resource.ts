@@ -35,6 +35,8 @@ export interface WriteHookArgs<Values = Record<string, unknown>, Row = RecordRow
   /** The record before the change (update only). */
   existing: Row | null;
   errors: FieldErrors;
+  /** The time of the write (the service's clock, which tests may move). */
+  now: Date;
 }
 
 export interface AfterWriteArgs<Values = Record<string, unknown>, Row = RecordRow> extends HookArgs {
@@ -151,6 +153,11 @@ export interface ResourceDefinition {
    * beforeDelete refusal). Documentation only: the OpenAPI document lists them on that operation.
    */
   errors?: Partial<Record<'list' | 'create' | 'get' | 'update' | 'delete', readonly ErrorCode[]>>;
+  /**
+   * A financial create (invoices, payments ...): POST needs an Idempotency-Key and GraphQL's create mutation an
+   * idempotencyKey (src/kernel/idempotency.ts).
+   */
+  idempotentCreate?: boolean;
   /** Reverse and polymorphic links to other records (forward links come from `references`; see relation.ts). */
   relations?: Relations;
   /**

@@ -9,14 +9,10 @@ import { vocabulary } from '../kernel/vocabulary.ts';
 
 /**
  * Modules not yet served as resources whose names exist already: their scopes are in the catalog (the demo key and
- * every key made with all scopes hold them, so such keys keep working when the module lands), and Invoice is a
- * lookup class with default statuses. When a module becomes a declared resource, remove it here.
+ * every key made with all scopes hold them, so such keys keep working when the module lands). When a module
+ * becomes a declared resource, remove it here.
  */
-const modulesNotYetServed = [
-  { scope: 'invoices', className: 'Invoice', statuses: ['Draft', 'Sent', 'Paid', 'Void'] },
-  { scope: 'payments' },
-  { scope: 'webhooks' },
-] as const;
+const modulesNotYetServed = [{ scope: 'payments' }, { scope: 'webhooks' }] as const;
 
 /** Every scope resource: `<resource>:read` and `<resource>:write` (kernel/scopes.ts types them). */
 export const scopeResources = [...new Set([...resources.map((def) => def.scope), ...modulesNotYetServed.map((module) => module.scope)])];
@@ -33,7 +29,7 @@ const hasLookups = (def: ResourceDefinition) => Boolean(def.conventions.status |
 /** The resource classes lookups belong to (`related_name`: Customer, Job ...). */
 export const relatedNames: readonly string[] = vocabulary(
   'ResourceClass',
-  [...resources.filter(hasLookups).map((def) => def.className), ...modulesNotYetServed.flatMap((module) => ('className' in module ? [module.className] : []))],
+  resources.filter(hasLookups).map((def) => def.className),
   {
     description: 'A resource class with lookups (statuses, labels, custom fields), by its class name.',
     describe: (name) => `The ${name} class: lookups of ${name.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()} records.`,
@@ -41,7 +37,6 @@ export const relatedNames: readonly string[] = vocabulary(
 );
 
 /** The statuses every account starts with, per resource class (the first is the status of a new record). */
-export const defaultStatuses: Readonly<Record<string, readonly string[]>> = Object.fromEntries([
-  ...resources.flatMap((def) => (def.conventions.status ? [[def.className, def.conventions.status.defaults] as const] : [])),
-  ...modulesNotYetServed.flatMap((module) => ('statuses' in module ? [[module.className, module.statuses] as const] : [])),
-]);
+export const defaultStatuses: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  resources.flatMap((def) => (def.conventions.status ? [[def.className, def.conventions.status.defaults] as const] : [])),
+);

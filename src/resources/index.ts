@@ -1,6 +1,7 @@
 import { contactResource } from './contacts/contact.resource.ts';
 import { customerResource } from './customers/customer.resource.ts';
 import { estimateResource } from './estimates/estimate.resource.ts';
+import { invoiceResource } from './invoices/invoice.resource.ts';
 import { customerItemPriceResource } from './items/customer-item-price.resource.ts';
 import { itemResource } from './items/item.resource.ts';
 import { jobResource } from './jobs/job.resource.ts';
@@ -25,4 +26,5 @@ export const resources = [
   systemResource,
   jobResource,
   estimateResource,
+  invoiceResource,
 ];

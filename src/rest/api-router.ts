@@ -5,6 +5,7 @@ import type { Domain } from '../domain.ts';
 import { AppError } from '../kernel/errors.ts';
 import type { ListResult } from '../kernel/listing.ts';
 import type { Single } from '../kernel/resource-service.ts';
+import type { StoredResponse } from '../kernel/idempotency.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import type { ActionDefinition, ActionRecords } from '../kernel/action.ts';
 import { describeCaller } from '../resources/identity/me.service.ts';
@@ -27,6 +28,13 @@ export function queryEntries(req: Request): [string, string][] {
 function sendSingle(res: Response, single: Single, status = 200): void {
   res.setHeader('ETag', single.etag);
   res.status(status).json({ data: single.record });
+}
+
+/** The answer of an idempotent request: the stored response, byte for byte; a replay says so (Idempotent-Replayed). */
+function sendStored(res: Response, { response, replayed }: { response: StoredResponse; replayed: boolean }): void {
+  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+  res.status(response.status).type('application/json; charset=utf-8').send(response.body);
 }
 
 /**
@@ -121,6 +129,19 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
       sendList(req, res, { ...page, data: page.data.map((single) => single.record) }, config.PUBLIC_URL);
     });
     register('post', `/${plural}`, authorize(write), body, async (req, res) => {
+      if (service.def.idempotentCreate) {
+        // A financial create: once per Idempotency-Key; the answer is stored with the record and replayed as sent.
+        // The path as routed: /invoices and /invoices/ are one endpoint.
+        const request = { key: req.get('idempotency-key'), method: req.method, path: `${req.baseUrl}/${plural}`, body: req.body };
+        const render = (single: Single) => ({
+          status: 201,
+          headers: { ETag: single.etag, Location: `${req.baseUrl}/${plural}/${single.record.id as string}` },
+          body: JSON.stringify({ data: single.record }),
+          recordId: single.record.id as string,
+        });
+        sendStored(res, await domain.idempotency.run(ctx(res), request, render, (scoped) => service.create(scoped, req.body)));
+        return;
+      }
       const single = await service.create(ctx(res), req.body);
       res.setHeader('Location', `${req.baseUrl}/${plural}/${single.record.id as string}`);
       sendSingle(res, single, 201);

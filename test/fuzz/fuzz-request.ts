@@ -166,6 +166,7 @@ export async function materialize(ctx: GenContext, world: World, baseUrl: string
   }
   if (plan.headers.version !== undefined) headers['fieldline-version'] = plan.headers.version;
   if (plan.headers.requestId !== undefined) headers['x-request-id'] = plan.headers.requestId;
+  if (plan.headers.idempotencyKey !== undefined) headers['idempotency-key'] = plan.headers.idempotencyKey;
   if (plan.headers.accept !== undefined) headers.accept = plan.headers.accept;
   if (plan.headers.contentEncoding !== undefined) headers['content-encoding'] = plan.headers.contentEncoding;
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { client, type ApiResponse, type Client } from '../helpers/http.ts';
+import { freshKey } from '../helpers/factories/records.ts';
 import { valueArb, type CustomFieldDef, type GenContext, type WorldView } from './openapi-arbitraries.ts';
 import { Ref, Repeat, serialize, type JTree } from './json-tree.ts';
 import type { CollectionModel, OpenApiModel } from './openapi-model.ts';
@@ -133,7 +134,7 @@ export class World implements WorldView {
   /** POST through the API, insisting on 201; returns the record. */
   async post(path: string, body: unknown): Promise<Record<string, any>> {
     this.lastFingerprint = null;
-    const res = await this.api.post(path, body);
+    const res = await this.api.post(path, body, freshKey());
     if (res.status !== 201) throw new Error(`fuzz seed: POST ${path} answered ${res.status}: ${res.text.slice(0, 500)}`);
     return res.body.data;
   }
@@ -256,7 +257,7 @@ export class World implements WorldView {
       const refs = new Map<Ref, string>();
       await this.resolveRefs(sample, refs);
       this.lastFingerprint = null;
-      last = await this.api.request('POST', `/${name}`, { raw: serialize(sample, (r) => refs.get(r)!), headers: { 'content-type': 'application/json' } });
+      last = await this.api.request('POST', `/${name}`, { raw: serialize(sample, (r) => refs.get(r)!), headers: { 'content-type': 'application/json', ...freshKey().headers } });
       if (last.status === 201) return { id: last.body.data.id };
     }
     throw new Error(`fuzz seed: no recipe for /${name} and none of 30 generated bodies was accepted (last: ${last?.status} ${last?.text.slice(0, 300)}); add a recipe to test/fuzz/fuzz-world.ts`);

@@ -77,6 +77,8 @@ export interface HeaderPlan {
   ifMatch: IfMatchPlan;
   version?: string;
   requestId?: string;
+  /** The Idempotency-Key of a financial create (a fresh valid key, sometimes left out or malformed). */
+  idempotencyKey?: string;
   accept?: string;
   /** undefined: application/json when there is a body; null: no Content-Type header. */
   contentType?: string | null;
@@ -395,11 +397,17 @@ function headersArb(op: FuzzOperation): fc.Arbitrary<HeaderPlan> {
   const versions = versionValues(op);
   const requestIdParam = op.headerParams.find((p) => p.name.toLowerCase() === 'x-request-id');
   const requestId = typeof requestIdParam?.schema.pattern === 'string' ? fc.stringMatching(new RegExp(requestIdParam.schema.pattern), { size: 'xsmall' }) : fc.constant(undefined);
+  const keyParam = op.headerParams.find((p) => p.name.toLowerCase() === 'idempotency-key' && p.required);
+  // Mostly a fresh valid key, so the body's mutations reach validation; sometimes none or one with a space.
+  const idempotencyKey = keyParam
+    ? fc.oneof({ weight: 8, arbitrary: fc.uuid() }, { weight: 1, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constant('not a key') })
+    : fc.constant(undefined);
   return fc.record({
     auth: fc.constant<AuthPlan>('valid'),
     ifMatch: fc.constant<IfMatchPlan>(op.ifMatch ? 'current' : 'none'),
     version: versions.length ? fc.option(fc.constantFrom(...versions), { nil: undefined, freq: 2 }) : fc.constant(undefined),
     requestId: fc.option(requestId, { nil: undefined, freq: 2 }),
+    idempotencyKey,
   });
 }
 

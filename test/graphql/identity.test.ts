@@ -5,7 +5,7 @@ import { camelRecord, codeOf, expectNotInEnum, graphqlModules } from '../helpers
 const t = useTestApp();
 const { tenant } = useTenant(t, { name: 'Graph Co' });
 
-const ME = `{ me { account { id name sandbox modules { addressRequired system } } user { id name email role } key { id scopes expiresAt createdAt } apiVersion } }`;
+const ME = `{ me { account { id name sandbox modules { addressRequired system } currency timeZone paymentTermsDays } user { id name email role } key { id scopes expiresAt createdAt } apiVersion } }`;
 
 describe('me', () => {
   it('answers the content of GET /api/v2/me in camelCase', async () => {
@@ -15,7 +15,7 @@ describe('me', () => {
     expect(res.body.errors).toBeUndefined();
     const rest = (await t.client(tenant.token).get('/me')).body.data;
     expect(res.body.data.me).toEqual({
-      account: { ...rest.account, modules: graphqlModules(rest.account.modules) },
+      account: camelRecord({ ...rest.account, modules: graphqlModules(rest.account.modules) }),
       user: camelRecord(rest.user),
       key: { id: rest.key.id, scopes: rest.key.scopes, expiresAt: rest.key.expires_at, createdAt: rest.key.created_at },
       apiVersion: rest.api_version,

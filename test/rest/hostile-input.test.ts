@@ -10,7 +10,7 @@ import { createCustomer } from '../helpers/factories/customers.ts';
 import { createEstimate } from '../helpers/factories/estimates.ts';
 import { createJob } from '../helpers/factories/jobs.ts';
 import { createLead } from '../helpers/factories/leads.ts';
-import { type Created, createRecord, idsOf, ifMatch, patch, readRecord, unique } from '../helpers/factories/records.ts';
+import { type Created, createRecord, freshKey, idsOf, ifMatch, patch, readRecord, unique } from '../helpers/factories/records.ts';
 import { createPlace, createSite, type Place } from '../helpers/factories/sites.ts';
 import { createSystem } from '../helpers/factories/systems.ts';
 import { type ApiResponse, client, type Client } from '../helpers/http.ts';
@@ -90,7 +90,7 @@ describe('text PostgreSQL cannot store, in request bodies', () => {
       const before = idsOf(await api.get(`/${resource.plural}?limit=100`));
       for (const field of resource.create) {
         for (const value of Object.values(hostile)) {
-          expectCannotStore(await api.post(`/${resource.plural}`, { [resource.key]: { [field]: value } }), { [field]: [CANNOT_STORE] });
+          expectCannotStore(await api.post(`/${resource.plural}`, { [resource.key]: { [field]: value } }, freshKey()), { [field]: [CANNOT_STORE] });
         }
       }
       expect(idsOf(await api.get(`/${resource.plural}?limit=100`)), resource.plural).toEqual(before);

@@ -159,6 +159,16 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   // The second lead is converted (converted_customer_id, moved site and linkage); the first stays a lead.
   const lead = await api.post(`/leads/${l1.id}/convert`, { customer: { organization: u(marker, 'Converted customer') } });
   expect(lead.status, lead.text).toBe(201);
+  await created('invoices', 'invoice', {
+    customer_id: c0.id,
+    site_id: s0.id,
+    contact_id: ct0.id,
+    tax_rate_id: t0.id,
+    reference: u(marker, 'Invoice'),
+    lineitems: [line(), { description: u(marker, 'labor'), quantity: 1, unit_price: '50' }],
+    ...cf('Invoice'),
+  });
+  await created('invoices', 'invoice', { customer_id: c1.id, reference: u(marker, 'Invoice'), lineitems: [line()] });
 
   // Any other resource of the app: two records of its required fields.
   const resources = [...t.app.domain.resources.values()].map((service) => service.def);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { allScopes } from '../../resources/catalog.ts';
+import { isCurrencyCode, isTimeZone } from '../../resources/accounts/admin.service.ts';
 import { yesNo, type CommandContext } from '../context.ts';
 import { parseModules, parseName, parseOnOff, parseUuid, UsageError } from '../validate.ts';
 
@@ -47,10 +48,13 @@ export function registerAccountCommands(program: Command, ctx: CommandContext): 
     .option('--activate', 'activate the account again')
     .option('--api-access <on|off>', "switch the plan's API access")
     .option('--module <name=value>', 'set a module: AddressRequired=Yes|No, System=on|off (repeatable)', collect, [] as string[])
+    .option('--currency <code>', 'ISO 4217 currency of the account\'s amounts (e.g. USD)')
+    .option('--time-zone <zone>', 'IANA time zone of the account (e.g. America/Chicago): what "today" is for invoice dates')
+    .option('--payment-terms <days>', 'days from an invoice date to its default due date (0 to 3650)')
     .action(
     async (
       rawId: string,
-      opts: { deactivate?: boolean; reason?: string; activate?: boolean; apiAccess?: string; module: string[] },
+      opts: { deactivate?: boolean; reason?: string; activate?: boolean; apiAccess?: string; module: string[]; currency?: string; timeZone?: string; paymentTerms?: string },
     ) => {
       const id = parseUuid('account id', rawId);
       if (opts.deactivate && opts.activate) throw new UsageError('--deactivate and --activate cannot be combined');
@@ -59,16 +63,22 @@ export function registerAccountCommands(program: Command, ctx: CommandContext): 
       const apiAccess = opts.apiAccess === undefined ? undefined : parseOnOff('--api-access', opts.apiAccess);
       const modules = parseModules(opts.module);
       const active = opts.deactivate ? false : opts.activate ? true : undefined;
-      if (active === undefined && apiAccess === undefined && Object.keys(modules).length === 0) {
-        throw new UsageError('nothing to change: pass --deactivate [--reason TEXT], --activate, --api-access on|off or --module NAME=VALUE');
+      if (opts.currency !== undefined && !isCurrencyCode(opts.currency)) throw new UsageError(`--currency must be an ISO 4217 code such as USD; got "${opts.currency}"`);
+      if (opts.timeZone !== undefined && !isTimeZone(opts.timeZone)) throw new UsageError(`--time-zone must be an IANA time zone such as America/Chicago; got "${opts.timeZone}"`);
+      const paymentTermsDays = opts.paymentTerms === undefined ? undefined : Number(opts.paymentTerms);
+      if (paymentTermsDays !== undefined && !(/^\d{1,4}$/.test(opts.paymentTerms!) && paymentTermsDays <= 3650)) throw new UsageError(`--payment-terms must be whole days from 0 to 3650; got "${opts.paymentTerms}"`);
+      const billing = { currency: opts.currency, timeZone: opts.timeZone, paymentTermsDays };
+      if (active === undefined && apiAccess === undefined && Object.keys(modules).length === 0 && Object.values(billing).every((v) => v === undefined)) {
+        throw new UsageError('nothing to change: pass --deactivate [--reason TEXT], --activate, --api-access on|off, --module NAME=VALUE, --currency, --time-zone or --payment-terms');
       }
       const admin = await ctx.admin();
-      const updated = await admin.updateAccount(id, { active, reason, apiAccess, modules });
+      const updated = await admin.updateAccount(id, { active, reason, apiAccess, modules, ...billing });
       ctx.result({ account: updated }, [
         `Updated account "${updated.name}" (${updated.id})`,
         `  active: ${yesNo(updated.active)}${!updated.active && updated.deactivation_reason ? ` (reason: ${updated.deactivation_reason})` : ''}`,
         `  API access: ${updated.api_access ? 'on' : 'off'}${updated.sandbox ? ' (sandbox: exempt)' : ''}`,
         `  modules: ${modulesLine(updated.modules)}`,
+        `  currency: ${updated.currency}, time zone: ${updated.time_zone}, payment terms: ${updated.payment_terms_days} days`,
       ]);
     },
   );

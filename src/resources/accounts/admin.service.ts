@@ -53,15 +53,26 @@ export class AdminService {
     });
   }
 
-  async updateAccount(id: string, input: { active?: boolean; reason?: string | null; apiAccess?: boolean; modules?: Partial<AccountModules> }) {
+  async updateAccount(
+    id: string,
+    input: { active?: boolean; reason?: string | null; apiAccess?: boolean; modules?: Partial<AccountModules>; currency?: string; timeZone?: string; paymentTermsDays?: number },
+  ) {
     const account = await this.db.account.findUnique({ where: { id } });
     if (!account) fail(`no account ${id}`);
+    if (input.currency !== undefined && !isCurrencyCode(input.currency)) fail(`currency ${input.currency}: an ISO 4217 code such as USD`);
+    if (input.timeZone !== undefined && !isTimeZone(input.timeZone)) fail(`time zone ${input.timeZone}: an IANA time zone such as America/Chicago`);
+    if (input.paymentTermsDays !== undefined && !(Number.isInteger(input.paymentTermsDays) && input.paymentTermsDays >= 0 && input.paymentTermsDays <= 3650)) {
+      fail(`payment terms ${input.paymentTermsDays}: whole days from 0 to 3650`);
+    }
     const modules = { ...defaultModules, ...(account.modules as object), ...(input.modules ?? {}) };
     const updated = await this.db.account.update({
       where: { id },
       data: {
         ...(input.active !== undefined ? { active: input.active, deactivation_reason: input.active ? null : (input.reason ?? null) } : {}),
         ...(input.apiAccess !== undefined ? { api_access: input.apiAccess } : {}),
+        ...(input.currency !== undefined ? { currency: input.currency } : {}),
+        ...(input.timeZone !== undefined ? { time_zone: input.timeZone } : {}),
+        ...(input.paymentTermsDays !== undefined ? { payment_terms_days: input.paymentTermsDays } : {}),
         modules,
         updated_at: new Date(),
       },
@@ -74,6 +85,9 @@ export class AdminService {
       deactivation_reason: updated.deactivation_reason,
       api_access: updated.api_access,
       modules,
+      currency: updated.currency,
+      time_zone: updated.time_zone,
+      payment_terms_days: updated.payment_terms_days,
     };
   }
 
@@ -231,5 +245,20 @@ export class AdminService {
     if (!row) fail(`no live custom field "${input.name}" for ${input.relatedName}`);
     await this.db.customFieldDefinition.update({ where: { id: row.id }, data: { deleted_at: new Date(), updated_at: new Date() } });
     return { id: row.id, related_name: row.related_name, name: row.name, removed: true };
+  }
+}
+
+/** An ISO 4217 currency code the runtime knows (USD, EUR ...). */
+export function isCurrencyCode(value: string): boolean {
+  return /^[A-Z]{3}$/.test(value) && Intl.supportedValuesOf('currency').includes(value);
+}
+
+/** An IANA time zone the runtime knows (UTC, America/Chicago ...). */
+export function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return value.length <= 64;
+  } catch {
+    return false;
   }
 }

@@ -7,7 +7,15 @@ import { serializeUser } from '../accounts/user.shape.ts';
 export function describeCaller(ctx: RequestContext): WireOf<typeof meShape> {
   const { account, user, key } = ctx.principal;
   return {
-    account: { id: account.id, name: account.name, sandbox: account.sandbox, modules: account.modules },
+    account: {
+      id: account.id,
+      name: account.name,
+      sandbox: account.sandbox,
+      modules: account.modules,
+      currency: account.currency,
+      time_zone: account.timeZone,
+      payment_terms_days: account.paymentTermsDays,
+    },
     user: serializeUser(user),
     key: { id: key.id, scopes: key.scopes, expires_at: key.expiresAt?.toISOString() ?? null, created_at: key.createdAt.toISOString() },
     api_version: ctx.apiVersion,

@@ -18,6 +18,9 @@ export const meAccountShape = wireShape({
       values: accountModuleValues,
       description: "The settings of the account's modules.",
     },
+    currency: { kind: 'string', description: 'ISO 4217 code of every amount of the account (invoices, payments, prices), e.g. USD.' },
+    time_zone: { kind: 'string', description: 'IANA time zone of the account: what "today" is for its documents (the default date of an invoice).' },
+    payment_terms_days: { kind: 'integer', description: "Days from an invoice's date to its default due date." },
   },
 });
 

@@ -8,7 +8,7 @@ import { checkTaxRateActive } from '../tax-rates/active-tax-rate.ts';
 import { adjustedPrice, lineAmounts } from './line-math.ts';
 
 // LineitemInput, shared by every parent that has lines (jobs and estimates now; invoices and sales orders
-// later): one declaration, one computation. The parent column differs (job_id, estimate_id).
+// later): one declaration, one computation. The parent column differs (job_id, estimate_id, invoice_id).
 //   item_id        a price book item (optional); gives description, unit_price and taxable defaults
 //   description    free text (defaults to the item's name)
 //   quantity       decimal, required on a new line
@@ -35,8 +35,11 @@ interface ItemRow {
   taxable: boolean;
 }
 
-export function lineitemCollection(foreignKey: 'job_id' | 'estimate_id'): ChildCollection {
-  const parentLabel = foreignKey === 'job_id' ? 'job' : 'estimate';
+/** The column naming a line's parent (exactly one is set: the CHECK lineitems_one_parent). */
+export type LineParentKey = 'job_id' | 'estimate_id' | 'invoice_id';
+
+export function lineitemCollection(foreignKey: LineParentKey): ChildCollection {
+  const parentLabel = foreignKey.replace(/_id$/, '');
   return defineChildCollection({
     model: 'lineitem',
     table: 'lineitems',
@@ -176,7 +179,7 @@ export const MAX_AMOUNT = '999999999999.99';
 const fitsAmount = (value: string) => /^-?\d{1,12}(\.\d+)?$/.test(value);
 
 /** A parent's amount (the sum of its line totals) must fit its column too: 422 naming lineitems otherwise. */
-export async function checkParentAmount(tx: TenantTx, foreignKey: 'job_id' | 'estimate_id', parentId: string): Promise<void> {
+export async function checkParentAmount(tx: TenantTx, foreignKey: LineParentKey, parentId: string): Promise<void> {
   const [row] = await tenantQuery<{ total: string | null }>(
     tx,
     `SELECT coalesce(sum(line_total), 0)::text AS total FROM lineitems WHERE account_id = $1::uuid AND ${foreignKey} = $2::uuid`,

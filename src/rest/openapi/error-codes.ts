@@ -56,6 +56,7 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
       break;
     case 'create':
       add(...bodyCodes, 'validation.failed');
+      if (def.idempotentCreate) add('idempotency_key.required', 'idempotency_key.invalid', 'idempotency_key.in_use');
       // The initial status is the first live status; none configured is a status problem.
       if (def.conventions.status) add('status.transition_invalid');
       break;

@@ -12,6 +12,7 @@ export function registerResponseHeaders(registry: OpenAPIRegistry): void {
     ETag: { description: 'Weak tag `W/"<updated_at epoch ms>-<lock_version>"`; send it back in If-Match.', schema: { type: 'string', pattern: '^W/"\\d+-\\d+"$' } },
     Location: { description: 'Path of the created record.', schema: { type: 'string', format: 'uri-reference' } },
     Link: { description: 'The next page: `<next_url>; rel="next"`, whose cursor parameter is the body\'s next_cursor. Absent on the last page.', schema: { type: 'string' } },
+    'Idempotent-Replayed': { description: 'true when the answer is the stored answer of an earlier request with the same Idempotency-Key; absent otherwise.', schema: { type: 'string', const: 'true' } },
     'Cache-Control': { description: 'Always private, no-store.', schema: { type: 'string', const: 'private, no-store' } },
   };
   for (const [name, header] of Object.entries(headers)) registry.registerComponent('headers', name, header);

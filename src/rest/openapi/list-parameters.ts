@@ -11,6 +11,7 @@ import { z } from './zod.ts';
 const filterValueSchemas: Record<ValueType, { type: 'string' | 'integer' | 'boolean'; format?: string; maxLength?: number }> = {
   string: { type: 'string', maxLength: 500 },
   uuid: { type: 'string', format: 'uuid' },
+  date: { type: 'string', format: 'date' },
   datetime: { type: 'string', format: 'date-time' },
   integer: { type: 'integer' },
   boolean: { type: 'boolean' },

@@ -41,6 +41,21 @@ export function registerRequestParameters(registry: OpenAPIRegistry, versions: [
         },
       }),
     ),
+    idempotencyKey: registry.registerParameter(
+      'IdempotencyKey',
+      z
+        .string()
+        .regex(/^[\x21-\x7e]{1,255}$/)
+        .openapi({
+          param: {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: true,
+            description:
+              'One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key.',
+          },
+        }),
+    ),
     recordId: registry.registerParameter(
       'RecordId',
       z.string().openapi({ format: 'uuid', param: { name: 'id', in: 'path', description: 'Record id (UUID v7). Unknown or in another account: 404 resource.not_found.' } }),

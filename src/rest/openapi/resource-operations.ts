@@ -57,9 +57,15 @@ export function registerResourceOperations({ register, response, parameters, add
       operationId: camel(`create_${def.name}`),
       tags,
       summary: `Create a ${noun}`,
-      request: { body: { required: true, content: { 'application/json': { schema: createBody } } } },
+      request: { body: { required: true, content: { 'application/json': { schema: createBody } } }, ...(def.idempotentCreate ? { headers: [parameters.idempotencyKey] } : {}) },
       scopes: [write],
-      ok: { 201: { description: `The created ${noun}.`, headers: responseHeaders('ETag', 'Location'), content: { 'application/json': { schema: single } } } },
+      ok: {
+        201: {
+          description: `The created ${noun}${def.idempotentCreate ? ' (or, for a retry with the same Idempotency-Key and body, the same answer replayed)' : ''}.`,
+          headers: def.idempotentCreate ? responseHeaders('ETag', 'Location', 'Idempotent-Replayed') : responseHeaders('ETag', 'Location'),
+          content: { 'application/json': { schema: single } },
+        },
+      },
     },
   );
   addOperation(

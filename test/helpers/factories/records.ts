@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import type { Client } from '../http.ts';
 
 // What every resource's factories share: create, read, update and delete over REST, each insisting on the
@@ -26,9 +27,14 @@ export function unique(prefix = 'u'): string {
   return `${prefix}${process.pid}x${sequence}x${Math.random().toString(36).slice(2, 7)}`;
 }
 
-/** POST /<plural> with the fields under the body key; insists on 201. */
+/** Request options with a fresh Idempotency-Key (every financial create needs one; other routes ignore it). */
+export function freshKey(): { headers: Record<string, string> } {
+  return { headers: { 'idempotency-key': randomUUID() } };
+}
+
+/** POST /<plural> with the fields under the body key (and a fresh Idempotency-Key, which financial creates need); insists on 201. */
 export async function createRecord(api: Client, plural: string, key: string, fields: Record<string, unknown>): Promise<Created> {
-  const res = await api.post(`/${plural}`, { [key]: fields });
+  const res = await api.post(`/${plural}`, { [key]: fields }, freshKey());
   expect(res.status, `POST /${plural}: ${res.text}`).toBe(201);
   return { id: res.body.data.id, etag: res.headers.get('etag')!, record: res.body.data };
 }
@@ -48,7 +54,7 @@ export async function updateRecord(api: Client, plural: string, key: string, cur
 }
 
 /** PATCH of a job or an estimate with its ETag (body key: the singular); returns the raw response. */
-export function patch(api: Client, plural: 'jobs' | 'estimates', current: { id: string; etag: string }, fields: Record<string, unknown>) {
+export function patch(api: Client, plural: 'jobs' | 'estimates' | 'invoices', current: { id: string; etag: string }, fields: Record<string, unknown>) {
   return api.patch(`/${plural}/${current.id}`, { [plural.slice(0, -1)]: fields }, ifMatch(current.etag));
 }
 

@@ -1,0 +1,133 @@
+import { Decimal } from 'decimal.js';
+import { addError } from '../../kernel/body.ts';
+import { addDays, calendarDateIn } from '../../kernel/dates.ts';
+import { defineResource } from '../../kernel/define-resource.ts';
+import { AppError } from '../../kernel/errors.ts';
+import { rangeOps } from '../../kernel/listing.ts';
+import { readShared } from '../../kernel/tenancy.ts';
+import { lineitemCollection } from '../lineitems/lineitems.ts';
+import { refreshParentTotals } from '../lineitems/parent-totals.ts';
+import { checkTaxRateActive } from '../tax-rates/active-tax-rate.ts';
+
+// Invoices: what a customer owes for work, with the shared line items. amount is the sum of the lines; balance
+// is what payments have not covered yet (parent-totals.ts keeps both). A financial create: POST needs an
+// Idempotency-Key (src/kernel/idempotency.ts).
+
+/** Calendar dates compare as strings (YYYY-MM-DD); a stored date is read as a Date at midnight UTC. */
+const dateOf = (value: unknown): string | null => (value instanceof Date ? value.toISOString().slice(0, 10) : typeof value === 'string' ? value : null);
+
+export const invoiceResource = defineResource({
+  name: 'invoice',
+  plural: 'invoices',
+  className: 'Invoice',
+  model: 'invoice',
+  table: 'invoices',
+  scope: 'invoices',
+  description: 'What a customer owes for work: line items, their {amount}, and the {balance} payments have not covered yet.',
+  fields: {
+    customer_id: {
+      kind: 'uuid',
+      create: 'required',
+      update: 'optional',
+      nullable: false,
+      references: { model: 'customer', live: true, label: 'Customer' },
+      description: 'The customer who owes the invoice.',
+    },
+    site_id: {
+      kind: 'uuid',
+      create: 'optional',
+      update: 'optional',
+      references: { model: 'site', live: true, label: 'Site' },
+      description: 'The service address the invoice is for.',
+      writeRule: 'Must belong to {customer_id}.',
+    },
+    contact_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'contact', live: true, label: 'Contact' }, description: 'The billing contact.' },
+    invoice_date: {
+      kind: 'date',
+      create: 'optional',
+      update: 'optional',
+      nullable: false,
+      description: 'The date of the invoice.',
+      writeRule: "Default: today in the account's time zone.",
+    },
+    due_date: {
+      kind: 'date',
+      create: 'optional',
+      update: 'optional',
+      nullable: false,
+      description: 'When payment is due.',
+      writeRule: "Default: {invoice_date} plus the account's payment terms (in days). Not before {invoice_date}.",
+    },
+    reference: { kind: 'string', create: 'optional', update: 'optional', description: 'Partner-defined reference (e.g. the ERP document number).' },
+    customer_notes: { kind: 'text', create: 'optional', update: 'optional', description: 'Customer-facing notes, shown on the invoice.' },
+    tax_rate_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'taxRate', live: true, label: 'TaxRate' }, description: 'The default tax rate of new lines.', writeRule: 'Must be an active tax rate when it is set.' },
+  },
+  readOnly: {
+    job_id: { kind: 'uuid', nullable: true, references: { model: 'job', label: 'Job' }, description: 'The job this invoice bills, when it was made from one.' },
+    estimate_id: { kind: 'uuid', nullable: true, references: { model: 'estimate', label: 'Estimate' }, description: 'The estimate this invoice was made from, if any.' },
+    amount: { kind: 'decimal', nullable: false, description: "Sum of the line totals (tax included), computed by the server, in the account's currency." },
+    balance: { kind: 'decimal', nullable: false, description: 'What is still owed: amount minus what live payments apply to the invoice. Never negative.' },
+  },
+  children: { lineitems: lineitemCollection('invoice_id') },
+  conventions: { number: true, status: { defaults: ['Draft', 'Sent', 'Paid', 'Void'] }, labels: true, customFields: true, softDelete: true },
+  idempotentCreate: true,
+  errors: { delete: ['invoice.has_payments'] },
+  list: {
+    filters: {
+      customer_id: { type: 'uuid', ops: ['eq'] },
+      status: { type: 'string', ops: ['eq', 'in'] },
+      invoice_date: { type: 'date', ops: rangeOps },
+      due_date: { type: 'date', ops: rangeOps },
+      created_at: { type: 'datetime', ops: rangeOps },
+      updated_at: { type: 'datetime', ops: rangeOps },
+    },
+    sorts: {
+      created_at: { type: 'datetime' },
+      updated_at: { type: 'datetime' },
+      invoice_date: { type: 'date' },
+      due_date: { type: 'date' },
+      number: { type: 'string' },
+      status: { type: 'string' },
+    },
+    defaultSort: '-created_at',
+    searchable: 'number, reference, amount, balance (as 125.50), status and customer organization',
+  },
+  uniqueIndexes: { invoices_account_id_number_key: { field: 'number', message: 'has already been taken' } },
+  hooks: {
+    async beforeWrite({ tx, ctx, mode, values, existing, errors, now }) {
+      const { account } = ctx.principal;
+      if (mode === 'create') {
+        values.invoice_date ??= calendarDateIn(now, account.timeZone);
+        values.due_date ??= addDays(values.invoice_date, account.paymentTermsDays);
+      }
+      const invoiceDate = 'invoice_date' in values ? values.invoice_date : dateOf(existing?.invoice_date);
+      const dueDate = 'due_date' in values ? values.due_date : dateOf(existing?.due_date);
+      if (!errors.invoice_date && !errors.due_date && invoiceDate && dueDate && dueDate < invoiceDate) addError(errors, 'due_date', 'must not be before {invoice_date}');
+
+      // The site must be the customer's; both are share-locked (the customer's organization is in the search text).
+      const customerId = 'customer_id' in values ? values.customer_id : existing?.customer_id;
+      const siteId = 'site_id' in values ? values.site_id : existing?.site_id;
+      if (customerId && !errors.customer_id) await readShared(tx, 'customers', 'id', [customerId]);
+      if (siteId && customerId && !errors.site_id && !errors.customer_id && ('site_id' in values || 'customer_id' in values)) {
+        const [site] = await readShared<{ customer_id: string | null }>(tx, 'sites', 'customer_id', [siteId]);
+        if (site && site.customer_id !== customerId) addError(errors, 'site_id', 'does not belong to {customer_id}');
+      }
+
+      const taxRateId = values.tax_rate_id;
+      if (taxRateId && !errors.tax_rate_id && taxRateId.toLowerCase() !== existing?.tax_rate_id) {
+        const taxRate = await tx.taxRate.findFirst({ where: { id: taxRateId, deleted_at: null }, select: { active: true } });
+        if (taxRate) checkTaxRateActive(taxRate, errors, 'tax_rate_id');
+      }
+    },
+    async afterWrite({ tx, row }) {
+      // amount, balance, then search_text (fl_invoice_search_text, which includes both).
+      await refreshParentTotals(tx, 'invoice', row.id);
+    },
+    async beforeDelete({ row }) {
+      // What payments apply to the invoice is amount − balance; an invoice they pay is not deleted under them (the
+      // row is locked: a payment applying to it waits for this delete, then finds the invoice gone).
+      const applied = new Decimal(String(row.amount)).minus(String(row.balance));
+      if (applied.gt(0)) throw new AppError('invoice.has_payments', `Payments apply ${applied.toFixed(2)} to this invoice: delete (void) them first.`);
+    },
+  },
+});
