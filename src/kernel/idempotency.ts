@@ -26,9 +26,9 @@ import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 /** Printable ASCII without spaces, 1 to 255 characters. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** The spec's replay window. */
-export const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** The spec's retry hint while the first request runs. */
-export const IN_FLIGHT_RETRY_AFTER_SECONDS = 2;
+const IN_FLIGHT_RETRY_AFTER_SECONDS = 2;
 
 /** The answer a key replays: what the adapter sent the first time. */
 export interface StoredResponse {
@@ -71,7 +71,7 @@ interface KeyRow {
 }
 
 /** JSON with object keys sorted at every depth, so two bodies that differ only in key order are the same. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

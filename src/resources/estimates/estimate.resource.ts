@@ -4,7 +4,7 @@ import { defineResource } from '../../kernel/define-resource.ts';
 import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { checkWorkLocation } from '../jobs/work-location.ts';
-import { checkTaxRateActive } from '../tax-rates/active-tax-rate.ts';
+import { checkDefaultTaxRate } from '../tax-rates/active-tax-rate.ts';
 import { estimateActions } from './estimate.actions.ts';
 
 /**
@@ -84,14 +84,7 @@ export const estimateResource = defineResource({
       const { ctx, mode, values, existing } = args;
       if (mode === 'update') checkDecision(ctx.principal.user.role, existing?.status, values.status);
       await checkWorkLocation(args, 'with_site');
-      // The default tax rate of new lines must be active when it is set or changed (that it exists is the field
-      // reference's check).
-      const { tx, errors } = args;
-      const taxRateId = values.tax_rate_id;
-      if (taxRateId && !errors.tax_rate_id && taxRateId.toLowerCase() !== existing?.tax_rate_id) {
-        const taxRate = await tx.taxRate.findFirst({ where: { id: taxRateId, deleted_at: null }, select: { active: true } });
-        if (taxRate) checkTaxRateActive(taxRate, errors, 'tax_rate_id');
-      }
+      await checkDefaultTaxRate(args);
     },
     async afterWrite({ tx, row }) {
       // amount, then search_text (fl_estimate_search_text, which includes the amount; triggers refresh it when

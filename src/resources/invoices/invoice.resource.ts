@@ -7,7 +7,7 @@ import { rangeOps } from '../../kernel/listing.ts';
 import { readShared } from '../../kernel/tenancy.ts';
 import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
-import { checkTaxRateActive } from '../tax-rates/active-tax-rate.ts';
+import { checkDefaultTaxRate } from '../tax-rates/active-tax-rate.ts';
 
 // Invoices: what a customer owes for work, with the shared line items. amount is the sum of the lines; balance
 // is what payments have not covered yet (parent-totals.ts keeps both). A financial create: POST needs an
@@ -94,7 +94,8 @@ export const invoiceResource = defineResource({
   },
   uniqueIndexes: { invoices_account_id_number_key: { field: 'number', message: 'has already been taken' } },
   hooks: {
-    async beforeWrite({ tx, ctx, mode, values, existing, errors, now }) {
+    async beforeWrite(args) {
+      const { tx, ctx, mode, values, existing, errors, now } = args;
       const { account } = ctx.principal;
       if (mode === 'create') {
         values.invoice_date ??= calendarDateIn(now, account.timeZone);
@@ -112,12 +113,7 @@ export const invoiceResource = defineResource({
         const [site] = await readShared<{ customer_id: string | null }>(tx, 'sites', 'customer_id', [siteId]);
         if (site && site.customer_id !== customerId) addError(errors, 'site_id', 'does not belong to {customer_id}');
       }
-
-      const taxRateId = values.tax_rate_id;
-      if (taxRateId && !errors.tax_rate_id && taxRateId.toLowerCase() !== existing?.tax_rate_id) {
-        const taxRate = await tx.taxRate.findFirst({ where: { id: taxRateId, deleted_at: null }, select: { active: true } });
-        if (taxRate) checkTaxRateActive(taxRate, errors, 'tax_rate_id');
-      }
+      await checkDefaultTaxRate(args);
     },
     async afterWrite({ tx, row }) {
       // amount, balance, then search_text (fl_invoice_search_text, which includes both).
