@@ -305,6 +305,8 @@ export class ResourceService {
   }
 
   create(ctx: RequestContext, body: unknown): Promise<Single> {
+    // A financial create runs only through the idempotency store (kernel/idempotency.ts), whatever the adapter.
+    if (this.def.idempotentCreate && !ctx.idempotency) throw new AppError('idempotency_key.required', `A ${this.def.className} is created with an idempotency key.`);
     const input = recordFromBody(body, this.def.name);
     return runAsTenant(ctx.principal.accountId, () =>
       this.transaction(async (tx) => {

@@ -3,6 +3,7 @@ import { addError } from '../../kernel/body.ts';
 import { addDays, calendarDateIn } from '../../kernel/dates.ts';
 import { defineResource } from '../../kernel/define-resource.ts';
 import { AppError } from '../../kernel/errors.ts';
+import { toWire } from '../../kernel/fields.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import { readShared } from '../../kernel/tenancy.ts';
 import { lineitemCollection } from '../lineitems/lineitems.ts';
@@ -12,9 +13,6 @@ import { checkDefaultTaxRate } from '../tax-rates/active-tax-rate.ts';
 // Invoices: what a customer owes for work, with the shared line items. amount is the sum of the lines; balance
 // is what payments have not covered yet (parent-totals.ts keeps both). A financial create: POST needs an
 // Idempotency-Key (src/kernel/idempotency.ts).
-
-/** Calendar dates compare as strings (YYYY-MM-DD); a stored date is read as a Date at midnight UTC. */
-const dateOf = (value: unknown): string | null => (value instanceof Date ? value.toISOString().slice(0, 10) : typeof value === 'string' ? value : null);
 
 export const invoiceResource = defineResource({
   name: 'invoice',
@@ -101,8 +99,9 @@ export const invoiceResource = defineResource({
         values.invoice_date ??= calendarDateIn(now, account.timeZone);
         values.due_date ??= addDays(values.invoice_date, account.paymentTermsDays);
       }
-      const invoiceDate = 'invoice_date' in values ? values.invoice_date : dateOf(existing?.invoice_date);
-      const dueDate = 'due_date' in values ? values.due_date : dateOf(existing?.due_date);
+      // Calendar dates compare as strings (YYYY-MM-DD), the stored ones as the wire serves them.
+      const invoiceDate = 'invoice_date' in values ? values.invoice_date : (toWire('date', existing?.invoice_date) as string | null);
+      const dueDate = 'due_date' in values ? values.due_date : (toWire('date', existing?.due_date) as string | null);
       if (!errors.invoice_date && !errors.due_date && invoiceDate && dueDate && dueDate < invoiceDate) addError(errors, 'due_date', 'must not be before {invoice_date}');
 
       // The site must be the customer's; both are share-locked (the customer's organization is in the search text).
