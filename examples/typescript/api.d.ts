@@ -729,6 +729,62 @@ export interface paths {
         patch: operations["updateInvoice"];
         trace?: never;
     };
+    "/payments": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List payments
+         * @description Keyset-paginated list of payments.
+         */
+        get: operations["listPayments"];
+        put?: never;
+        /** Create a payment */
+        post: operations["createPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a payment */
+        get: operations["getPayment"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a payment
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deletePayment"];
+        options?: never;
+        head?: never;
+        /** Update a payment */
+        patch: operations["updatePayment"];
+        trace?: never;
+    };
     "/contacts/{id}/linkages": {
         parameters: {
             query?: never;
@@ -1022,7 +1078,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment";
             /** @description The name of the status, as status fields hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -1047,7 +1103,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment";
             /** @description The name of the label, as labels hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -1072,7 +1128,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment";
             /** @description Name of the custom field. */
             name: string;
             /**
@@ -2577,6 +2633,152 @@ export interface components {
         InvoiceUpdateRequest: {
             invoice: components["schemas"]["InvoiceUpdate"];
         };
+        /** @description Money a customer paid, and what it applies to the customer's invoices (applications). */
+        Payment: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The customer who paid. Must be the id of a Customer.
+             */
+            customer_id: string;
+            /**
+             * Format: decimal
+             * @description What was paid, in the account's currency.
+             */
+            amount: string;
+            /**
+             * Format: date
+             * @description The date of the payment. Calendar date YYYY-MM-DD.
+             */
+            payment_date: string;
+            /**
+             * @description How the payment was made.
+             * @enum {string}
+             */
+            method: "cash" | "check" | "card" | "bank_transfer" | "other";
+            /** @description Check number, card authorization or transfer reference. */
+            reference: string | null;
+            /** @description Internal note. */
+            memo: string | null;
+            /**
+             * Format: decimal
+             * @description What the payment does not apply to invoices: amount minus its applications.
+             */
+            readonly unapplied_amount: string;
+            /** @description Labels (display_name values of GET /labels?related_name=Payment). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Payment). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description What the payment applies to each of its customer's invoices. In the order last written. */
+            applications: components["schemas"]["PaymentApplication"][];
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        /** @description One payment application of a Payment. */
+        PaymentApplication: {
+            /**
+             * Format: uuid
+             * @description Id of the payment application; send it back to keep or change the entry.
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The invoice paid. Must be the id of an Invoice.
+             */
+            invoice_id: string;
+            /**
+             * Format: decimal
+             * @description What the payment applies to the invoice.
+             */
+            amount: string;
+        };
+        PaymentResponse: {
+            data: components["schemas"]["Payment"];
+        };
+        PaymentList: {
+            data: components["schemas"]["Payment"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Payment create body (under the key "payment"). */
+        PaymentCreate: {
+            /**
+             * Format: uuid
+             * @description The customer who paid. Changing it keeps the applications only if their invoices are of the new customer. Must be the id of a Customer.
+             */
+            customer_id: string;
+            /** @description What was paid, in the account's currency. Greater than 0, and at least what the applications apply. 0.01 to 9999999999, at most 2 decimal places. */
+            amount: string | number;
+            /**
+             * Format: date
+             * @description The date of the payment. Default: today in the account's time zone. Calendar date YYYY-MM-DD.
+             */
+            payment_date?: string;
+            method: components["schemas"]["Payment"]["method"];
+            reference?: components["schemas"]["Payment"]["reference"];
+            memo?: components["schemas"]["Payment"]["memo"];
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Payment; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Payment). */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description What the payment applies to each of its customer's invoices. On update a snapshot: an entry with id changes that application, an entry without id adds one, applications whose id is absent are removed, [] removes all; omit the field to keep them. Each invoice must be of customer_id and appear once; an application is at most the invoice's balance (plus what this payment applied to it before); together they are at most amount. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
+            applications?: components["schemas"]["PaymentApplicationCreate"][];
+        };
+        /** @description A new payment application. Not accepted: id. */
+        PaymentApplicationCreate: {
+            invoice_id: components["schemas"]["PaymentApplication"]["invoice_id"];
+            /** @description What the payment applies to the invoice. 0.01 to 9999999999, at most 2 decimal places. */
+            amount: string | number;
+        };
+        /** @description Payment update body (under the key "payment"). */
+        PaymentUpdate: {
+            customer_id?: components["schemas"]["PaymentCreate"]["customer_id"];
+            amount?: components["schemas"]["PaymentCreate"]["amount"];
+            payment_date?: components["schemas"]["PaymentCreate"]["payment_date"];
+            method?: components["schemas"]["Payment"]["method"];
+            reference?: components["schemas"]["Payment"]["reference"];
+            memo?: components["schemas"]["Payment"]["memo"];
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Payment. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Payment); merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description What the payment applies to each of its customer's invoices. On update a snapshot: an entry with id changes that application, an entry without id adds one, applications whose id is absent are removed, [] removes all; omit the field to keep them. Each invoice must be of customer_id and appear once; an application is at most the invoice's balance (plus what this payment applied to it before); together they are at most amount. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            applications?: components["schemas"]["PaymentApplicationUpdate"][];
+        };
+        /** @description An entry of the payment application snapshot: with id it updates that entry, without id it creates one. */
+        PaymentApplicationUpdate: {
+            /**
+             * Format: uuid
+             * @description Id of an existing payment application of this Payment; any other id gives 422 validation.failed.
+             */
+            id: string;
+            invoice_id?: components["schemas"]["PaymentApplication"]["invoice_id"];
+            amount?: components["schemas"]["PaymentApplicationCreate"]["amount"];
+        } | components["schemas"]["PaymentApplicationCreate"];
+        PaymentCreateRequest: {
+            payment: components["schemas"]["PaymentCreate"];
+        };
+        PaymentUpdateRequest: {
+            payment: components["schemas"]["PaymentUpdate"];
+        };
         /** @description One link between a contact and a Customer, Lead or Site. Linkages have no ETag: their writes need none. Primary rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary it is refused with contact.primary_linkage; make another contact primary instead); (4) removing the primary's linkage is refused with contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests. */
         ContactLinkage: {
             /** Format: uuid */
@@ -3221,6 +3423,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The payment. */
+        Payment: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PaymentResponse"];
+            };
+        };
         /** @description contact.primary_linkage */
         Problem409_5: {
             headers: {
@@ -3276,7 +3492,7 @@ export interface components {
     };
     parameters: {
         /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
-        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice";
+        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment";
         /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
         Cursor: string;
         /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
@@ -3349,6 +3565,18 @@ export interface components {
         "due_date.lt": string;
         /** @description Filter: due_date is less than or equal to the value. */
         "due_date.lte": string;
+        /** @description Filter: method equals the value. */
+        "method.eq": string;
+        /** @description Filter: method is one of the comma-separated values (1 to 100, each a string). */
+        "method.in": string;
+        /** @description Filter: payment_date is greater than the value. */
+        "payment_date.gt": string;
+        /** @description Filter: payment_date is greater than or equal to the value. */
+        "payment_date.gte": string;
+        /** @description Filter: payment_date is less than the value. */
+        "payment_date.lt": string;
+        /** @description Filter: payment_date is less than or equal to the value. */
+        "payment_date.lte": string;
         /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
         FieldlineVersion: components["schemas"]["FieldlineVersion"];
         /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
@@ -5834,6 +6062,227 @@ export interface operations {
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    listPayments: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: method equals the value. */
+                method?: components["parameters"]["method.eq"];
+                /** @description Filter: method is one of the comma-separated values (1 to 100, each a string). */
+                "method[in]"?: components["parameters"]["method.in"];
+                /** @description Filter: payment_date is greater than the value. */
+                "payment_date[gt]"?: components["parameters"]["payment_date.gt"];
+                /** @description Filter: payment_date is greater than or equal to the value. */
+                "payment_date[gte]"?: components["parameters"]["payment_date.gte"];
+                /** @description Filter: payment_date is less than the value. */
+                "payment_date[lt]"?: components["parameters"]["payment_date.lt"];
+                /** @description Filter: payment_date is less than or equal to the value. */
+                "payment_date[lte]"?: components["parameters"]["payment_date.lte"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "payment_date" | "-payment_date";
+                /** @description Free-text search over reference, memo, method, amount (as 125.50) and customer organization. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Payment. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of payments. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createPayment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created payment (or, for a retry with the same Idempotency-Key and body, the same answer replayed). */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_5"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            409: components["responses"]["Problem409_3"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getPayment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Payment"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deletePayment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updatePayment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Payment"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
             428: components["responses"]["Problem428"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];

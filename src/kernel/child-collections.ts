@@ -21,6 +21,9 @@ function entryColumns(collection: ChildCollection, fields?: readonly string[]): 
   return [...new Set(['id', ...(fields ? served.filter((name) => fields.includes(name)) : served), collection.foreignKey])].join(', ');
 }
 
+/** The children a write's snapshots replaced, per collection written (rows as stored before the write). */
+export type PreviousChildren = Record<string, Record<string, unknown>[]>;
+
 /** Validated child entries of one write, per collection; undefined: the collection was not sent. */
 export type ChildEntries = Record<string, Record<string, unknown>[] | undefined>;
 
@@ -69,15 +72,18 @@ export class ChildCollections {
 
   /**
    * Writes each collection sent as a snapshot: entries with an id update that child, entries without one create a
-   * child, existing children whose id is absent are deleted. Positions follow the order given.
+   * child, existing children whose id is absent are deleted. Positions follow the order given. Returns the children
+   * each written collection had before (empty on create).
    */
-  async writeSnapshots(tx: TenantTx, ctx: RequestContext, parent: RecordRow, children: ChildEntries, mode: 'create' | 'update'): Promise<void> {
+  async writeSnapshots(tx: TenantTx, ctx: RequestContext, parent: RecordRow, children: ChildEntries, mode: 'create' | 'update'): Promise<PreviousChildren> {
     const now = this.clock.now();
+    const previous: PreviousChildren = {};
     for (const [name, entries] of Object.entries(children)) {
       if (entries === undefined) continue;
       const collection = this.def.children![name];
       const delegate = modelDelegate(tx, collection.model);
       const existing = mode === 'update' ? await delegate.findMany({ where: { [collection.foreignKey]: parent.id } }) : [];
+      previous[name] = existing;
       const byId = new Map(existing.map((child) => [child.id, child as Record<string, unknown>]));
       const errors: FieldErrors = {};
       const seen = new Set<string>();
@@ -117,6 +123,7 @@ export class ChildCollections {
         else await delegate.create({ data: { ...data, id: newId(), [collection.foreignKey]: parent.id, created_at: now } });
       }
     }
+    return previous;
   }
 
   /**

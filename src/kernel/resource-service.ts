@@ -338,10 +338,10 @@ export class ResourceService {
       data.number = await nextNumber(tx, def.className, async (n) => (await this.delegate(tx).count({ where: { number: n } })) > 0);
     }
     let row = await this.delegate(tx).create({ data });
-    await this.childCollections.writeSnapshots(tx, ctx, row, children, 'create');
+    const previousChildren = await this.childCollections.writeSnapshots(tx, ctx, row, children, 'create');
     await this.childCollections.insertTrusted(tx, row, trusted.children ?? {}, children);
     if (def.hooks?.afterWrite) {
-      await def.hooks.afterWrite({ tx, ctx, mode: 'create', input, row, values, resources: this.deps.resources });
+      await def.hooks.afterWrite({ tx, ctx, mode: 'create', input, row, values, previousChildren, resources: this.deps.resources });
       row = await this.find(tx, row.id);
     }
     const single = await this.single(tx, row);
@@ -366,9 +366,9 @@ export class ResourceService {
         });
         if (changed.count === 0) throw new AppError('precondition.failed', 'The record changed since the ETag in If-Match was issued.');
         let row = await this.find(tx, id);
-        await this.childCollections.writeSnapshots(tx, ctx, row, children, 'update');
+        const previousChildren = await this.childCollections.writeSnapshots(tx, ctx, row, children, 'update');
         if (def.hooks?.afterWrite) {
-          await def.hooks.afterWrite({ tx, ctx, mode: 'update', input, row, values, resources: this.deps.resources });
+          await def.hooks.afterWrite({ tx, ctx, mode: 'update', input, row, values, previousChildren, resources: this.deps.resources });
           row = await this.find(tx, id);
         }
         const single = await this.single(tx, row);

@@ -46,6 +46,8 @@ export interface AfterWriteArgs<Values = Record<string, unknown>, Row = RecordRo
   row: Row;
   /** What beforeWrite left in values (including write-only fields it kept for afterWrite). */
   values: Values;
+  /** The children each collection written by this write had before it (rows as stored; empty on create). */
+  previousChildren: Record<string, Record<string, unknown>[]>;
 }
 
 export interface DeleteHookArgs<Row = RecordRow> extends HookArgs {

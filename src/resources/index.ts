@@ -6,6 +6,7 @@ import { customerItemPriceResource } from './items/customer-item-price.resource.
 import { itemResource } from './items/item.resource.ts';
 import { jobResource } from './jobs/job.resource.ts';
 import { leadResource } from './leads/lead.resource.ts';
+import { paymentResource } from './payments/payment.resource.ts';
 import { siteResource } from './sites/site.resource.ts';
 import { systemResource } from './systems/system.resource.ts';
 import { taxRateResource } from './tax-rates/tax-rate.resource.ts';
@@ -27,4 +28,5 @@ export const resources = [
   jobResource,
   estimateResource,
   invoiceResource,
+  paymentResource,
 ];

@@ -1033,6 +1033,12 @@ describe('every resource', () => {
     );
     check('InvoiceResponse', invoice, 'POST /invoices');
     expect(invoice.headers.get('idempotent-replayed')).toBeNull();
+    const payment = await api.post(
+      '/payments',
+      { payment: { customer_id: site.body.data.customer_id, amount: '10', method: 'card', applications: [{ invoice_id: invoice.body.data.id, amount: '10' }] } },
+      { headers: { 'idempotency-key': `doc-payment-${Date.now()}` } },
+    );
+    check('PaymentResponse', payment, 'POST /payments');
     expect(job.body.data.assignments).toHaveLength(1);
     expect(job.body.data.lineitems[0].tax_applied).toBe(true);
     // Every resource is read back as a list and as a record; one the records above do not cover (a resource

@@ -159,7 +159,7 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   // The second lead is converted (converted_customer_id, moved site and linkage); the first stays a lead.
   const lead = await api.post(`/leads/${l1.id}/convert`, { customer: { organization: u(marker, 'Converted customer') } });
   expect(lead.status, lead.text).toBe(201);
-  await created('invoices', 'invoice', {
+  const inv0 = await created('invoices', 'invoice', {
     customer_id: c0.id,
     site_id: s0.id,
     contact_id: ct0.id,
@@ -168,7 +168,10 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     lineitems: [line(), { description: u(marker, 'labor'), quantity: 1, unit_price: '50' }],
     ...cf('Invoice'),
   });
-  await created('invoices', 'invoice', { customer_id: c1.id, reference: u(marker, 'Invoice'), lineitems: [line()] });
+  const inv1 = await created('invoices', 'invoice', { customer_id: c1.id, reference: u(marker, 'Invoice'), lineitems: [line()] });
+  // Payments apply to both invoices (applications, balances and the invoices' payment relations).
+  await created('payments', 'payment', { customer_id: c0.id, amount: '5', method: 'check', reference: u(marker, 'Payment'), applications: [{ invoice_id: inv0.id, amount: '1' }], ...cf('Payment') });
+  await created('payments', 'payment', { customer_id: c1.id, amount: '1', method: 'cash', memo: u(marker, 'Payment'), applications: [{ invoice_id: inv1.id, amount: '1' }] });
 
   // Any other resource of the app: two records of its required fields.
   const resources = [...t.app.domain.resources.values()].map((service) => service.def);

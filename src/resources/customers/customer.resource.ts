@@ -38,6 +38,8 @@ export const customerResource = defineResource({
     ...contactRelations('Customer', 'customer'),
     jobs: { kind: 'collection', model: 'job', column: 'customer_id', description: 'Live jobs of the customer, oldest first, not paginated.' },
     estimates: { kind: 'collection', model: 'estimate', column: 'customer_id', description: 'Live estimates of the customer, oldest first, not paginated.' },
+    invoices: { kind: 'collection', model: 'invoice', column: 'customer_id', description: 'Live invoices of the customer, oldest first, not paginated.' },
+    payments: { kind: 'collection', model: 'payment', column: 'customer_id', description: 'Live payments of the customer, oldest first, not paginated.' },
   },
   list: {
     filters: {

@@ -8,6 +8,7 @@ import { rangeOps } from '../../kernel/listing.ts';
 import { readShared } from '../../kernel/tenancy.ts';
 import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
+import { invoicePaymentRelations } from '../payments/payment.relations.ts';
 import { checkDefaultTaxRate } from '../tax-rates/active-tax-rate.ts';
 
 // Invoices: what a customer owes for work, with the shared line items. amount is the sum of the lines; balance
@@ -67,6 +68,7 @@ export const invoiceResource = defineResource({
     balance: { kind: 'decimal', nullable: false, description: 'What is still owed: amount minus what live payments apply to the invoice. Never negative.' },
   },
   children: { lineitems: lineitemCollection('invoice_id') },
+  relations: invoicePaymentRelations,
   conventions: { number: true, status: { defaults: ['Draft', 'Sent', 'Paid', 'Void'] }, labels: true, customFields: true, softDelete: true },
   idempotentCreate: true,
   errors: { delete: ['invoice.has_payments'] },

@@ -2,13 +2,14 @@ import type { TenantTx } from '../../kernel/tenancy.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { validationError } from '../../kernel/errors.ts';
 import { checkParentAmount, type LineParentKey } from './lineitems.ts';
+import { appliedToInvoice } from '../invoices/invoice-balance.ts';
 
 // What the server derives on a parent of line items (jobs, estimates and invoices; sales orders later) after each
 // write of it, in one place for every parent:
 //   amount       the sum of its line totals (422 naming lineitems when it exceeds the column, checkParentAmount)
-//   balance      invoices only: what is still owed, the amount minus what payments apply (amount − balance before
-//                the write). The applied part never changes here, so a new amount below it is refused (422 naming
-//                lineitems) and the CHECK invoices_balance_range stays true.
+//   balance      invoices only: what is still owed, the amount minus what live payments apply (invoice-balance.ts).
+//                The applied part never changes here, so a new amount below it is refused (422 naming lineitems)
+//                and the CHECK invoices_balance_range stays true.
 //   search_text  the parent's q text, computed by the SQL function fl_<parent>_search_text (migration
 //                20261123052000_search_refresh), the same function the triggers on related records call when a
 //                customer, site, user or system is renamed. Neither write touches updated_at or lock_version:
@@ -30,8 +31,8 @@ export async function refreshParentTotals(tx: TenantTx, parent: LineParent, id: 
   if (balance) {
     const [below] = await tenantQuery<{ applied: string }>(
       tx,
-      `WITH lines AS (${lines}) SELECT (p.amount - p.balance)::text AS applied FROM ${table} p, lines
-       WHERE p.account_id = $1::uuid AND p.id = $2::uuid AND lines.total < p.amount - p.balance`,
+      `WITH lines AS (${lines}) SELECT ${appliedToInvoice('p')}::text AS applied FROM ${table} p, lines
+       WHERE p.account_id = $1::uuid AND p.id = $2::uuid AND lines.total < ${appliedToInvoice('p')}`,
       id,
     );
     if (below) throw validationError({ lineitems: [`would bring the amount below the ${below.applied} that payments apply to the invoice`] });
@@ -40,7 +41,7 @@ export async function refreshParentTotals(tx: TenantTx, parent: LineParent, id: 
   await tenantQuery(
     tx,
     `WITH lines AS (${lines})
-     UPDATE ${table} p SET amount = lines.total${balance ? ', balance = lines.total - (p.amount - p.balance)' : ''} FROM lines
+     UPDATE ${table} p SET amount = lines.total${balance ? `, balance = lines.total - ${appliedToInvoice('p')}` : ''} FROM lines
      WHERE p.account_id = $1::uuid AND p.id = $2::uuid AND p.amount IS DISTINCT FROM lines.total`,
     id,
   );
