@@ -142,7 +142,8 @@ async function setup(db: BenchDatabase): Promise<Setup> {
 function nextPath(link: string | string[] | undefined): string | null {
   const m = /<([^>]+)>;\s*rel="next"/.exec(String(link ?? ''));
   if (!m) return null;
-  const url = new URL(m[1]);
+  // The Link is relative unless PUBLIC_URL is set.
+  const url = new URL(m[1], 'http://127.0.0.1');
   return `${url.pathname}${url.search}`;
 }
 

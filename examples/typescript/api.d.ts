@@ -877,6 +877,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jobs/{id}/invoice": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invoice a job
+         * @description A financial create: the Idempotency-Key header is required (a retry with the same key replays the first answer). In one transaction: creates an invoice for the job (its customer, site, contact, reference and a copy of every line as stored, at the job's prices and tax rates, so the invoice's amount equals the job's), with job_id and the job's estimate_id. The invoice obeys the rules of an invoice create (a job without a customer needs customer_id in the body: validation.failed otherwise). A job is billed by one live invoice: invoicing it again is refused with job.already_invoiced until that invoice is deleted. Answers 201 with Location of the new invoice (no ETag).
+         */
+        post: operations["invoiceJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/estimates/{id}/convert": {
         parameters: {
             query?: never;
@@ -899,6 +929,36 @@ export interface paths {
          * @description In one transaction: creates a job from an estimate whose status is Accepted (customer, site, contact, system, title, scope of work, job type, reference, customer notes and a copy of every line, at the estimate's prices and tax rates), records the estimate on the job (estimate_id) and the job on the estimate (converted_job_id, converted_at): what an invoice needs later. The job obeys the current rules of a job create (module settings, live site, required custom fields): a violation is validation.failed naming the field. An estimate in another status is refused with estimate.not_accepted; an estimate converts once: converting it again is refused with estimate.already_converted. Answers 201 with Location of the new job (no ETag).
          */
         post: operations["convertEstimate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/estimates/{id}/invoice": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invoice an accepted estimate (without a job)
+         * @description A financial create: the Idempotency-Key header is required (a retry with the same key replays the first answer). In one transaction: creates an invoice from an estimate whose status is Accepted (customer, site, contact, reference, customer notes, tax rate and a copy of every line as stored, at the estimate's prices and tax rates, so the invoice's amount equals the estimate's), records the estimate on the invoice (estimate_id) and the invoice on the estimate (converted_invoice_id, converted_at). The invoice obeys the rules of an invoice create (a violation is validation.failed naming the field). An estimate in another status is refused with estimate.not_accepted; an estimate converts once, to a job or an invoice: again is refused with estimate.already_converted (an estimate converted into a job is billed by invoicing the job). Answers 201 with Location of the new invoice (no ETag).
+         */
+        post: operations["invoiceEstimate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2370,8 +2430,13 @@ export interface components {
              */
             readonly converted_job_id: string | null;
             /**
+             * Format: uuid
+             * @description The invoice made when the estimate was invoiced directly (without a job).
+             */
+            readonly converted_invoice_id: string | null;
+            /**
              * Format: date-time
-             * @description When the estimate was converted into a job; null until then. ISO 8601 timestamp.
+             * @description When the estimate was converted into a job or invoiced; null until then. ISO 8601 timestamp.
              */
             readonly converted_at: string | null;
             /** @description The status: the display_name of a live Estimate status (GET /statuses?related_name=Estimate). */
@@ -2885,6 +2950,31 @@ export interface components {
                 customer: components["schemas"]["Customer"];
             };
         };
+        /** @description Invoice fields that override or add to the values taken from the job (invoice_date, due_date, customer_notes, tax_rate_id ...), with the rules of an invoice create; lineitems are the job's and cannot be given. Optional. */
+        InvoiceJobInvoice: {
+            customer_id?: components["schemas"]["Invoice"]["customer_id"];
+            site_id?: components["schemas"]["InvoiceCreate"]["site_id"];
+            contact_id?: components["schemas"]["Invoice"]["contact_id"];
+            invoice_date?: components["schemas"]["InvoiceCreate"]["invoice_date"];
+            due_date?: components["schemas"]["InvoiceCreate"]["due_date"];
+            reference?: components["schemas"]["Invoice"]["reference"];
+            customer_notes?: components["schemas"]["Invoice"]["customer_notes"];
+            tax_rate_id?: components["schemas"]["InvoiceCreate"]["tax_rate_id"];
+            number?: components["schemas"]["InvoiceCreate"]["number"];
+            labels?: components["schemas"]["InvoiceCreate"]["labels"];
+            custom_fields?: components["schemas"]["InvoiceCreate"]["custom_fields"];
+            lineitems?: components["schemas"]["InvoiceCreate"]["lineitems"];
+        };
+        /** @description Optional: without a body (or without "invoice") the action works from the record alone. */
+        InvoiceJobRequest: {
+            invoice?: components["schemas"]["InvoiceJobInvoice"];
+        };
+        InvoiceJobResponse: {
+            /** @description invoice: the new invoice, with job_id, the job's estimate_id and a copy of every line. */
+            data: {
+                invoice: components["schemas"]["Invoice"];
+            };
+        };
         /** @description Empty: the job is made from the estimate alone. No body or {} is accepted; any field answers 422 validation.failed (errors.body). */
         ConvertEstimateRequest: Record<string, never>;
         ConvertEstimateResponse: {
@@ -2892,6 +2982,32 @@ export interface components {
             data: {
                 estimate: components["schemas"]["Estimate"];
                 job: components["schemas"]["Job"];
+            };
+        };
+        /** @description Invoice fields that override or add to the values taken from the estimate (invoice_date, due_date, reference ...), with the rules of an invoice create; lineitems are the estimate's and cannot be given. Optional. */
+        InvoiceEstimateInvoice: {
+            customer_id?: components["schemas"]["Invoice"]["customer_id"];
+            site_id?: components["schemas"]["InvoiceCreate"]["site_id"];
+            contact_id?: components["schemas"]["Invoice"]["contact_id"];
+            invoice_date?: components["schemas"]["InvoiceCreate"]["invoice_date"];
+            due_date?: components["schemas"]["InvoiceCreate"]["due_date"];
+            reference?: components["schemas"]["Invoice"]["reference"];
+            customer_notes?: components["schemas"]["Invoice"]["customer_notes"];
+            tax_rate_id?: components["schemas"]["InvoiceCreate"]["tax_rate_id"];
+            number?: components["schemas"]["InvoiceCreate"]["number"];
+            labels?: components["schemas"]["InvoiceCreate"]["labels"];
+            custom_fields?: components["schemas"]["InvoiceCreate"]["custom_fields"];
+            lineitems?: components["schemas"]["InvoiceCreate"]["lineitems"];
+        };
+        /** @description Optional: without a body (or without "invoice") the action works from the record alone. */
+        InvoiceEstimateRequest: {
+            invoice?: components["schemas"]["InvoiceEstimateInvoice"];
+        };
+        InvoiceEstimateResponse: {
+            /** @description estimate: the estimate, now with converted_invoice_id and converted_at; invoice: the new invoice, with estimate_id and a copy of every line. */
+            data: {
+                estimate: components["schemas"]["Estimate"];
+                invoice: components["schemas"]["Invoice"];
             };
         };
         /** @description An entry of the shared, read-only system options catalog (a system's or site's system_option_id). */
@@ -3463,8 +3579,34 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description estimate.not_accepted, estimate.already_converted */
+        /** @description idempotency_key.in_use, job.already_invoiced */
         Problem409_7: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description estimate.not_accepted, estimate.already_converted */
+        Problem409_8: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description idempotency_key.in_use, estimate.not_accepted, estimate.already_converted */
+        Problem409_9: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -6512,6 +6654,57 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    invoiceJob: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InvoiceJobRequest"];
+            };
+        };
+        responses: {
+            /** @description invoice: the new invoice, with job_id, the job's estimate_id and a copy of every line. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceJobResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_5"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_7"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     convertEstimate: {
         parameters: {
             query?: never;
@@ -6551,7 +6744,58 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_7"];
+            409: components["responses"]["Problem409_8"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    invoiceEstimate: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InvoiceEstimateRequest"];
+            };
+        };
+        responses: {
+            /** @description estimate: the estimate, now with converted_invoice_id and converted_at; invoice: the new invoice, with estimate_id and a copy of every line. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceEstimateResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_5"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_9"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];

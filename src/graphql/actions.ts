@@ -1,4 +1,5 @@
-import type { ActionDefinition } from '../kernel/action.ts';
+import type { ActionDefinition, ActionRecords } from '../kernel/action.ts';
+import type { RequestContext } from '../kernel/context.ts';
 import { requireScope } from '../kernel/auth.ts';
 import type { FieldSpec } from '../kernel/fields.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
@@ -21,6 +22,32 @@ import { wireObject } from './wire-object.ts';
 // userErrors, where its input errors go (user-errors.ts).
 
 type AnyOptions = never;
+
+/**
+ * An idempotent action (a financial create) through the store REST uses, keyed on the field's name, the record id
+ * and the input. A retry with the same key and arguments gets the same records, read again (GraphQL selects what
+ * it wants, so the stored response is the records' ids by key).
+ */
+async function idempotentAction(
+  ctx: GraphQLContext,
+  action: ActionDefinition,
+  field: string,
+  args: Record<string, unknown>,
+  run: (context: RequestContext) => Promise<unknown>,
+): Promise<ActionRecords> {
+  const response = action.response;
+  if (!('records' in response)) throw new Error(`${action.name}: an idempotent action answers records`);
+  const { idempotencyKey, ...request } = args;
+  const render = (records: ActionRecords) => {
+    const ids = Object.fromEntries(Object.entries(records).map(([key, single]) => [key, single.record.id as string]));
+    return { status: 200, headers: {}, body: JSON.stringify(ids), recordId: response.location ? ids[response.location] : '' };
+  };
+  const outcome = await ctx.domain.idempotency.run(requestContext(ctx), { key: idempotencyKey, method: 'GRAPHQL', path: field, body: request }, render, (scoped) => run(scoped) as Promise<ActionRecords>);
+  if (!outcome.replayed) return outcome.result;
+  const ids = JSON.parse(outcome.response.body) as Record<string, string>;
+  const records = await Promise.all(Object.entries(ids).map(async ([key, id]) => [key, await ctx.domain.resource(response.records[key]).get(requestContext(ctx), id)] as const));
+  return Object.fromEntries(records);
+}
 
 /** The input type of an action's own fields, named after the field: LinkContactInput. */
 function fieldsInput(builder: Builder, name: string, description: string, fields: Readonly<Record<string, FieldSpec>>, mode: 'create' | 'update') {
@@ -137,17 +164,19 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
       [idArg]: t.arg.id({ required: true, description: actionTexts(action, def).id }),
       ...Object.fromEntries(params.map((param) => [camelCase(param), t.arg.id({ required: true, description: actionTexts(action, def).param(param) })])),
       ...(input ? { [bodyArg]: t.arg({ type: input.type, required: body!.required, description: actionTexts(action, def).body }) } : {}),
+      ...(action.idempotent ? { idempotencyKey: t.arg.string({ required: true, description: actionTexts(action, def).idempotencyKey }) } : {}),
     }),
     resolve: async (_root: unknown, args: Record<string, unknown>, ctx: GraphQLContext) => {
       for (const scope of action.scopes) requireScope(ctx.principal, scope);
-      const call = () =>
+      const run = (context: RequestContext) =>
         action.run({
           domain: ctx.domain,
-          ctx: requestContext(ctx),
+          ctx: context,
           id: String(args[idArg]),
           params: Object.fromEntries(params.map((param) => [param, String(args[camelCase(param)])])),
           body: wireBody(args[bodyArg]),
         });
+      const call = () => (action.idempotent ? idempotentAction(ctx, action, field, args, run) : run(requestContext(ctx)));
       if (!mutation) return call();
       // An input error of a mutation is its payload's userErrors (the id argument is the last one: linkageId ...).
       const lastId = camelCase(params[params.length - 1] ?? idArg);

@@ -159,6 +159,8 @@ export function actionTexts(action: ActionDefinition, def: ResourceDefinition) {
     payload: `${graphqlText(response.description)} Each record carries its new ETag.`,
     payloadRecord: (key: string, resource: string) => `The ${resource.replace(/_/g, ' ')}${key === resource ? '' : ` (${key})`} as written, with its new ETag.`,
     shapePayload: (key: string) => `The ${key.replace(/_/g, ' ')} as written.`,
+    idempotencyKey:
+      'One key per operation you mean to run once (a UUID): 1 to 255 printable ASCII characters. A retry with the same key and arguments within 24 hours returns the same records instead of creating them again; while the first runs, or with other arguments, the error idempotency_key.in_use. The same store as REST\'s Idempotency-Key (keys are per API key).',
   };
 }
 

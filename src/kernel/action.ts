@@ -105,6 +105,12 @@ export interface ActionDefinition {
   events: readonly string[];
   /** Codes of the action's own rules (the codes every route gives are derived from its shape). */
   errors: readonly ErrorCode[];
+  /**
+   * A financial create (an action that creates an invoice): REST needs an Idempotency-Key header and GraphQL an
+   * idempotencyKey argument (src/kernel/idempotency.ts); the service refuses to run without ctx.idempotency and
+   * completes it with its result inside its transaction. Only for a `records` response with a location.
+   */
+  idempotent?: boolean;
   /** Standard operations whose rules the action also runs (converting a lead creates a customer): their codes apply too. */
   includes?: readonly { kind: 'list' | 'create' | 'get' | 'update' | 'delete'; resource: string }[];
   /**

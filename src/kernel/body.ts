@@ -32,6 +32,18 @@ export function recordFromBody(body: unknown, key: string, options: { topLevel?:
   return value as Record<string, unknown>;
 }
 
+/**
+ * The optional overrides body of an action (`{"customer": {...}}`, ActionBody `overrides`): no body or no key is
+ * {}; any other key is refused (422 naming it), so a misspelt one never runs the action with defaults silently.
+ */
+export function overridesFromBody(body: unknown, key: string): Record<string, unknown> {
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
+    const stray = Object.keys(body).filter((name) => name !== key);
+    if (stray.length > 0) throw validationError(Object.fromEntries(stray.map((name) => [printable(name), ['is not a permitted field']])));
+  }
+  return body === undefined || (typeof body === 'object' && body !== null && !(key in body)) ? {} : recordFromBody(body, key);
+}
+
 /** Adds a message under a field name the client may have chosen ("constructor", "__proto__"): an own key always. */
 export function addError(errors: FieldErrors, field: string, message: string): void {
   if (!Object.hasOwn(errors, field)) Object.defineProperty(errors, field, { value: [], enumerable: true, writable: true, configurable: true });

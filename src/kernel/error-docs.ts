@@ -390,6 +390,12 @@ const docs = {
     apis: both,
     example: { instance: `/api/v2/invoices/${ID}`, detail: 'Payments apply 125.50 to this invoice: delete (void) them first.' },
   },
+  'job.already_invoiced': {
+    when: '`POST /jobs/{id}/invoice` (GraphQL `invoiceJob`) of a job that a live invoice already bills (an invoice whose `job_id` is the job).',
+    fix: 'Read the existing invoice (`GET /invoices?q=` or GraphQL `job.invoices`) and change it; to bill the job again from scratch, delete that invoice first.',
+    apis: both,
+    example: { instance: `/api/v2/jobs/${ID}/invoice`, detail: `The job is billed by invoice 1042 (${ID}); delete that invoice to invoice the job again.` },
+  },
   'graphql.cost_exceeded': {
     when: 'GraphQL only. The operation\'s computed cost is over 50,000 points. A field returning an object costs 1 plus its selection; a connection costs 1 plus `first` (default 25 for lists, 10 for collections below a record) times one item\'s selection; a mutation field 10 more. Nothing runs.',
     fix: 'Ask for smaller pages (`first`), fewer nested connections or fewer fields, or split the operation into several. Every answer reports the cost in `extensions.cost`.',

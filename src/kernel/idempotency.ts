@@ -57,6 +57,15 @@ export interface IdempotencyScope {
   complete(tx: TenantTx, result: unknown): Promise<void>;
 }
 
+/**
+ * The request's idempotency scope: a financial create refuses to run without one (400 idempotency_key.required),
+ * whatever the adapter, so no path can create it outside the store. `what`: "An invoice".
+ */
+export function idempotencyOf(ctx: RequestContext, what: string): IdempotencyScope {
+  if (!ctx.idempotency) throw new AppError('idempotency_key.required', `${what} is created with an idempotency key.`);
+  return ctx.idempotency;
+}
+
 export interface IdempotencyOptions {
   /** How long a claim holds before another request may take it over (a process died mid-request). */
   lockMs: number;

@@ -5,6 +5,7 @@ import { runAsTenant, type RequestContext } from './context.ts';
 import type { CursorCodec } from './cursor.ts';
 import { AppError, notFound, validationError, type FieldErrors } from './errors.ts';
 import { etagOf, parseIfMatch, type ExpectedVersion } from './etag.ts';
+import { idempotencyOf } from './idempotency.ts';
 import { appendEvent } from './events.ts';
 import { toStorage } from './fields.ts';
 import { isUuid, newId } from './ids.ts';
@@ -306,13 +307,13 @@ export class ResourceService {
 
   create(ctx: RequestContext, body: unknown): Promise<Single> {
     // A financial create runs only through the idempotency store (kernel/idempotency.ts), whatever the adapter.
-    if (this.def.idempotentCreate && !ctx.idempotency) throw new AppError('idempotency_key.required', `A ${this.def.className} is created with an idempotency key.`);
+    const idempotency = this.def.idempotentCreate ? idempotencyOf(ctx, `A ${this.def.className}`) : undefined;
     const input = recordFromBody(body, this.def.name);
     return runAsTenant(ctx.principal.accountId, () =>
       this.transaction(async (tx) => {
         const single = await this.createWithin(tx, ctx, input);
         // An idempotent create stores its response in the transaction of the record (kernel/idempotency.ts).
-        await ctx.idempotency?.complete(tx, single);
+        await idempotency?.complete(tx, single);
         return single;
       }),
     );

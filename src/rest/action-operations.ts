@@ -108,6 +108,7 @@ export function actionOperations(definitions: readonly ResourceDefinition[]): { 
         ok: { status: action.response.status, description: docText(action.response.description), schema, headers: located ? ['Location'] : undefined },
         errors: [...action.errors],
         includes: action.includes ? [...action.includes] : undefined,
+        idempotent: action.idempotent,
       });
     }
   }

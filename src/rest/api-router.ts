@@ -60,9 +60,20 @@ function sendUnpaginated(res: Response, data: unknown): void {
 }
 
 /** Runs a declared action with the request's path parameters and body. */
-function runAction(domain: Domain, req: Request, res: Response, action: ActionDefinition): Promise<unknown> {
+function runAction(domain: Domain, req: Request, res: Response, action: ActionDefinition, context = ctx(res)): Promise<unknown> {
   const params = Object.fromEntries(Object.keys(action.params ?? {}).map((name) => [name, String(req.params[name])]));
-  return action.run({ domain, ctx: ctx(res), id: String(req.params.id), params, body: req.body });
+  return action.run({ domain, ctx: context, id: String(req.params.id), params, body: req.body });
+}
+
+/** The answer of an action whose response is `records`: the records by key, and Location of the located one. */
+function recordsAnswer(domain: Domain, req: Request, action: ActionDefinition, records: ActionRecords): StoredResponse {
+  const response = action.response;
+  if (!('records' in response)) throw new Error(`${action.name} does not answer records`);
+  const located = response.location ? records[response.location] : undefined;
+  const headers: Record<string, string> = {};
+  if (located) headers.Location = `${req.baseUrl}/${domain.resource(response.records[response.location!]).def.plural}/${located.record.id as string}`;
+  const body = JSON.stringify({ data: Object.fromEntries(Object.entries(records).map(([key, single]) => [key, single.record])) });
+  return { status: response.status, headers, body, recordId: (located?.record.id as string | undefined) ?? '' };
 }
 
 /** The answer of a declared action, as its response declares it. */
@@ -71,12 +82,7 @@ function sendAction(domain: Domain, req: Request, res: Response, action: ActionD
   if (response.status === 204) {
     res.status(204).end();
   } else if ('records' in response) {
-    const records = result as ActionRecords;
-    if (response.location) {
-      const located = records[response.location];
-      res.setHeader('Location', `${req.baseUrl}/${domain.resource(response.records[response.location]).def.plural}/${located.record.id as string}`);
-    }
-    res.status(response.status).json({ data: Object.fromEntries(Object.entries(records).map(([key, single]) => [key, single.record])) });
+    sendStored(res, { response: recordsAnswer(domain, req, action, result as ActionRecords), replayed: false });
   } else if ('shape' in response) {
     if (response.location) res.setHeader('Location', `${req.baseUrl}${response.location(result as Record<string, unknown>)}`);
     res.status(response.status).json({ data: result });
@@ -160,6 +166,13 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
       const path = `/${plural}/:id${action.path.replace(/\{([a-z_]+)\}/g, ':$1')}`;
       const parsers = action.method === 'post' || action.method === 'patch' ? [body] : [];
       register(action.method, path, authorize(...action.scopes), ...parsers, async (req, res) => {
+        if (action.idempotent) {
+          // A financial create: once per Idempotency-Key, as a resource's POST (the path as routed, without a trailing slash).
+          const request = { key: req.get('idempotency-key'), method: req.method, path: `${req.baseUrl}${req.path.replace(/\/$/, '')}`, body: req.body };
+          const render = (records: ActionRecords) => recordsAnswer(domain, req, action, records);
+          sendStored(res, await domain.idempotency.run(ctx(res), request, render, (scoped) => runAction(domain, req, res, action, scoped) as Promise<ActionRecords>));
+          return;
+        }
         sendAction(domain, req, res, action, await runAction(domain, req, res, action));
       });
     }

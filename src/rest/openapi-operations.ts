@@ -49,6 +49,8 @@ export interface ExtraOperation {
   errors: ErrorCode[];
   /** Standard operations whose rules this one also runs (convert creates a customer): their codes apply too. */
   includes?: { kind: StandardKind; resource: string }[];
+  /** A financial create: the Idempotency-Key header is required (its codes and Idempotent-Replayed apply). */
+  idempotent?: boolean;
 }
 
 /** A component the extra operations use: its schema and, for a request or success body, its example. */

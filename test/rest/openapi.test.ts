@@ -724,7 +724,8 @@ describe('Job, Estimate and their line items', () => {
 
   it('serves every field of the spec\'s Estimate with the server-computed amount and the conversion fields read-only', () => {
     const record = schema('Estimate');
-    expect(Object.keys(record.properties).sort()).toEqual([...estimateFields, 'amount', 'converted_job_id', 'converted_at', 'id', 'created_at', 'updated_at'].sort());
+    expect(Object.keys(record.properties).sort()).toEqual([...estimateFields, 'amount', 'converted_job_id', 'converted_invoice_id', 'converted_at', 'id', 'created_at', 'updated_at'].sort());
+    expect(record.properties.converted_invoice_id).toMatchObject({ type: ['string', 'null'], format: 'uuid', readOnly: true });
     expect(record.properties.amount).toMatchObject({ type: 'string', format: 'decimal', pattern: cents, readOnly: true });
     expect(record.properties.converted_job_id).toMatchObject({ type: ['string', 'null'], format: 'uuid', readOnly: true });
     expect(record.properties.converted_at).toMatchObject({ type: ['string', 'null'], format: 'date-time', readOnly: true });

@@ -101,7 +101,7 @@ export function recordClass(schema: Schema, field: Field): string | undefined {
   const ret = schema.types.get(named(field.type).name!);
   const nodes = ret?.fields?.find((f) => f.name === 'nodes');
   if (nodes) return named(nodes.type).name!;
-  const bare = pascal(field.name.replace(/^(create|update|delete|convert|link|unlink)(?=[A-Z])/, ''));
+  const bare = pascal(field.name.replace(/^(create|update|delete|convert|link|unlink|invoice)(?=[A-Z])/, ''));
   if (schema.types.get(bare)?.kind === 'OBJECT') return bare;
   return ret?.kind === 'OBJECT' ? ret.name : undefined;
 }
@@ -561,7 +561,8 @@ export function relationQueries(builder: GqlBuilder, catalog: Catalog, depth: nu
     for (const arg of field.args) {
       if (named(arg.type).name === 'DateTime' && isRequired(arg.type)) base[arg.name] = window[Math.min(dates++, window.length - 1)];
       else if (isRequired(arg.type)) base[arg.name] = builder.value(arg.type, arg.name, undefined, field, fill, field.args);
-      else if (arg.name === 'limit' || arg.name === 'first') base[arg.name] = 10;
+      // A has a few records of each kind: 5 per top-level page keeps the deep selection under the cost limit.
+      else if (arg.name === 'limit' || arg.name === 'first') base[arg.name] = 5;
     }
     const idArgs = field.args.filter((x) => isRequired(x.type) && named(x.type).name === 'ID');
     if (idArgs.length === 1) {

@@ -61,7 +61,8 @@ export const estimateResource = defineResource({
   readOnly: {
     amount: { kind: 'decimal', nullable: false, description: 'Sum of the line totals (tax included), computed by the server.' },
     converted_job_id: { kind: 'uuid', nullable: true, references: { model: 'job', label: 'Job' }, description: 'The job made when the estimate was converted.' },
-    converted_at: { kind: 'datetime', nullable: true, description: 'When the estimate was converted into a job; null until then.' },
+    converted_invoice_id: { kind: 'uuid', nullable: true, references: { model: 'invoice', label: 'Invoice' }, description: 'The invoice made when the estimate was invoiced directly (without a job).' },
+    converted_at: { kind: 'datetime', nullable: true, description: 'When the estimate was converted into a job or invoiced; null until then.' },
   },
   children: { lineitems: lineitemCollection('estimate_id') },
   conventions: { number: true, status: { defaults: ['Draft', 'Sent', 'Accepted', 'Declined'] }, labels: true, customFields: true, softDelete: true },

@@ -5,6 +5,7 @@ import { readShared } from '../../kernel/tenancy.ts';
 import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { checkWorkLocation } from './work-location.ts';
+import { jobActions } from './job.actions.ts';
 
 export const jobResource = defineResource({
   name: 'job',
@@ -94,7 +95,9 @@ export const jobResource = defineResource({
     },
   },
   conventions: { number: true, status: { defaults: ['Pending', 'Scheduled', 'In Progress', 'Completed', 'Cancelled'] }, labels: true, customFields: true, softDelete: true },
+  actions: jobActions,
   relations: {
+    invoices: { kind: 'collection', model: 'invoice', column: 'job_id', description: 'The live invoice that bills the job (at most one), as a list.' },
     assignees: {
       kind: 'through',
       via: 'assignments',

@@ -1,10 +1,9 @@
-import { recordFromBody } from '../../kernel/body.ts';
+import { overridesFromBody } from '../../kernel/body.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound, validationError } from '../../kernel/errors.ts';
 import { isUuid } from '../../kernel/ids.ts';
 import { liveStatuses } from '../../kernel/lookups.ts';
-import { printable } from '../../kernel/storable.ts';
 import type { ResourceService, Single } from '../../kernel/resource-service.ts';
 import { inTransaction, type TenantClient } from '../../kernel/tenancy.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
@@ -15,15 +14,6 @@ import { moveLinkages } from '../contacts/contact-linkage.service.ts';
 // primaries), and marks the lead converted (status "Converted" when that status is live). A lead converts once.
 
 export const CONVERTED_STATUS = 'Converted';
-
-/** The optional {"customer": {...}} body; any other key is refused, so that a misspelt one never converts with defaults silently. */
-function overridesOf(body: unknown): Record<string, unknown> {
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-    const stray = Object.keys(body).filter((key) => key !== 'customer');
-    if (stray.length > 0) throw validationError(Object.fromEntries(stray.map((key) => [printable(key), ['is not a permitted field']])));
-  }
-  return body === undefined || (typeof body === 'object' && body !== null && !('customer' in body)) ? {} : recordFromBody(body, 'customer');
-}
 
 export class LeadConversionService {
   constructor(
@@ -46,7 +36,7 @@ export class LeadConversionService {
           : [];
         if (locked.length === 0) throw notFound('Lead');
         // The body is checked after the lead's existence and before the conversion rule (the documented order).
-        const overrides = overridesOf(body);
+        const overrides = overridesFromBody(body, 'customer');
         if (locked[0].converted_customer_id) {
           throw new AppError('lead.already_converted', `The lead was already converted into customer ${locked[0].converted_customer_id}.`);
         }

@@ -27,6 +27,9 @@ const authenticated: ErrorCode[] = [
 ];
 /** jsonBody(): every route that reads a JSON body. */
 const bodyCodes: ErrorCode[] = ['request.malformed_json', 'request.unsupported_media_type', 'request.body_too_large', 'request.too_deep'];
+/** The codes of a financial create's Idempotency-Key. */
+const idempotencyCodes: ErrorCode[] = ['idempotency_key.required', 'idempotency_key.invalid', 'idempotency_key.in_use'];
+
 const always: ErrorCode[] = ['rate_limit.exceeded', 'internal.error', 'request.headers_too_large', 'request.invalid'];
 
 export function errorCodesOf(op: Operation): ErrorCode[] {
@@ -43,6 +46,7 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
     // Every path parameter names a record that may not exist (or be of another account).
     if (extra.path.includes('{')) add('resource.not_found');
     add(...extra.errors);
+    if (extra.idempotent) add(...idempotencyCodes);
     for (const included of op.includes) add(...errorCodesOf(included));
     return ordered(codes);
   }
@@ -56,7 +60,7 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
       break;
     case 'create':
       add(...bodyCodes, 'validation.failed');
-      if (def.idempotentCreate) add('idempotency_key.required', 'idempotency_key.invalid', 'idempotency_key.in_use');
+      if (def.idempotentCreate) add(...idempotencyCodes);
       // The initial status is the first live status; none configured is a status problem.
       if (def.conventions.status) add('status.transition_invalid');
       break;

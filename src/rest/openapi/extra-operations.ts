@@ -57,6 +57,7 @@ function registerExtraOperation({ parameters, addOperation }: DocumentBuilder, e
       description: extra.description,
       request: {
         ...(pathParams.length ? { params: z.object(params) } : {}),
+        ...(extra.idempotent ? { headers: [parameters.idempotencyKey] } : {}),
         ...(extra.query ? { query: extra.query() } : {}),
         ...(body
           ? { body: { required: body.required, description: body.description, content: { 'application/json': { schema: body.schema(refs) } } } }
@@ -66,7 +67,7 @@ function registerExtraOperation({ parameters, addOperation }: DocumentBuilder, e
       ok: {
         [ok.status]: {
           description: ok.description,
-          headers: responseHeaders(...(ok.headers ?? [])),
+          headers: responseHeaders(...(ok.headers ?? []), ...(extra.idempotent ? (['Idempotent-Replayed'] as const) : [])),
           ...(ok.schema ? { content: { 'application/json': { schema: ok.schema(refs) } } } : {}),
         },
       },
