@@ -15,8 +15,8 @@ import { AdminService } from './resources/accounts/admin.service.ts';
 import { ContactLinkageService } from './resources/contacts/contact-linkage.service.ts';
 import { LeadConversionService } from './resources/leads/lead-conversion.service.ts';
 import { EstimateConversionService } from './resources/estimates/estimate-conversion.service.ts';
-import { JobInvoicingService } from './resources/jobs/job-invoicing.service.ts';
 import { DispatchBoardService } from './resources/jobs/dispatch-board.service.ts';
+import { BillingService } from './resources/invoices/billing.service.ts';
 import { LookupService } from './resources/lookups/lookup.service.ts';
 import { resources as declaredResources } from './resources/index.ts';
 
@@ -64,7 +64,7 @@ export function buildDomain(options: DomainOptions) {
     linkages: new ContactLinkageService(db, clock),
     leadConversion: new LeadConversionService(db, clock, lookup('lead'), lookup('customer'), lookup('site')),
     estimateConversion: new EstimateConversionService(db, clock, lookup('estimate'), lookup('job'), lookup('invoice')),
-    jobInvoicing: new JobInvoicingService(db, lookup('invoice')),
+    billing: new BillingService(db, lookup('invoice')),
     dispatchBoard: new DispatchBoardService(lookup('job')),
     locator: new RecordLocator(resources, options.raw ?? db),
     idempotency: new IdempotencyStore(options.raw ?? db, clock, { lockMs: options.idempotencyLockMs ?? 60_000 }),

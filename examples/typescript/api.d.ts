@@ -785,6 +785,62 @@ export interface paths {
         patch: operations["updatePayment"];
         trace?: never;
     };
+    "/sales_orders": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sales orders
+         * @description Keyset-paginated list of sales orders.
+         */
+        get: operations["listSalesOrders"];
+        put?: never;
+        /** Create a sales order */
+        post: operations["createSalesOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sales_orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a sales order */
+        get: operations["getSalesOrder"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a sales order
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deleteSalesOrder"];
+        options?: never;
+        head?: never;
+        /** Update a sales order */
+        patch: operations["updateSalesOrder"];
+        trace?: never;
+    };
     "/contacts/{id}/linkages": {
         parameters: {
             query?: never;
@@ -965,6 +1021,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sales_orders/{id}/invoice": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invoice a sales order
+         * @description A financial create: the Idempotency-Key header is required (a retry with the same key replays the first answer). In one transaction: creates an invoice for the sales order (its customer, site, contact, reference, customer notes, tax rate and a copy of every line as stored, so the invoice's amount equals the order's), with sales_order_id. The invoice obeys the rules of an invoice create; the order's status is neither checked nor changed. A sales order is billed by one live invoice: invoicing it again is refused with sales_order.already_invoiced until that invoice is deleted. Answers 201 with Location of the new invoice (no ETag).
+         */
+        post: operations["invoiceSalesOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/system_options": {
         parameters: {
             query?: never;
@@ -1109,7 +1195,7 @@ export interface components {
                  */
                 id: string;
                 /** @description Granted scopes, `<resource>`:read|write. */
-                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "webhooks:read" | "webhooks:write")[];
+                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "webhooks:read" | "webhooks:write")[];
                 /**
                  * Format: date-time
                  * @description When the key expires; null when it never does.
@@ -1138,7 +1224,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
             /** @description The name of the status, as status fields hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -1163,7 +1249,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
             /** @description The name of the label, as labels hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -1188,7 +1274,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
             /** @description Name of the custom field. */
             name: string;
             /**
@@ -1303,6 +1389,9 @@ export interface components {
         };
         /** @description A custom field value as written, by definition type: text, select: string (select: one of the options); number: number; date: YYYY-MM-DD; checkbox: boolean; multiselect: array of options. null clears the value. Attachment fields are not set through the body. */
         CustomFieldWriteValue: string | number | boolean | string[] | null;
+        CustomerCreateRequest: {
+            customer: components["schemas"]["CustomerCreate"];
+        };
         /** @description Customer update body (under the key "customer"). */
         CustomerUpdate: {
             organization?: components["schemas"]["Customer"]["organization"];
@@ -1324,9 +1413,6 @@ export interface components {
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
-        };
-        CustomerCreateRequest: {
-            customer: components["schemas"]["CustomerCreate"];
         };
         CustomerUpdateRequest: {
             customer: components["schemas"]["CustomerUpdate"];
@@ -1436,6 +1522,9 @@ export interface components {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
+        SiteCreateRequest: {
+            site: components["schemas"]["SiteCreate"];
+        };
         /** @description Site update body (under the key "site"). Not changeable (current value only): siteable_id, siteable_type. */
         SiteUpdate: {
             site_name?: components["schemas"]["Site"]["site_name"];
@@ -1464,9 +1553,6 @@ export interface components {
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
-        };
-        SiteCreateRequest: {
-            site: components["schemas"]["SiteCreate"];
         };
         SiteUpdateRequest: {
             site: components["schemas"]["SiteUpdate"];
@@ -1583,6 +1669,9 @@ export interface components {
             kind?: "mobile" | "office" | "home" | "fax" | "other";
             extension?: components["schemas"]["ContactPhoneNumber"]["extension"];
         };
+        ContactCreateRequest: {
+            contact: components["schemas"]["ContactCreate"];
+        };
         /** @description Contact update body (under the key "contact"). Not accepted: linkable_id, linkable_type. */
         ContactUpdate: {
             first_name?: components["schemas"]["Contact"]["first_name"];
@@ -1610,9 +1699,6 @@ export interface components {
             kind?: components["schemas"]["ContactPhoneNumberCreate"]["kind"];
             extension?: components["schemas"]["ContactPhoneNumber"]["extension"];
         } | components["schemas"]["ContactPhoneNumberCreate"];
-        ContactCreateRequest: {
-            contact: components["schemas"]["ContactCreate"];
-        };
         ContactUpdateRequest: {
             contact: components["schemas"]["ContactUpdate"];
         };
@@ -1704,6 +1790,9 @@ export interface components {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
+        LeadCreateRequest: {
+            lead: components["schemas"]["LeadCreate"];
+        };
         /** @description Lead update body (under the key "lead"). */
         LeadUpdate: {
             organization?: components["schemas"]["LeadCreate"]["organization"];
@@ -1724,9 +1813,6 @@ export interface components {
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
-        };
-        LeadCreateRequest: {
-            lead: components["schemas"]["LeadCreate"];
         };
         LeadUpdateRequest: {
             lead: components["schemas"]["LeadUpdate"];
@@ -1809,6 +1895,9 @@ export interface components {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
+        ItemCreateRequest: {
+            item: components["schemas"]["ItemCreate"];
+        };
         /** @description Item update body (under the key "item"). */
         ItemUpdate: {
             name?: components["schemas"]["Item"]["name"];
@@ -1826,9 +1915,6 @@ export interface components {
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
-        };
-        ItemCreateRequest: {
-            item: components["schemas"]["ItemCreate"];
         };
         ItemUpdateRequest: {
             item: components["schemas"]["ItemUpdate"];
@@ -1881,6 +1967,9 @@ export interface components {
             /** @description The customer's unit price of the item. 0 to 9999999999, at most 4 decimal places. */
             unit_price: string | number;
         };
+        CustomerItemPriceCreateRequest: {
+            customer_item_price: components["schemas"]["CustomerItemPriceCreate"];
+        };
         /** @description CustomerItemPrice update body (under the key "customer_item_price"). Not changeable (current value only): customer_id, item_id. */
         CustomerItemPriceUpdate: {
             /**
@@ -1894,9 +1983,6 @@ export interface components {
              */
             item_id?: string;
             unit_price?: components["schemas"]["CustomerItemPriceCreate"]["unit_price"];
-        };
-        CustomerItemPriceCreateRequest: {
-            customer_item_price: components["schemas"]["CustomerItemPriceCreate"];
         };
         CustomerItemPriceUpdateRequest: {
             customer_item_price: components["schemas"]["CustomerItemPriceUpdate"];
@@ -1944,14 +2030,14 @@ export interface components {
             /** @description Whether the rate can be put on lines: an inactive rate cannot be put on new lines. Default true. */
             active?: boolean;
         };
+        TaxRateCreateRequest: {
+            tax_rate: components["schemas"]["TaxRateCreate"];
+        };
         /** @description TaxRate update body (under the key "tax_rate"). */
         TaxRateUpdate: {
             name?: components["schemas"]["TaxRate"]["name"];
             rate?: components["schemas"]["TaxRateCreate"]["rate"];
             active?: components["schemas"]["TaxRateCreate"]["active"];
-        };
-        TaxRateCreateRequest: {
-            tax_rate: components["schemas"]["TaxRateCreate"];
         };
         TaxRateUpdateRequest: {
             tax_rate: components["schemas"]["TaxRateUpdate"];
@@ -2028,6 +2114,9 @@ export interface components {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
+        SystemCreateRequest: {
+            system: components["schemas"]["SystemCreate"];
+        };
         /** @description System update body (under the key "system"). Not changeable (current value only): site_id. */
         SystemUpdate: {
             /**
@@ -2047,9 +2136,6 @@ export interface components {
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
-        };
-        SystemCreateRequest: {
-            system: components["schemas"]["SystemCreate"];
         };
         SystemUpdateRequest: {
             system: components["schemas"]["SystemUpdate"];
@@ -2145,7 +2231,7 @@ export interface components {
              */
             updated_at: string;
         };
-        /** @description One lineitem of a Job, Estimate or Invoice. */
+        /** @description One lineitem of a Job, Estimate, Invoice or SalesOrder. */
         Lineitem: {
             /**
              * Format: uuid
@@ -2301,6 +2387,9 @@ export interface components {
              */
             user_id: number;
         };
+        JobCreateRequest: {
+            job: components["schemas"]["JobCreate"];
+        };
         /** @description Job update body (under the key "job"). */
         JobUpdate: {
             customer_id?: components["schemas"]["JobCreate"]["customer_id"];
@@ -2336,7 +2425,7 @@ export interface components {
         LineitemUpdate: {
             /**
              * Format: uuid
-             * @description Id of an existing lineitem of this Job, Estimate or Invoice; any other id gives 422 validation.failed.
+             * @description Id of an existing lineitem of this Job, Estimate, Invoice or SalesOrder; any other id gives 422 validation.failed.
              */
             id: string;
             item_id?: components["schemas"]["Lineitem"]["item_id"];
@@ -2357,9 +2446,6 @@ export interface components {
             id: string;
             user_id?: components["schemas"]["JobAssignmentCreate"]["user_id"];
         } | components["schemas"]["JobAssignmentCreate"];
-        JobCreateRequest: {
-            job: components["schemas"]["JobCreate"];
-        };
         JobUpdateRequest: {
             job: components["schemas"]["JobUpdate"];
         };
@@ -2506,6 +2592,9 @@ export interface components {
             /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
             lineitems?: components["schemas"]["LineitemCreate"][];
         };
+        EstimateCreateRequest: {
+            estimate: components["schemas"]["EstimateCreate"];
+        };
         /** @description Estimate update body (under the key "estimate"). */
         EstimateUpdate: {
             customer_id?: components["schemas"]["Estimate"]["customer_id"];
@@ -2533,9 +2622,6 @@ export interface components {
             };
             /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
             lineitems?: components["schemas"]["LineitemUpdate"][];
-        };
-        EstimateCreateRequest: {
-            estimate: components["schemas"]["EstimateCreate"];
         };
         EstimateUpdateRequest: {
             estimate: components["schemas"]["EstimateUpdate"];
@@ -2593,6 +2679,11 @@ export interface components {
              * @description The estimate this invoice was made from, if any.
              */
             readonly estimate_id: string | null;
+            /**
+             * Format: uuid
+             * @description The sales order this invoice bills, when it was made from one.
+             */
+            readonly sales_order_id: string | null;
             /**
              * Format: decimal
              * @description Sum of the line totals (tax included), computed by the server, in the account's currency.
@@ -2669,6 +2760,9 @@ export interface components {
             /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
             lineitems?: components["schemas"]["LineitemCreate"][];
         };
+        InvoiceCreateRequest: {
+            invoice: components["schemas"]["InvoiceCreate"];
+        };
         /** @description Invoice update body (under the key "invoice"). */
         InvoiceUpdate: {
             customer_id?: components["schemas"]["Invoice"]["customer_id"];
@@ -2691,9 +2785,6 @@ export interface components {
             };
             /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
             lineitems?: components["schemas"]["LineitemUpdate"][];
-        };
-        InvoiceCreateRequest: {
-            invoice: components["schemas"]["InvoiceCreate"];
         };
         InvoiceUpdateRequest: {
             invoice: components["schemas"]["InvoiceUpdate"];
@@ -2811,6 +2902,9 @@ export interface components {
             /** @description What the payment applies to the invoice. 0.01 to 9999999999, at most 2 decimal places. */
             amount: string | number;
         };
+        PaymentCreateRequest: {
+            payment: components["schemas"]["PaymentCreate"];
+        };
         /** @description Payment update body (under the key "payment"). */
         PaymentUpdate: {
             customer_id?: components["schemas"]["PaymentCreate"]["customer_id"];
@@ -2838,11 +2932,140 @@ export interface components {
             invoice_id?: components["schemas"]["PaymentApplication"]["invoice_id"];
             amount?: components["schemas"]["PaymentApplicationCreate"]["amount"];
         } | components["schemas"]["PaymentApplicationCreate"];
-        PaymentCreateRequest: {
-            payment: components["schemas"]["PaymentCreate"];
-        };
         PaymentUpdateRequest: {
             payment: components["schemas"]["PaymentUpdate"];
+        };
+        /** @description What a customer ordered (goods and services as line items) and its amount; billed by one invoice made from it. */
+        SalesOrder: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /** @description The number of the record, unique in the account: the next in sequence unless given on create; never changes. */
+            number: string;
+            /**
+             * Format: uuid
+             * @description The customer who placed the order. Must be the id of a Customer.
+             */
+            customer_id: string;
+            /**
+             * Format: uuid
+             * @description The address the order is for. Must be the id of a Site.
+             */
+            site_id: string | null;
+            /**
+             * Format: uuid
+             * @description The customer's contact for the order. Must be the id of a Contact.
+             */
+            contact_id: string | null;
+            /**
+             * Format: date
+             * @description The date the order was placed. Calendar date YYYY-MM-DD.
+             */
+            order_date: string;
+            /** @description Partner-defined reference (e.g. the customer's purchase order number). */
+            reference: string | null;
+            /** @description Customer-facing notes, copied to the invoice. */
+            customer_notes: string | null;
+            /**
+             * Format: uuid
+             * @description The default tax rate of new lines. Must be the id of a TaxRate.
+             */
+            tax_rate_id: string | null;
+            /**
+             * Format: decimal
+             * @description Sum of the line totals (tax included), computed by the server, in the account's currency.
+             */
+            readonly amount: string;
+            /** @description The status: the display_name of a live SalesOrder status (GET /statuses?related_name=SalesOrder). */
+            status: string;
+            /** @description Labels (display_name values of GET /labels?related_name=SalesOrder). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=SalesOrder). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description The lines of the record (items, quantities, prices and tax), in order. In the order last written. */
+            lineitems: components["schemas"]["Lineitem"][];
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        SalesOrderResponse: {
+            data: components["schemas"]["SalesOrder"];
+        };
+        SalesOrderList: {
+            data: components["schemas"]["SalesOrder"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description SalesOrder create body (under the key "sales_order"). Not accepted: status. */
+        SalesOrderCreate: {
+            customer_id: components["schemas"]["SalesOrder"]["customer_id"];
+            /**
+             * Format: uuid
+             * @description The address the order is for. Must belong to customer_id. Must be the id of a Site.
+             */
+            site_id?: string | null;
+            contact_id?: components["schemas"]["SalesOrder"]["contact_id"];
+            /**
+             * Format: date
+             * @description The date the order was placed. Default: today in the account's time zone. Calendar date YYYY-MM-DD.
+             */
+            order_date?: string;
+            reference?: components["schemas"]["SalesOrder"]["reference"];
+            customer_notes?: components["schemas"]["SalesOrder"]["customer_notes"];
+            /**
+             * Format: uuid
+             * @description The default tax rate of new lines. Must be an active tax rate when it is set. Must be the id of a TaxRate.
+             */
+            tax_rate_id?: string | null;
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
+            number?: string;
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=SalesOrder; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=SalesOrder). */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
+            lineitems?: components["schemas"]["LineitemCreate"][];
+        };
+        SalesOrderCreateRequest: {
+            sales_order: components["schemas"]["SalesOrderCreate"];
+        };
+        /** @description SalesOrder update body (under the key "sales_order"). */
+        SalesOrderUpdate: {
+            customer_id?: components["schemas"]["SalesOrder"]["customer_id"];
+            site_id?: components["schemas"]["SalesOrderCreate"]["site_id"];
+            contact_id?: components["schemas"]["SalesOrder"]["contact_id"];
+            order_date?: components["schemas"]["SalesOrderCreate"]["order_date"];
+            reference?: components["schemas"]["SalesOrder"]["reference"];
+            customer_notes?: components["schemas"]["SalesOrder"]["customer_notes"];
+            tax_rate_id?: components["schemas"]["SalesOrderCreate"]["tax_rate_id"];
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
+            number?: string;
+            /** @description display_name of a live SalesOrder status (GET /statuses?related_name=SalesOrder), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
+            status?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=SalesOrder. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=SalesOrder); merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            lineitems?: components["schemas"]["LineitemUpdate"][];
+        };
+        SalesOrderUpdateRequest: {
+            sales_order: components["schemas"]["SalesOrderUpdate"];
         };
         /** @description One link between a contact and a Customer, Lead or Site. Linkages have no ETag: their writes need none. Primary rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary it is refused with contact.primary_linkage; make another contact primary instead); (4) removing the primary's linkage is refused with contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests. */
         ContactLinkage: {
@@ -3007,6 +3230,31 @@ export interface components {
             /** @description estimate: the estimate, now with converted_invoice_id and converted_at; invoice: the new invoice, with estimate_id and a copy of every line. */
             data: {
                 estimate: components["schemas"]["Estimate"];
+                invoice: components["schemas"]["Invoice"];
+            };
+        };
+        /** @description Invoice fields that override or add to the values taken from the sales order (invoice_date, due_date, reference ...), with the rules of an invoice create; lineitems are the order's and cannot be given. Optional. */
+        InvoiceSalesOrderInvoice: {
+            customer_id?: components["schemas"]["Invoice"]["customer_id"];
+            site_id?: components["schemas"]["InvoiceCreate"]["site_id"];
+            contact_id?: components["schemas"]["Invoice"]["contact_id"];
+            invoice_date?: components["schemas"]["InvoiceCreate"]["invoice_date"];
+            due_date?: components["schemas"]["InvoiceCreate"]["due_date"];
+            reference?: components["schemas"]["Invoice"]["reference"];
+            customer_notes?: components["schemas"]["Invoice"]["customer_notes"];
+            tax_rate_id?: components["schemas"]["InvoiceCreate"]["tax_rate_id"];
+            number?: components["schemas"]["InvoiceCreate"]["number"];
+            labels?: components["schemas"]["InvoiceCreate"]["labels"];
+            custom_fields?: components["schemas"]["InvoiceCreate"]["custom_fields"];
+            lineitems?: components["schemas"]["InvoiceCreate"]["lineitems"];
+        };
+        /** @description Optional: without a body (or without "invoice") the action works from the record alone. */
+        InvoiceSalesOrderRequest: {
+            invoice?: components["schemas"]["InvoiceSalesOrderInvoice"];
+        };
+        InvoiceSalesOrderResponse: {
+            /** @description invoice: the new invoice, with sales_order_id and a copy of every line. */
+            data: {
                 invoice: components["schemas"]["Invoice"];
             };
         };
@@ -3553,6 +3801,20 @@ export interface components {
                 "application/json": components["schemas"]["PaymentResponse"];
             };
         };
+        /** @description The sales order. */
+        SalesOrder: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SalesOrderResponse"];
+            };
+        };
         /** @description contact.primary_linkage */
         Problem409_5: {
             headers: {
@@ -3618,6 +3880,19 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description idempotency_key.in_use, sales_order.already_invoiced */
+        Problem409_10: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description request.invalid */
         Problem400_6: {
             headers: {
@@ -3634,7 +3909,7 @@ export interface components {
     };
     parameters: {
         /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
-        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment";
+        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
         /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
         Cursor: string;
         /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
@@ -3719,6 +3994,14 @@ export interface components {
         "payment_date.lt": string;
         /** @description Filter: payment_date is less than or equal to the value. */
         "payment_date.lte": string;
+        /** @description Filter: order_date is greater than the value. */
+        "order_date.gt": string;
+        /** @description Filter: order_date is greater than or equal to the value. */
+        "order_date.gte": string;
+        /** @description Filter: order_date is less than the value. */
+        "order_date.lt": string;
+        /** @description Filter: order_date is less than or equal to the value. */
+        "order_date.lte": string;
         /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
         FieldlineVersion: components["schemas"]["FieldlineVersion"];
         /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
@@ -6431,6 +6714,227 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    listSalesOrders: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: order_date is greater than the value. */
+                "order_date[gt]"?: components["parameters"]["order_date.gt"];
+                /** @description Filter: order_date is greater than or equal to the value. */
+                "order_date[gte]"?: components["parameters"]["order_date.gte"];
+                /** @description Filter: order_date is less than the value. */
+                "order_date[lt]"?: components["parameters"]["order_date.lt"];
+                /** @description Filter: order_date is less than or equal to the value. */
+                "order_date[lte]"?: components["parameters"]["order_date.lte"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "order_date" | "-order_date" | "number" | "-number" | "status" | "-status";
+                /** @description Free-text search over number, reference, amount (as 125.50), status and customer organization. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=SalesOrder. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of sales orders. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SalesOrderList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createSalesOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SalesOrderCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created sales order (or, for a retry with the same Idempotency-Key and body, the same answer replayed). */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SalesOrderResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_5"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            409: components["responses"]["Problem409_3"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getSalesOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SalesOrder"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deleteSalesOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updateSalesOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SalesOrderUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SalesOrder"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listContactLinkages: {
         parameters: {
             query?: never;
@@ -6796,6 +7300,57 @@ export interface operations {
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
             409: components["responses"]["Problem409_9"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    invoiceSalesOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["InvoiceSalesOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description invoice: the new invoice, with sales_order_id and a copy of every line. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoiceSalesOrderResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_5"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_10"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];

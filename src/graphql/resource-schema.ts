@@ -1,6 +1,6 @@
 import type { EnumRef, ObjectRef } from '@pothos/core';
 import { Single, type WireRecord } from '../kernel/resource-service.ts';
-import { childOutputFields, outputFields, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
+import { childOutputFields, outputFields, serves, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
 import type { ValueType } from '../kernel/listing.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
@@ -302,8 +302,6 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
 
   const inputRef = (mode: 'create' | 'update') =>
     recordInput(builder, def, `${mode === 'create' ? 'Create' : 'Update'}${typeName}Input`, mode, resourceTexts(def)[mode === 'create' ? 'createInput' : 'updateInput']);
-  const createInput = inputRef('create');
-  const updateInput = inputRef('update');
 
   builder.queryFields((t) => ({
     [camelCase(def.name)]: t.field({
@@ -344,48 +342,54 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
   // Where an input error points in update and delete (create takes only its input).
   const mutationArgs = { id: 'id', input: 'input', ifMatch: 'ifMatch' };
   builder.mutationFields((t) => ({
-    [`create${typeName}`]: t.field({
-      type: payloadRef,
-      nullable: true,
-      description: resourceTexts(def).create,
-      authScopes: { scope: writeScope },
-      args: {
-        input: t.arg({ type: createInput, required: true, description: resourceTexts(def).createInputArg }),
-        ...(def.idempotentCreate ? { idempotencyKey: t.arg.string({ required: true, description: resourceTexts(def).idempotencyKey }) } : {}),
-      },
-      resolve: (_root, args, ctx) => {
-        const body = toWireBody(def, 'create', args.input as Record<string, unknown>);
-        if (!def.idempotentCreate) return payloadOf(() => written(ctx, service(ctx).create(requestContext(ctx), body)), { input: 'input' });
-        return payloadOf(() => written(ctx, idempotentCreate(ctx, def, (args as { idempotencyKey?: unknown }).idempotencyKey, body)), { input: 'input' });
-      },
+    ...(serves(def, 'create') && {
+      [`create${typeName}`]: t.field({
+        type: payloadRef,
+        nullable: true,
+        description: resourceTexts(def).create,
+        authScopes: { scope: writeScope },
+        args: {
+          input: t.arg({ type: inputRef('create'), required: true, description: resourceTexts(def).createInputArg }),
+          ...(def.idempotentCreate ? { idempotencyKey: t.arg.string({ required: true, description: resourceTexts(def).idempotencyKey }) } : {}),
+        },
+        resolve: (_root, args, ctx) => {
+          const body = toWireBody(def, 'create', args.input as Record<string, unknown>);
+          if (!def.idempotentCreate) return payloadOf(() => written(ctx, service(ctx).create(requestContext(ctx), body)), { input: 'input' });
+          return payloadOf(() => written(ctx, idempotentCreate(ctx, def, (args as { idempotencyKey?: unknown }).idempotencyKey, body)), { input: 'input' });
+        },
+      }),
     }),
-    [`update${typeName}`]: t.field({
-      type: payloadRef,
-      nullable: true,
-      description: resourceTexts(def).update,
-      authScopes: { scope: writeScope },
-      args: {
-        id: t.arg.id({ required: true, description: resourceTexts(def).updateId }),
-        ifMatch: t.arg.string({ description: resourceTexts(def).ifMatch }),
-        input: t.arg({ type: updateInput, required: true, description: resourceTexts(def).updateInputArg }),
-      },
-      resolve: (_root, args, ctx) =>
-        payloadOf(() => written(ctx, service(ctx).update(requestContext(ctx), String(args.id), args.ifMatch ?? undefined, toWireBody(def, 'update', args.input as Record<string, unknown>))), mutationArgs),
+    ...(serves(def, 'update') && {
+      [`update${typeName}`]: t.field({
+        type: payloadRef,
+        nullable: true,
+        description: resourceTexts(def).update,
+        authScopes: { scope: writeScope },
+        args: {
+          id: t.arg.id({ required: true, description: resourceTexts(def).updateId }),
+          ifMatch: t.arg.string({ description: resourceTexts(def).ifMatch }),
+          input: t.arg({ type: inputRef('update'), required: true, description: resourceTexts(def).updateInputArg }),
+        },
+        resolve: (_root, args, ctx) =>
+          payloadOf(() => written(ctx, service(ctx).update(requestContext(ctx), String(args.id), args.ifMatch ?? undefined, toWireBody(def, 'update', args.input as Record<string, unknown>))), mutationArgs),
+      }),
     }),
-    [`delete${typeName}`]: t.field({
-      type: shared.DeletePayload,
-      nullable: true,
-      description: resourceTexts(def).delete,
-      authScopes: { scope: writeScope },
-      args: {
-        id: t.arg.id({ required: true, description: resourceTexts(def).deleteId }),
-        ifMatch: t.arg.string({ description: resourceTexts(def).ifMatch }),
-      },
-      resolve: (_root, args, ctx) =>
-        payloadOf(
-          () => written(ctx, service(ctx).remove(requestContext(ctx), String(args.id), args.ifMatch ?? undefined)).then(() => ({ deletedId: String(args.id) })),
-          mutationArgs,
-        ),
+    ...(serves(def, 'delete') && {
+      [`delete${typeName}`]: t.field({
+        type: shared.DeletePayload,
+        nullable: true,
+        description: resourceTexts(def).delete,
+        authScopes: { scope: writeScope },
+        args: {
+          id: t.arg.id({ required: true, description: resourceTexts(def).deleteId }),
+          ifMatch: t.arg.string({ description: resourceTexts(def).ifMatch }),
+        },
+        resolve: (_root, args, ctx) =>
+          payloadOf(
+            () => written(ctx, service(ctx).remove(requestContext(ctx), String(args.id), args.ifMatch ?? undefined)).then(() => ({ deletedId: String(args.id) })),
+            mutationArgs,
+          ),
+      }),
     }),
   }));
 

@@ -396,6 +396,12 @@ const docs = {
     apis: both,
     example: { instance: `/api/v2/jobs/${ID}/invoice`, detail: `The job is billed by invoice 1042 (${ID}); delete that invoice to invoice the job again.` },
   },
+  'sales_order.already_invoiced': {
+    when: '`POST /sales_orders/{id}/invoice` (GraphQL `invoiceSalesOrder`) of a sales order that a live invoice already bills (an invoice whose `sales_order_id` is the sales order).',
+    fix: 'Read the existing invoice (GraphQL `salesOrder.invoices`, or `GET /invoices/{id}` with the id the detail names) and change it; to bill the sales order again from scratch, delete that invoice first.',
+    apis: both,
+    example: { instance: `/api/v2/sales_orders/${ID}/invoice`, detail: `The sales order is billed by invoice 1042 (${OTHER_ID}); delete that invoice to invoice the sales order again.` },
+  },
   'graphql.cost_exceeded': {
     when: 'GraphQL only. The operation\'s computed cost is over 50,000 points. A field returning an object costs 1 plus its selection; a connection costs 1 plus `first` (default 25 for lists, 10 for collections below a record) times one item\'s selection; a mutation field 10 more. Nothing runs.',
     fix: 'Ask for smaller pages (`first`), fewer nested connections or fewer fields, or split the operation into several. Every answer reports the cost in `extensions.cost`.',

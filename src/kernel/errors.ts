@@ -59,6 +59,7 @@ export const errorCatalog = {
   'idempotency_key.invalid': { status: 400, title: 'Invalid Idempotency-Key' },
   'invoice.has_payments': { status: 409, title: 'Invoice has payments', input: true },
   'job.already_invoiced': { status: 409, title: 'Job already invoiced', input: true },
+  'sales_order.already_invoiced': { status: 409, title: 'Sales order already invoiced', input: true },
   // GraphQL limits (src/graphql/limits.ts; docs/graphql-limits.md): an operation over a limit is refused before it runs.
   'graphql.cost_exceeded': { status: 400, title: 'Query cost too high' },
   'graphql.depth_exceeded': { status: 400, title: 'Query nested too deeply' },

@@ -115,6 +115,14 @@ export interface ReadOnlyField {
   description?: string;
 }
 
+/** The five standard operations of a resource. */
+export type StandardOperation = 'list' | 'create' | 'get' | 'update' | 'delete';
+
+/** Whether the resource serves the operation (ResourceDefinition.operations). */
+export function serves(def: ResourceDefinition, operation: StandardOperation): boolean {
+  return def.operations === undefined || def.operations.includes(operation);
+}
+
 export interface ResourceDefinition {
   /** Body key and GraphQL stem: "customer". */
   name: string;
@@ -155,6 +163,12 @@ export interface ResourceDefinition {
    * beforeDelete refusal). Documentation only: the OpenAPI document lists them on that operation.
    */
   errors?: Partial<Record<'list' | 'create' | 'get' | 'update' | 'delete', readonly ErrorCode[]>>;
+  /**
+   * The standard operations served (default: all five). A ledger serves list, get and create (entries are never
+   * changed); a table the server derives serves list and get. REST routes, OpenAPI operations and GraphQL
+   * mutations exist only for these.
+   */
+  operations?: readonly StandardOperation[];
   /**
    * A financial create (invoices, payments ...): POST needs an Idempotency-Key and GraphQL's create mutation an
    * idempotencyKey (src/kernel/idempotency.ts).

@@ -7,6 +7,7 @@ import { itemResource } from './items/item.resource.ts';
 import { jobResource } from './jobs/job.resource.ts';
 import { leadResource } from './leads/lead.resource.ts';
 import { paymentResource } from './payments/payment.resource.ts';
+import { salesOrderResource } from './sales-orders/sales-order.resource.ts';
 import { siteResource } from './sites/site.resource.ts';
 import { systemResource } from './systems/system.resource.ts';
 import { taxRateResource } from './tax-rates/tax-rate.resource.ts';
@@ -29,4 +30,5 @@ export const resources = [
   estimateResource,
   invoiceResource,
   paymentResource,
+  salesOrderResource,
 ];

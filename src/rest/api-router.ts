@@ -8,6 +8,7 @@ import type { Single } from '../kernel/resource-service.ts';
 import type { StoredResponse } from '../kernel/idempotency.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import type { ActionDefinition, ActionRecords } from '../kernel/action.ts';
+import { serves } from '../kernel/resource.ts';
 import { describeCaller } from '../resources/identity/me.service.ts';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
 import { authorize, ctx, identify, jsonBody } from './gate.ts';
@@ -130,38 +131,48 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
     const { plural, scope } = service.def;
     const read = `${scope}:read` as Scope;
     const write = `${scope}:write` as Scope;
-    register('get', `/${plural}`, authorize(read), async (req, res) => {
-      const page = await service.list(ctx(res), queryEntries(req));
-      sendList(req, res, { ...page, data: page.data.map((single) => single.record) }, config.PUBLIC_URL);
-    });
-    register('post', `/${plural}`, authorize(write), body, async (req, res) => {
-      if (service.def.idempotentCreate) {
-        // A financial create: once per Idempotency-Key; the answer is stored with the record and replayed as sent.
-        // The path as routed: /invoices and /invoices/ are one endpoint.
-        const request = { key: req.get('idempotency-key'), method: req.method, path: `${req.baseUrl}/${plural}`, body: req.body };
-        const render = (single: Single) => ({
-          status: 201,
-          headers: { ETag: single.etag, Location: `${req.baseUrl}/${plural}/${single.record.id as string}` },
-          body: JSON.stringify({ data: single.record }),
-          recordId: single.record.id as string,
-        });
-        sendStored(res, await domain.idempotency.run(ctx(res), request, render, (scoped) => service.create(scoped, req.body)));
-        return;
-      }
-      const single = await service.create(ctx(res), req.body);
-      res.setHeader('Location', `${req.baseUrl}/${plural}/${single.record.id as string}`);
-      sendSingle(res, single, 201);
-    });
-    register('get', `/${plural}/:id`, authorize(read), async (req, res) => {
-      sendSingle(res, await service.get(ctx(res), String(req.params.id)));
-    });
-    register('patch', `/${plural}/:id`, authorize(write), body, async (req, res) => {
-      sendSingle(res, await service.update(ctx(res), String(req.params.id), req.get('if-match'), req.body));
-    });
-    register('delete', `/${plural}/:id`, authorize(write), async (req, res) => {
-      await service.remove(ctx(res), String(req.params.id), req.get('if-match'));
-      res.status(204).end();
-    });
+    if (serves(service.def, 'list')) {
+      register('get', `/${plural}`, authorize(read), async (req, res) => {
+        const page = await service.list(ctx(res), queryEntries(req));
+        sendList(req, res, { ...page, data: page.data.map((single) => single.record) }, config.PUBLIC_URL);
+      });
+    }
+    if (serves(service.def, 'create')) {
+      register('post', `/${plural}`, authorize(write), body, async (req, res) => {
+        if (service.def.idempotentCreate) {
+          // A financial create: once per Idempotency-Key; the answer is stored with the record and replayed as sent.
+          // The path as routed: /invoices and /invoices/ are one endpoint.
+          const request = { key: req.get('idempotency-key'), method: req.method, path: `${req.baseUrl}/${plural}`, body: req.body };
+          const render = (single: Single) => ({
+            status: 201,
+            headers: { ETag: single.etag, Location: `${req.baseUrl}/${plural}/${single.record.id as string}` },
+            body: JSON.stringify({ data: single.record }),
+            recordId: single.record.id as string,
+          });
+          sendStored(res, await domain.idempotency.run(ctx(res), request, render, (scoped) => service.create(scoped, req.body)));
+          return;
+        }
+        const single = await service.create(ctx(res), req.body);
+        res.setHeader('Location', `${req.baseUrl}/${plural}/${single.record.id as string}`);
+        sendSingle(res, single, 201);
+      });
+    }
+    if (serves(service.def, 'get')) {
+      register('get', `/${plural}/:id`, authorize(read), async (req, res) => {
+        sendSingle(res, await service.get(ctx(res), String(req.params.id)));
+      });
+    }
+    if (serves(service.def, 'update')) {
+      register('patch', `/${plural}/:id`, authorize(write), body, async (req, res) => {
+        sendSingle(res, await service.update(ctx(res), String(req.params.id), req.get('if-match'), req.body));
+      });
+    }
+    if (serves(service.def, 'delete')) {
+      register('delete', `/${plural}/:id`, authorize(write), async (req, res) => {
+        await service.remove(ctx(res), String(req.params.id), req.get('if-match'));
+        res.status(204).end();
+      });
+    }
     for (const action of service.def.actions ?? []) {
       const path = `/${plural}/:id${action.path.replace(/\{([a-z_]+)\}/g, ':$1')}`;
       const parsers = action.method === 'post' || action.method === 'patch' ? [body] : [];

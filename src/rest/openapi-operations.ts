@@ -15,7 +15,9 @@ import { wireShapeSchema } from './wire-shape-schema.ts';
 // (authentication, version, scope, body parsing, 404 of a path id) are added by openapi/error-codes.ts from the
 // shape of the entry.
 
-export type StandardKind = 'list' | 'create' | 'get' | 'update' | 'delete';
+import type { StandardOperation } from '../kernel/resource.ts';
+
+export type StandardKind = StandardOperation;
 
 /** The registered schemas an extra operation can refer to. */
 export interface SchemaRefs {

@@ -743,7 +743,7 @@ describe('Job, Estimate and their line items', () => {
   it('serves a line item\'s inputs and its computed fields (read-only, cents), shared by jobs and estimates', () => {
     const line = schema('Lineitem');
     expect(Object.keys(line.properties).sort()).toEqual(['id', ...lineInputs, ...lineComputed].sort());
-    expect(line.description).toContain('Job, Estimate or Invoice');
+    expect(line.description).toContain('Job, Estimate, Invoice or SalesOrder');
     for (const field of ['discount_amount', 'tax_amount', 'line_total']) {
       expect(line.properties[field], field).toMatchObject({ type: 'string', format: 'decimal', pattern: cents, readOnly: true });
     }
@@ -1040,6 +1040,17 @@ describe('every resource', () => {
       { headers: { 'idempotency-key': `doc-payment-${Date.now()}` } },
     );
     check('PaymentResponse', payment, 'POST /payments');
+    const salesOrder = await api.post(
+      '/sales_orders',
+      { sales_order: { customer_id: site.body.data.customer_id, site_id: site.body.data.id, tax_rate_id: taxRate.body.data.id, order_date: '2026-01-10', lineitems: lines } },
+      { headers: { 'idempotency-key': `doc-sales-order-${Date.now()}` } },
+    );
+    check('SalesOrderResponse', salesOrder, 'POST /sales_orders');
+    const invoiced = await api.post(`/sales_orders/${salesOrder.body.data.id}/invoice`, { invoice: { due_date: '2026-12-31' } }, { headers: { 'idempotency-key': `doc-so-invoice-${Date.now()}` } });
+    check('InvoiceSalesOrderResponse', invoiced, 'POST /sales_orders/{id}/invoice');
+    expect(invoiced.status).toBe(201);
+    expect(invoiced.headers.get('location')).toBe(`/api/v2/invoices/${invoiced.body.data.invoice.id}`);
+    expect(invoiced.body.data.invoice).toMatchObject({ sales_order_id: salesOrder.body.data.id, amount: salesOrder.body.data.amount });
     expect(job.body.data.assignments).toHaveLength(1);
     expect(job.body.data.lineitems[0].tax_applied).toBe(true);
     // Every resource is read back as a list and as a record; one the records above do not cover (a resource

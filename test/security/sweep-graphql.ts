@@ -377,7 +377,9 @@ export class GqlBuilder {
       if (target.kind === 'SCALAR' || target.kind === 'ENUM') parts.push(f.name);
       // A connection below a record: one level with its nodes (selection() takes the level for the nodes).
       else if (node) {
-        if (depth > 0 && !seen.includes(node)) parts.push(`${f.name} { ${this.selection(target.name, depth, [...seen, typeName])} }`);
+        // A has a few records of each kind: 5 per page keeps the deep selection under the cost limit.
+        const page = f.args.some((a) => a.name === 'first') ? '(first: 5)' : '';
+        if (depth > 0 && !seen.includes(node)) parts.push(`${f.name}${page} { ${this.selection(target.name, depth, [...seen, typeName])} }`);
       } else if (depth > 0 && !seen.includes(target.name)) parts.push(`${f.name} { ${this.selection(target.name, depth - 1, [...seen, typeName])} }`);
     }
     return parts.join(' ');

@@ -3,7 +3,7 @@ import type { FieldSpec } from '../../src/kernel/fields.ts';
 import type { ResourceDefinition } from '../../src/kernel/resource.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { link } from '../helpers/factories/contacts.ts';
-import { createRecord, readRecord, updateRecord, type Created } from '../helpers/factories/records.ts';
+import { createRecord, freshKey, readRecord, updateRecord, type Created } from '../helpers/factories/records.ts';
 import type { Client } from '../helpers/http.ts';
 
 // Seeds one tenant of the sweep through the API (custom field definitions and a second user through the admin
@@ -172,6 +172,20 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   // Payments apply to both invoices (applications, balances and the invoices' payment relations).
   await created('payments', 'payment', { customer_id: c0.id, amount: '5', method: 'check', reference: u(marker, 'Payment'), applications: [{ invoice_id: inv0.id, amount: '1' }], ...cf('Payment') });
   await created('payments', 'payment', { customer_id: c1.id, amount: '1', method: 'cash', memo: u(marker, 'Payment'), applications: [{ invoice_id: inv1.id, amount: '1' }] });
+  // Sales orders with lines; the first is invoiced (the invoice's sales_order_id, SalesOrder.invoices), the second not.
+  const so0 = await created('sales_orders', 'sales_order', {
+    customer_id: c0.id,
+    site_id: s0.id,
+    contact_id: ct0.id,
+    tax_rate_id: t0.id,
+    reference: u(marker, 'Sales order'),
+    customer_notes: u(marker, 'notes'),
+    lineitems: [line(), { description: u(marker, 'labor'), quantity: 1, unit_price: '50' }],
+    ...cf('SalesOrder'),
+  });
+  await created('sales_orders', 'sales_order', { customer_id: c1.id, reference: u(marker, 'Sales order'), lineitems: [line()] });
+  const billed = await api.post(`/sales_orders/${so0.id}/invoice`, { invoice: { reference: u(marker, 'Invoice') } }, freshKey());
+  expect(billed.status, billed.text).toBe(201);
 
   // Any other resource of the app: two records of its required fields.
   const resources = [...t.app.domain.resources.values()].map((service) => service.def);

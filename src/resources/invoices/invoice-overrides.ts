@@ -2,10 +2,11 @@ import { overridesFromBody } from '../../kernel/body.ts';
 import { validationError } from '../../kernel/errors.ts';
 
 /**
- * The optional {"invoice": {...}} body of the actions that make an invoice from a job or an estimate: invoice
- * create fields that override or add to what the source gives. The lines are the source's, copied as stored.
+ * The optional {"invoice": {...}} body of the actions that make an invoice from a job, an estimate or a sales
+ * order: invoice create fields that override or add to what the source gives. The lines are the source's, copied
+ * as stored.
  */
-export function invoiceOverrides(body: unknown, source: 'job' | 'estimate'): Record<string, unknown> {
+export function invoiceOverrides(body: unknown, source: 'job' | 'estimate' | 'sales order'): Record<string, unknown> {
   const overrides = overridesFromBody(body, 'invoice');
   if ('lineitems' in overrides) throw validationError({ lineitems: [`are copied from the ${source}; change them on the invoice afterwards`] });
   return overrides;

@@ -5,11 +5,11 @@ import { defineResource } from '../../kernel/define-resource.ts';
 import { AppError } from '../../kernel/errors.ts';
 import { toWire } from '../../kernel/fields.ts';
 import { rangeOps } from '../../kernel/listing.ts';
-import { readShared } from '../../kernel/tenancy.ts';
 import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { invoicePaymentRelations } from '../payments/payment.relations.ts';
 import { checkDefaultTaxRate } from '../tax-rates/active-tax-rate.ts';
+import { checkCustomerSite } from './customer-site.ts';
 
 // Invoices: what a customer owes for work, with the shared line items. amount is the sum of the lines; balance
 // is what payments have not covered yet (parent-totals.ts keeps both). A financial create: POST needs an
@@ -64,6 +64,7 @@ export const invoiceResource = defineResource({
   readOnly: {
     job_id: { kind: 'uuid', nullable: true, references: { model: 'job', label: 'Job' }, description: 'The job this invoice bills, when it was made from one.' },
     estimate_id: { kind: 'uuid', nullable: true, references: { model: 'estimate', label: 'Estimate' }, description: 'The estimate this invoice was made from, if any.' },
+    sales_order_id: { kind: 'uuid', nullable: true, references: { model: 'salesOrder', label: 'SalesOrder' }, description: 'The sales order this invoice bills, when it was made from one.' },
     amount: { kind: 'decimal', nullable: false, description: "Sum of the line totals (tax included), computed by the server, in the account's currency." },
     balance: { kind: 'decimal', nullable: false, description: 'What is still owed: amount minus what live payments apply to the invoice. Never negative.' },
   },
@@ -95,7 +96,7 @@ export const invoiceResource = defineResource({
   uniqueIndexes: { invoices_account_id_number_key: { field: 'number', message: 'has already been taken' } },
   hooks: {
     async beforeWrite(args) {
-      const { tx, ctx, mode, values, existing, errors, now } = args;
+      const { ctx, mode, values, existing, errors, now } = args;
       const { account } = ctx.principal;
       if (mode === 'create') {
         values.invoice_date ??= calendarDateIn(now, account.timeZone);
@@ -105,15 +106,7 @@ export const invoiceResource = defineResource({
       const invoiceDate = 'invoice_date' in values ? values.invoice_date : (toWire('date', existing?.invoice_date) as string | null);
       const dueDate = 'due_date' in values ? values.due_date : (toWire('date', existing?.due_date) as string | null);
       if (!errors.invoice_date && !errors.due_date && invoiceDate && dueDate && dueDate < invoiceDate) addError(errors, 'due_date', 'must not be before {invoice_date}');
-
-      // The site must be the customer's; both are share-locked (the customer's organization is in the search text).
-      const customerId = 'customer_id' in values ? values.customer_id : existing?.customer_id;
-      const siteId = 'site_id' in values ? values.site_id : existing?.site_id;
-      if (customerId && !errors.customer_id) await readShared(tx, 'customers', 'id', [customerId]);
-      if (siteId && customerId && !errors.site_id && !errors.customer_id && ('site_id' in values || 'customer_id' in values)) {
-        const [site] = await readShared<{ customer_id: string | null }>(tx, 'sites', 'customer_id', [siteId]);
-        if (site && site.customer_id !== customerId) addError(errors, 'site_id', 'does not belong to {customer_id}');
-      }
+      await checkCustomerSite(args);
       await checkDefaultTaxRate(args);
     },
     async afterWrite({ tx, row }) {

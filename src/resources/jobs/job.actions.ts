@@ -1,6 +1,7 @@
 import { action, type ActionDefinition } from '../../kernel/action.ts';
+import { billableJob } from '../invoices/billing.service.ts';
 
-// POST /jobs/{id}/invoice and GraphQL invoiceJob, through domain.jobInvoicing.
+// POST /jobs/{id}/invoice and GraphQL invoiceJob, through domain.billing (src/resources/invoices/billing.service.ts).
 
 // Typed as ActionDefinition[] rather than inferred: the scope catalog is derived from the resource declarations that
 // hold these actions, so an inferred type here would depend on itself (see src/resources/catalog.ts).
@@ -26,7 +27,7 @@ export const jobActions: readonly ActionDefinition[] = [
       location: 'invoice',
       description: "{invoice}: the new invoice, with {job_id}, the job's {estimate_id} and a copy of every line.",
     },
-    run: ({ domain, ctx, id, body }) => domain.jobInvoicing.invoice(ctx, id, body),
+    run: ({ domain, ctx, id, body }) => domain.billing.invoice(ctx, billableJob, id, body),
     events: ['invoice.created'],
     errors: ['validation.failed', 'job.already_invoiced'],
     includes: [{ kind: 'create', resource: 'invoice' }],

@@ -7,8 +7,8 @@ import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { checkTaxRateActive } from '../tax-rates/active-tax-rate.ts';
 import { adjustedPrice, lineAmounts } from './line-math.ts';
 
-// LineitemInput, shared by every parent that has lines (jobs and estimates now; invoices and sales orders
-// later): one declaration, one computation. The parent column differs (job_id, estimate_id, invoice_id).
+// LineitemInput, shared by every parent that has lines (jobs, estimates, invoices and sales orders): one
+// declaration, one computation. The parent column differs (job_id, estimate_id, invoice_id, sales_order_id).
 //   item_id        a price book item (optional); gives description, unit_price and taxable defaults
 //   description    free text (defaults to the item's name)
 //   quantity       decimal, required on a new line
@@ -36,10 +36,10 @@ interface ItemRow {
 }
 
 /** The column naming a line's parent (exactly one is set: the CHECK lineitems_one_parent). */
-export type LineParentKey = 'job_id' | 'estimate_id' | 'invoice_id';
+export type LineParentKey = 'job_id' | 'estimate_id' | 'invoice_id' | 'sales_order_id';
 
 export function lineitemCollection(foreignKey: LineParentKey): ChildCollection {
-  const parentLabel = foreignKey.replace(/_id$/, '');
+  const parentLabel = foreignKey.replace(/_id$/, '').replace(/_/g, ' ');
   return defineChildCollection({
     model: 'lineitem',
     table: 'lineitems',

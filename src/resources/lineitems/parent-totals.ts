@@ -4,7 +4,7 @@ import { validationError } from '../../kernel/errors.ts';
 import { checkParentAmount, type LineParentKey } from './lineitems.ts';
 import { appliedToInvoice } from '../invoices/invoice-balance.ts';
 
-// What the server derives on a parent of line items (jobs, estimates and invoices; sales orders later) after each
+// What the server derives on a parent of line items (jobs, estimates, invoices and sales orders) after each
 // write of it, in one place for every parent:
 //   amount       the sum of its line totals (422 naming lineitems when it exceeds the column, checkParentAmount)
 //   balance      invoices only: what is still owed, the amount minus what live payments apply (invoice-balance.ts).
@@ -15,12 +15,13 @@ import { appliedToInvoice } from '../invoices/invoice-balance.ts';
 //                customer, site, user or system is renamed. Neither write touches updated_at or lock_version:
 //                both are recomputed from state the record's write already moved the ETag for.
 
-export type LineParent = 'job' | 'estimate' | 'invoice';
+export type LineParent = 'job' | 'estimate' | 'invoice' | 'sales_order';
 
 const parents: Record<LineParent, { table: string; foreignKey: LineParentKey; searchText: string; balance?: true }> = {
   job: { table: 'jobs', foreignKey: 'job_id', searchText: 'fl_job_search_text' },
   estimate: { table: 'estimates', foreignKey: 'estimate_id', searchText: 'fl_estimate_search_text' },
   invoice: { table: 'invoices', foreignKey: 'invoice_id', searchText: 'fl_invoice_search_text', balance: true },
+  sales_order: { table: 'sales_orders', foreignKey: 'sales_order_id', searchText: 'fl_sales_order_search_text' },
 };
 
 /** Recomputes the parent's amount from its lines, then its search text (which may include the amount). */

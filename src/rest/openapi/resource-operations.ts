@@ -1,4 +1,4 @@
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { serves, type ResourceDefinition } from '../../kernel/resource.ts';
 import type { DocumentBuilder } from './document-builder.ts';
 import { createExample, recordExample, updateExample } from './examples.ts';
 import { listEnvelope, listExample, singleEnvelope, singleExample } from './envelopes.ts';
@@ -22,10 +22,9 @@ export function registerResourceOperations({ register, response, parameters, add
   const record = register(cls, recordSchema(def));
   const single = register(`${cls}Response`, singleEnvelope(record), singleExample(example));
   const list = register(`${cls}List`, listEnvelope(record), listExample(example));
-  const create = register(createBodyName(def), createSchema(def));
-  const update = register(`${cls}Update`, updateSchema(def));
-  const createBody = register(`${cls}CreateRequest`, z.object({ [def.name]: create }), { [def.name]: createExample(def) });
-  const updateBody = register(`${cls}UpdateRequest`, z.object({ [def.name]: update }), { [def.name]: updateExample(def) });
+  // Write bodies only for the writes the resource serves.
+  const createBody = () => register(`${cls}CreateRequest`, z.object({ [def.name]: register(createBodyName(def), createSchema(def)) }), { [def.name]: createExample(def) });
+  const updateBody = () => register(`${cls}UpdateRequest`, z.object({ [def.name]: register(`${cls}Update`, updateSchema(def)) }), { [def.name]: updateExample(def) });
   const collection = `/${def.plural}`;
   const item = `/${def.plural}/{id}`;
   const id = z.object({ id: parameters.recordId });
@@ -33,84 +32,94 @@ export function registerResourceOperations({ register, response, parameters, add
   // get and update answer the same: the record with its ETag.
   const current = response(cls, () => ({ description: `The ${noun}.`, headers: responseHeaders('ETag'), schema: single }));
 
-  addOperation(
-    { kind: 'list', def },
-    {
-      method: 'get',
-      path: collection,
-      operationId: camel(`list_${def.plural}`),
-      tags,
-      summary: `List ${words(def.plural)}`,
-      // The filters, q, sort and limit are described by their parameters, paging by info (the same on every list).
-      description: `Keyset-paginated list of ${words(def.plural)}.`,
-      parameters: parameters.list.of(def),
-      request: { query: listQuerySchema(def) },
-      scopes: [read],
-      ok: { 200: { description: `A page of ${words(def.plural)}.`, headers: responseHeaders('Link'), content: { 'application/json': { schema: list } } } },
-    },
-  );
-  addOperation(
-    { kind: 'create', def },
-    {
-      method: 'post',
-      path: collection,
-      operationId: camel(`create_${def.name}`),
-      tags,
-      summary: `Create a ${noun}`,
-      request: { body: { required: true, content: { 'application/json': { schema: createBody } } }, ...(def.idempotentCreate ? { headers: [parameters.idempotencyKey] } : {}) },
-      scopes: [write],
-      ok: {
-        201: {
-          description: `The created ${noun}${def.idempotentCreate ? ' (or, for a retry with the same Idempotency-Key and body, the same answer replayed)' : ''}.`,
-          headers: def.idempotentCreate ? responseHeaders('ETag', 'Location', 'Idempotent-Replayed') : responseHeaders('ETag', 'Location'),
-          content: { 'application/json': { schema: single } },
+  if (serves(def, 'list')) {
+    addOperation(
+      { kind: 'list', def },
+      {
+        method: 'get',
+        path: collection,
+        operationId: camel(`list_${def.plural}`),
+        tags,
+        summary: `List ${words(def.plural)}`,
+        // The filters, q, sort and limit are described by their parameters, paging by info (the same on every list).
+        description: `Keyset-paginated list of ${words(def.plural)}.`,
+        parameters: parameters.list.of(def),
+        request: { query: listQuerySchema(def) },
+        scopes: [read],
+        ok: { 200: { description: `A page of ${words(def.plural)}.`, headers: responseHeaders('Link'), content: { 'application/json': { schema: list } } } },
+      },
+    );
+  }
+  if (serves(def, 'create')) {
+    addOperation(
+      { kind: 'create', def },
+      {
+        method: 'post',
+        path: collection,
+        operationId: camel(`create_${def.name}`),
+        tags,
+        summary: `Create a ${noun}`,
+        request: { body: { required: true, content: { 'application/json': { schema: createBody() } } }, ...(def.idempotentCreate ? { headers: [parameters.idempotencyKey] } : {}) },
+        scopes: [write],
+        ok: {
+          201: {
+            description: `The created ${noun}${def.idempotentCreate ? ' (or, for a retry with the same Idempotency-Key and body, the same answer replayed)' : ''}.`,
+            headers: def.idempotentCreate ? responseHeaders('ETag', 'Location', 'Idempotent-Replayed') : responseHeaders('ETag', 'Location'),
+            content: { 'application/json': { schema: single } },
+          },
         },
       },
-    },
-  );
-  addOperation(
-    { kind: 'get', def },
-    {
-      method: 'get',
-      path: item,
-      operationId: camel(`get_${def.name}`),
-      tags,
-      summary: `Get a ${noun}`,
-      request: { params: id },
-      scopes: [read],
-      ok: { 200: current },
-    },
-  );
-  addOperation(
-    { kind: 'update', def },
-    {
-      method: 'patch',
-      path: item,
-      operationId: camel(`update_${def.name}`),
-      tags,
-      summary: `Update a ${noun}`,
-      request: {
-        params: id,
-        headers: [parameters.ifMatch],
-        body: { required: true, content: { 'application/json': { schema: updateBody } } },
+    );
+  }
+  if (serves(def, 'get')) {
+    addOperation(
+      { kind: 'get', def },
+      {
+        method: 'get',
+        path: item,
+        operationId: camel(`get_${def.name}`),
+        tags,
+        summary: `Get a ${noun}`,
+        request: { params: id },
+        scopes: [read],
+        ok: { 200: current },
       },
-      scopes: [write],
-      ok: { 200: current },
-    },
-  );
-  addOperation(
-    { kind: 'delete', def },
-    {
-      method: 'delete',
-      path: item,
-      operationId: camel(`delete_${def.name}`),
-      tags,
-      summary: `Delete a ${noun}`,
-      description: def.conventions.softDelete ? 'Soft delete: the record is discarded and no longer served.' : 'Deletes the record.',
-      request: { params: id, headers: [parameters.ifMatch] },
-      scopes: [write],
-      ok: { 204: response('Deleted', () => ({ description: 'Deleted.', headers: responseHeaders() })) },
-    },
-  );
+    );
+  }
+  if (serves(def, 'update')) {
+    addOperation(
+      { kind: 'update', def },
+      {
+        method: 'patch',
+        path: item,
+        operationId: camel(`update_${def.name}`),
+        tags,
+        summary: `Update a ${noun}`,
+        request: {
+          params: id,
+          headers: [parameters.ifMatch],
+          body: { required: true, content: { 'application/json': { schema: updateBody() } } },
+        },
+        scopes: [write],
+        ok: { 200: current },
+      },
+    );
+  }
+  if (serves(def, 'delete')) {
+    addOperation(
+      { kind: 'delete', def },
+      {
+        method: 'delete',
+        path: item,
+        operationId: camel(`delete_${def.name}`),
+        tags,
+        summary: `Delete a ${noun}`,
+        description: def.conventions.softDelete ? 'Soft delete: the record is discarded and no longer served.' : 'Deletes the record.',
+        request: { params: id, headers: [parameters.ifMatch] },
+        scopes: [write],
+        ok: { 204: response('Deleted', () => ({ description: 'Deleted.', headers: responseHeaders() })) },
+      },
+    );
+  }
   return record;
 }
