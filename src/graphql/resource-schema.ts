@@ -286,7 +286,9 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
           }),
         });
 
-  const payloadRef = builder.objectRef<Partial<Single> & { userErrors: UserError[] }>(`${typeName}Payload`).implement({
+  // The payload of create and update, made only when the resource serves one of them.
+  let payload: ObjectRef<any, Partial<Single> & { userErrors: UserError[] }> | undefined;
+  const payloadRef = () => (payload ??= builder.objectRef<Partial<Single> & { userErrors: UserError[] }>(`${typeName}Payload`).implement({
     description: resourceTexts(def).payload,
     fields: (t) => ({
       [camelCase(def.name)]: t.field({
@@ -298,7 +300,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
       etag: t.string({ nullable: true, description: resourceTexts(def).payloadEtag, resolve: (parent) => parent.etag ?? null }),
       userErrors: shared.userErrorsField(t),
     }),
-  });
+  }));
 
   const inputRef = (mode: 'create' | 'update') =>
     recordInput(builder, def, `${mode === 'create' ? 'Create' : 'Update'}${typeName}Input`, mode, resourceTexts(def)[mode === 'create' ? 'createInput' : 'updateInput']);
@@ -344,7 +346,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
   builder.mutationFields((t) => ({
     ...(serves(def, 'create') && {
       [`create${typeName}`]: t.field({
-        type: payloadRef,
+        type: payloadRef(),
         nullable: true,
         description: resourceTexts(def).create,
         authScopes: { scope: writeScope },
@@ -361,7 +363,7 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
     }),
     ...(serves(def, 'update') && {
       [`update${typeName}`]: t.field({
-        type: payloadRef,
+        type: payloadRef(),
         nullable: true,
         description: resourceTexts(def).update,
         authScopes: { scope: writeScope },

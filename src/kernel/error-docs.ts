@@ -402,6 +402,18 @@ const docs = {
     apis: both,
     example: { instance: `/api/v2/sales_orders/${ID}/invoice`, detail: `The sales order is billed by invoice 1042 (${OTHER_ID}); delete that invoice to invoice the sales order again.` },
   },
+  'stock.insufficient': {
+    when: '`POST /stock_adjustments` or `POST /inventory_transfers` (GraphQL `createStockAdjustment`, `createInventoryTransfer`) that would take what a location holds of an item below zero. Nothing is stored and no stock moves.',
+    fix: 'Read what the location holds (`GET /stock_levels?item_id=...&location_id=...`), then move at most that, or count the stock in first with a stock adjustment.',
+    apis: both,
+    example: { instance: '/api/v2/inventory_transfers', detail: `Location ${ID} holds 2.0000 of item ${ID}; the write takes 3.0000. Nothing was moved.` },
+  },
+  'stock_location.has_stock': {
+    when: '`DELETE /stock_locations/{id}` (GraphQL `deleteStockLocation`) of a location that holds a quantity of some item.',
+    fix: 'Transfer the stock to another location, or adjust it out, then delete the location (or make it inactive instead).',
+    apis: both,
+    example: { instance: `/api/v2/stock_locations/${ID}`, detail: 'The location holds 3 item(s): transfer or adjust them out first.' },
+  },
   'graphql.cost_exceeded': {
     when: 'GraphQL only. The operation\'s computed cost is over 50,000 points. A field returning an object costs 1 plus its selection; a connection costs 1 plus `first` (default 25 for lists, 10 for collections below a record) times one item\'s selection; a mutation field 10 more. Nothing runs.',
     fix: 'Ask for smaller pages (`first`), fewer nested connections or fewer fields, or split the operation into several. Every answer reports the cost in `extensions.cost`.',

@@ -59,6 +59,8 @@ export const errorCatalog = {
   'idempotency_key.invalid': { status: 400, title: 'Invalid Idempotency-Key' },
   'invoice.has_payments': { status: 409, title: 'Invoice has payments', input: true },
   'job.already_invoiced': { status: 409, title: 'Job already invoiced', input: true },
+  'stock.insufficient': { status: 409, title: 'Insufficient stock', input: true },
+  'stock_location.has_stock': { status: 409, title: 'Stock location holds stock', input: true },
   'sales_order.already_invoiced': { status: 409, title: 'Sales order already invoiced', input: true },
   // GraphQL limits (src/graphql/limits.ts; docs/graphql-limits.md): an operation over a limit is refused before it runs.
   'graphql.cost_exceeded': { status: 400, title: 'Query cost too high' },

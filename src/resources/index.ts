@@ -9,6 +9,10 @@ import { leadResource } from './leads/lead.resource.ts';
 import { paymentResource } from './payments/payment.resource.ts';
 import { salesOrderResource } from './sales-orders/sales-order.resource.ts';
 import { siteResource } from './sites/site.resource.ts';
+import { inventoryTransferResource } from './stock/inventory-transfer.resource.ts';
+import { stockAdjustmentResource } from './stock/stock-adjustment.resource.ts';
+import { stockLevelResource } from './stock/stock-level.resource.ts';
+import { stockLocationResource } from './stock/stock-location.resource.ts';
 import { systemResource } from './systems/system.resource.ts';
 import { taxRateResource } from './tax-rates/tax-rate.resource.ts';
 
@@ -31,4 +35,8 @@ export const resources = [
   invoiceResource,
   paymentResource,
   salesOrderResource,
+  stockLocationResource,
+  stockLevelResource,
+  stockAdjustmentResource,
+  inventoryTransferResource,
 ];

@@ -65,6 +65,28 @@ const recipes: Record<string, Recipe> = {
     const job = await w.atPlace((customer, site) => w.create('jobs', { customer_id: customer, site_id: site, title: unique('Fuzz Job'), lineitems: [{ item_id: item.id, quantity: '2' }] }));
     return { id: job.id };
   },
+  stock_locations: async (w) => ({ id: (await w.create('stock_locations', { name: unique('Fuzz Shelf'), kind: 'warehouse' })).id }),
+  // Stock is counted in (a level) before it moves: adjustments and transfers need a material item with stock.
+  stock_adjustments: async (w) => {
+    const item = await w.stockable();
+    const location = await w.liveEntry('stock_locations', w.next());
+    return { id: (await w.create('stock_adjustments', { item_id: item.id, location_id: location.id, quantity: '50', reason: 'fuzz count' })).id };
+  },
+  stock_levels: async (w) => {
+    const item = await w.stockable();
+    const location = await w.liveEntry('stock_locations', w.next());
+    await w.create('stock_adjustments', { item_id: item.id, location_id: location.id, quantity: '5', reason: 'fuzz count' });
+    const level = await w.api.get(`/stock_levels?item_id=${item.id}`);
+    return { id: level.body.data[0].id as string };
+  },
+  inventory_transfers: async (w) => {
+    const item = await w.stockable();
+    const from = await w.liveEntry('stock_locations', 0);
+    await w.create('stock_adjustments', { item_id: item.id, location_id: from.id, quantity: '1', reason: 'fuzz count' });
+    const to = await w.create('stock_locations', { name: unique('Fuzz Van'), kind: 'vehicle' });
+    w.add('stock_locations', { id: to.id });
+    return { id: (await w.create('inventory_transfers', { from_location_id: from.id, to_location_id: to.id, lines: [{ item_id: item.id, quantity: '1' }] })).id };
+  },
   estimates: async (w) => {
     const estimate = await w.atPlace((customer, site) =>
       w.create('estimates', { customer_id: customer, site_id: site, title: unique('Fuzz Estimate'), lineitems: [{ description: 'Labour', quantity: 1, unit_price: '99.99' }] }),
@@ -147,6 +169,13 @@ export class World implements WorldView {
   }
 
   /** Creates a record of a collection. */
+  /** A new material item (only those are stocked), added to the items pool. */
+  async stockable(): Promise<Record<string, any>> {
+    const item = await this.create('items', { name: unique('Stocked Item'), item_type: 'material', unit_price: '1' });
+    this.add('items', { id: item.id });
+    return item;
+  }
+
   async create(collection: string, fields: Record<string, unknown>): Promise<Record<string, any>> {
     return this.post(`/${collection}`, this.bodyOf('POST', `/${collection}`, fields));
   }

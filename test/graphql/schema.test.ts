@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { buildSchema as parseSdl, printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { resources } from '../../src/domain.ts';
+import { serves } from '../../src/kernel/resource.ts';
 import { camelCase } from '../../src/graphql/naming.ts';
 import { printedSchema } from '../../src/graphql/schema.ts';
 
@@ -20,7 +21,8 @@ describe('schema.graphql', () => {
       const type = def.className;
       expect(query[camelCase(def.name)], def.name).toBeDefined();
       expect(query[camelCase(def.plural)], def.plural).toBeDefined();
-      for (const verb of ['create', 'update', 'delete']) expect(mutation[`${verb}${type}`], `${verb}${type}`).toBeDefined();
+      // A mutation for each write the resource serves, and none for the others (a ledger, a derived table).
+      for (const verb of ['create', 'update', 'delete'] as const) expect(mutation[`${verb}${type}`] !== undefined, `${verb}${type}`).toBe(serves(def, verb));
     }
     expect(printSchema(schema)).toContain('customers(');
   });

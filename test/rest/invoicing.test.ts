@@ -4,7 +4,7 @@ import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
 import { createItem, createTaxRate } from '../helpers/factories/catalog.ts';
 import { createContact } from '../helpers/factories/contacts.ts';
 import { createEstimate } from '../helpers/factories/estimates.ts';
-import { freshKey } from '../helpers/factories/invoices.ts';
+import { copiedLines, freshKey } from '../helpers/factories/invoices.ts';
 import { createJob } from '../helpers/factories/jobs.ts';
 import { deleteRecord, patch, readRecord, updateRecord, type Created } from '../helpers/factories/records.ts';
 import { createPlace, type Place } from '../helpers/factories/sites.ts';
@@ -23,19 +23,6 @@ beforeAll(async () => {
 });
 
 const withKey = (key: string) => ({ headers: { 'idempotency-key': key } });
-const lineView = (lines: Record<string, unknown>[]) =>
-  lines.map(({ item_id, description, quantity, unit_price, discount, tax_rate_id, applied_tax_rate, taxable, labor_visible, line_total }) => ({
-    item_id,
-    description,
-    quantity,
-    unit_price,
-    discount,
-    tax_rate_id,
-    applied_tax_rate,
-    taxable,
-    labor_visible,
-    line_total,
-  }));
 
 /** A job of the place with a priced item line and a taxed labor line. */
 async function pricedJob(fields: Record<string, unknown> = {}): Promise<Created> {
@@ -80,7 +67,7 @@ describe('POST /jobs/{id}/invoice', () => {
       amount: job.record.amount,
       balance: job.record.amount,
     });
-    expect(lineView(invoice.lineitems)).toEqual(lineView(job.record.lineitems));
+    expect(copiedLines(invoice.lineitems)).toEqual(copiedLines(job.record.lineitems));
     expect((await readRecord(api, 'invoices', invoice.id)).record).toEqual(invoice);
   });
 
@@ -155,7 +142,7 @@ describe('POST /estimates/{id}/invoice', () => {
     expect(estimate).toMatchObject({ converted_invoice_id: invoice.id, converted_job_id: null });
     expect(estimate.converted_at).toEqual(expect.any(String));
     expect(invoice).toMatchObject({ customer_id: place.customer.id, site_id: place.site.id, reference: 'EST-REF', customer_notes: 'Per our quote', tax_rate_id: tax.id, estimate_id: est.id, job_id: null, amount: est.record.amount });
-    expect(lineView(invoice.lineitems)).toEqual(lineView(est.record.lineitems));
+    expect(copiedLines(invoice.lineitems)).toEqual(copiedLines(est.record.lineitems));
     expectProblem(await api.post(`/estimates/${est.id}/invoice`, undefined, freshKey()), { status: 409, code: 'estimate.already_converted' });
     expectProblem(await api.post(`/estimates/${est.id}/convert`), { status: 409, code: 'estimate.already_converted' });
   });

@@ -4,6 +4,7 @@ import { highRateLimits, TestClock, useTenant, useTestApp } from '../helpers/app
 import { createItem, createTaxRate } from '../helpers/factories/catalog.ts';
 import { createContact } from '../helpers/factories/contacts.ts';
 import { createCustomer, updateCustomer } from '../helpers/factories/customers.ts';
+import { copiedLines } from '../helpers/factories/invoices.ts';
 import { createRecord, deleteRecord, freshKey, ifMatch, readRecord, unique, updateRecord, type Created } from '../helpers/factories/records.ts';
 import { createPlace, type Place } from '../helpers/factories/sites.ts';
 import { expectProblem } from '../helpers/problem.ts';
@@ -25,22 +26,6 @@ beforeAll(async () => {
 const withKey = (key: string) => ({ headers: { 'idempotency-key': key } });
 const createSalesOrder = (fields: Record<string, unknown>): Promise<Created> => createRecord(api, 'sales_orders', 'sales_order', fields);
 const patchSalesOrder = (current: { id: string; etag: string }, fields: Record<string, unknown>) => api.patch(`/sales_orders/${current.id}`, { sales_order: fields }, ifMatch(current.etag));
-const lineView = (lines: Record<string, unknown>[]) =>
-  lines.map(({ item_id, description, quantity, unit_price, discount, tax_rate_id, applied_tax_rate, taxable, labor_visible, discount_amount, tax_amount, line_total, tax_applied }) => ({
-    item_id,
-    description,
-    quantity,
-    unit_price,
-    discount,
-    tax_rate_id,
-    applied_tax_rate,
-    taxable,
-    labor_visible,
-    discount_amount,
-    tax_amount,
-    line_total,
-    tax_applied,
-  }));
 
 /** A sales order of the place with a priced item line and a line taxed by the order's default tax rate. */
 async function pricedOrder(fields: Record<string, unknown> = {}): Promise<Created> {
@@ -256,7 +241,7 @@ describe('POST /sales_orders/{id}/invoice', () => {
       amount: '162.75',
       balance: '162.75',
     });
-    expect(lineView(invoice.lineitems)).toEqual(lineView(order.record.lineitems));
+    expect(copiedLines(invoice.lineitems)).toEqual(copiedLines(order.record.lineitems));
     expect(invoice.lineitems.map((l: { id: string }) => l.id)).not.toEqual(order.record.lineitems.map((l: { id: string }) => l.id));
     expect((await readRecord(api, 'invoices', invoice.id)).record).toEqual(invoice);
     // The order itself is unchanged (status, ETag, lines).

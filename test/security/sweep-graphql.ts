@@ -253,7 +253,10 @@ export class GqlBuilder {
     if (t.kind === 'ENUM') {
       // A vocabulary (siteableType, itemType): the REST document's value as the enum names it, the type of its
       // sibling id when there is one; otherwise the first value.
-      const restEnum = this.model.enums.get(snake(name));
+      // The REST enum is found by field name, which two vocabularies may share (a phone number's kind, a stock
+      // location's kind): only its values this enum type has count.
+      const values = this.schema.types.get(t.name!)!.enumValues!.map((v) => v.name.replace(/_/g, '').toLowerCase());
+      const restEnum = this.model.enums.get(snake(name))?.filter((v) => values.includes(v.replace(/_/g, '').toLowerCase()));
       const idField = name.replace(/Type$/, 'Id');
       const sibling = idField !== name && owner?.inputFields?.some((f) => f.name === idField);
       const wire = sibling ? restEnum?.find((v) => kindOfBase(snake(v), this.model.kinds)) : restEnum?.[0];

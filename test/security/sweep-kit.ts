@@ -69,7 +69,10 @@ export function kindOfBase(base: string, kinds: Iterable<string>): string | unde
   const suffixed = all.filter((k) => k.endsWith(`_${base}`));
   if (suffixed.length === 1) return suffixed[0];
   const tails = all.filter((k) => base.endsWith(`_${k}`)).sort((a, b) => b.length - a.length);
-  return tails[0];
+  if (tails[0]) return tails[0];
+  // A role before the kind's own name (from_location -> location -> stock_location).
+  const rest = base.indexOf('_') > 0 ? base.slice(base.indexOf('_') + 1) : undefined;
+  return rest ? kindOfBase(rest, all) : undefined;
 }
 
 /** The kind whose words occur in a description ("A custom field definition id of the resource."). */

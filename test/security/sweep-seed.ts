@@ -187,6 +187,15 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   const billed = await api.post(`/sales_orders/${so0.id}/invoice`, { invoice: { reference: u(marker, 'Invoice') } }, freshKey());
   expect(billed.status, billed.text).toBe(201);
 
+  // Stock: a warehouse and a technician's van, stock counted in (two levels, two adjustments) and two transfers.
+  const w0 = await created('stock_locations', 'stock_location', { name: u(marker, 'Warehouse'), kind: 'warehouse', description: u(marker, 'Shelf') });
+  const w1 = await created('stock_locations', 'stock_location', { name: u(marker, 'Van'), kind: 'vehicle', technician_id: tech.id });
+  await created('stock_adjustments', 'stock_adjustment', { location_id: w0.id, item_id: i0.id, quantity: '10', reason: u(marker, 'Count') });
+  await created('stock_adjustments', 'stock_adjustment', { location_id: w1.id, item_id: i0.id, quantity: '2', reason: u(marker, 'Count') });
+  await created('inventory_transfers', 'inventory_transfer', { from_location_id: w0.id, to_location_id: w1.id, note: u(marker, 'Transfer'), lines: [{ item_id: i0.id, quantity: '3' }] });
+  await created('inventory_transfers', 'inventory_transfer', { from_location_id: w1.id, to_location_id: w0.id, lines: [{ item_id: i0.id, quantity: '1' }] });
+  made.set('stock_levels', (await api.get(`/stock_levels?item_id=${i0.id}`)).body.data.map((level: { id: string }) => ({ id: level.id, etag: '', record: level })));
+
   // Any other resource of the app: two records of its required fields.
   const resources = [...t.app.domain.resources.values()].map((service) => service.def);
   const reference = (model: string) => (model === 'user' ? tenant.userId : made.get(resources.find((def) => def.model === model)?.plural ?? '')?.[0]?.id);

@@ -25,6 +25,9 @@ export const itemResource = defineResource({
     cost: { kind: 'decimal', scale: 4, create: 'optional', update: 'optional', description: 'Unit cost.' },
     taxable: { kind: 'boolean', create: 'optional', update: 'optional', nullable: false, alwaysSet: true, description: 'Whether new lines of the item are taxed.', writeRule: 'Default true.' },
   },
+  relations: {
+    stock_levels: { kind: 'collection', model: 'stockLevel', column: 'item_id', description: 'Where the item is stocked: its stock levels per location, not paginated.' },
+  },
   conventions: { number: true, labels: true, customFields: true, softDelete: true },
   list: {
     filters: {

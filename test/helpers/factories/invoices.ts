@@ -10,3 +10,8 @@ export async function createInvoice(api: Client, fields: Record<string, unknown>
   expect(res.status, `POST /invoices: ${res.text}`).toBe(201);
   return { id: res.body.data.id, etag: res.headers.get('etag')!, record: res.body.data };
 }
+
+/** A line as a copy keeps it: every stored field but its id and position (an invoice's lines copied from a job ...). */
+export function copiedLines(lines: Record<string, unknown>[]): Record<string, unknown>[] {
+  return lines.map(({ id: _id, ...line }) => line);
+}
