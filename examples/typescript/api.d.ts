@@ -2879,12 +2879,12 @@ export interface components {
              * Format: date
              * @description The date of the invoice. Calendar date YYYY-MM-DD.
              */
-            invoice_date: string | null;
+            invoice_date: string;
             /**
              * Format: date
              * @description When payment is due. Calendar date YYYY-MM-DD.
              */
-            due_date: string | null;
+            due_date: string;
             /** @description Partner-defined reference (e.g. the ERP document number). */
             reference: string | null;
             /** @description Customer-facing notes, shown on the invoice. */

@@ -165,6 +165,20 @@ describe('payments: applications and invoice balances', () => {
     expect((await api.delete(`/invoices/${invoice.id}`, ifMatch(restored.etag))).status).toBe(204);
   });
 
+  it('appends payment.* events, and invoice.updated with the new balance whenever a payment moves it', async () => {
+    const invoice = await invoiceOf(customer.id, '50');
+    const payment = await createPayment({ customer_id: customer.id, amount: '20', applications: [{ invoice_id: invoice.id, amount: '20' }] });
+    const eventsOf = (recordId: string) => t.database.prisma.event.findMany({ where: { record_id: recordId }, orderBy: { seq: 'asc' } });
+    expect((await eventsOf(payment.id)).map((e) => e.topic)).toEqual(['payment.created']);
+    const paid = (await eventsOf(invoice.id)).at(-1)!;
+    expect(paid.topic).toBe('invoice.updated');
+    expect(paid.payload).toMatchObject({ id: invoice.id, balance: '30.00' });
+    const current = await readRecord(api, 'payments', payment.id);
+    expect((await api.delete(`/payments/${payment.id}`, ifMatch(current.etag))).status).toBe(204);
+    expect((await eventsOf(payment.id)).map((e) => e.topic)).toEqual(['payment.created', 'payment.deleted']);
+    expect((await eventsOf(invoice.id)).at(-1)!.payload).toMatchObject({ id: invoice.id, balance: '50.00' });
+  });
+
   it('20 concurrent payments against one invoice never overpay it: exactly what the balance allows is applied', async () => {
     const invoice = await invoiceOf(customer.id, '100');
     const results = await Promise.all(

@@ -152,6 +152,24 @@ describe('inventory transfers', () => {
     expect(await onHand(a, van)).toBe('4.0000');
   });
 
+  it('appends inventory_transfer.created and stock_level.updated for each level it moves, and nothing when refused', async () => {
+    const item = await createItem(api);
+    await stocked(item, warehouse, '3');
+    const res = await transfer({ from_location_id: warehouse.id, to_location_id: van.id, lines: [{ item_id: item.id, quantity: '2' }] });
+    expect(res.status, res.text).toBe(201);
+    const events = await t.database.prisma.event.findMany({ where: { topic: 'stock_level.updated' }, orderBy: { seq: 'asc' } });
+    const ofItem = events.filter((e) => (e.payload as { item_id?: string }).item_id === item.id).map((e) => e.payload as { location_id: string; quantity: string });
+    // The count in, then the transfer's two levels (in the lock order: item, then location id).
+    const pairs = ofItem.map((level) => `${level.location_id} ${level.quantity}`);
+    expect(pairs[0]).toBe(`${warehouse.id} 3.0000`);
+    expect(pairs.slice(1).sort()).toEqual([`${warehouse.id} 1.0000`, `${van.id} 2.0000`].sort());
+    expect((await t.database.prisma.event.findMany({ where: { record_id: res.body.data.id } })).map((e) => e.topic)).toEqual(['inventory_transfer.created']);
+    const refused = await transfer({ from_location_id: warehouse.id, to_location_id: van.id, lines: [{ item_id: item.id, quantity: '2' }] });
+    expectProblem(refused, { status: 409, code: 'stock.insufficient' });
+    const after = await t.database.prisma.event.count({ where: { topic: 'stock_level.updated' } });
+    expect(after).toBe(events.length);
+  });
+
   it('refuses a transfer that would oversell any line (409 stock.insufficient): nothing moves', async () => {
     const a = await createItem(api);
     const b = await createItem(api);
