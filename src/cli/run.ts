@@ -8,6 +8,7 @@ import { ApiVersions, parseApiVersions } from '../kernel/versioning.ts';
 import { AdminError, AdminService } from '../resources/accounts/admin.service.ts';
 import { registerAccountCommands } from './commands/account.ts';
 import { registerCursorKeyCommands } from './commands/cursor-key.ts';
+import { registerIdempotencyKeyCommands } from './commands/idempotency-keys.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerLookupCommands } from './commands/lookup.ts';
 import { registerUserCommands } from './commands/user.ts';
@@ -104,6 +105,7 @@ export function buildProgram(ctx: CommandContext, io: { stdout: CliWritable; std
   registerKeyCommands(program, ctx);
   registerLookupCommands(program, ctx);
   registerCursorKeyCommands(program, ctx);
+  registerIdempotencyKeyCommands(program, ctx);
   return program;
 }
 
