@@ -44,9 +44,9 @@ export async function refreshInvoiceBalances(tx: TenantTx, ctx: RequestContext, 
   if (locked.size === 0) return;
   const moved = await tenantQuery<{ id: string; balance: string }>(
     tx,
-    `SELECT i.id, (i.amount - ${appliedToInvoice('i')})::text AS balance FROM invoices i
-     WHERE i.account_id = $1::uuid AND i.id = ANY($2::uuid[]) AND i.balance IS DISTINCT FROM i.amount - ${appliedToInvoice('i')}
-     ORDER BY i.id`,
+    `SELECT id, owed::text AS balance FROM (SELECT i.id, i.balance, i.amount - ${appliedToInvoice('i')} AS owed FROM invoices i
+       WHERE i.account_id = $1::uuid AND i.id = ANY($2::uuid[])) computed
+     WHERE balance IS DISTINCT FROM owed ORDER BY id`,
     [...locked.keys()],
   );
   const invoices = resources('invoice');

@@ -1,3 +1,4 @@
+import { Decimal } from 'decimal.js';
 import type { TenantTx } from '../../kernel/tenancy.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { validationError } from '../../kernel/errors.ts';
@@ -6,7 +7,8 @@ import { appliedToInvoice } from '../invoices/invoice-balance.ts';
 
 // What the server derives on a parent of line items (jobs, estimates, invoices and sales orders) after each
 // write of it, in one place for every parent:
-//   amount       the sum of its line totals (422 naming lineitems when it exceeds the column, checkParentAmount)
+//   amount       the sum of its line totals (422 naming lineitems when it exceeds the column, checkParentAmount); the
+//                lines are summed once per write
 //   balance      invoices only: what is still owed, the amount minus what live payments apply (invoice-balance.ts).
 //                The applied part never changes here, so a new amount below it is refused (422 naming lineitems)
 //                and the CHECK invoices_balance_range stays true.
@@ -24,27 +26,31 @@ const parents: Record<LineParent, { table: string; foreignKey: LineParentKey; se
   sales_order: { table: 'sales_orders', foreignKey: 'sales_order_id', searchText: 'fl_sales_order_search_text' },
 };
 
-/** Recomputes the parent's amount from its lines, then its search text (which may include the amount). */
+/** Recomputes the parent's amount from its lines (and an invoice's balance), then its search text (which may include them). */
 export async function refreshParentTotals(tx: TenantTx, parent: LineParent, id: string): Promise<void> {
   const { table, foreignKey, searchText, balance } = parents[parent];
-  await checkParentAmount(tx, foreignKey, id);
-  const lines = `SELECT coalesce(sum(line_total), 0) AS total FROM lineitems WHERE account_id = $1::uuid AND ${foreignKey} = $2::uuid`;
-  if (balance) {
-    const [below] = await tenantQuery<{ applied: string }>(
-      tx,
-      `WITH lines AS (${lines}) SELECT ${appliedToInvoice('p')}::text AS applied FROM ${table} p, lines
-       WHERE p.account_id = $1::uuid AND p.id = $2::uuid AND lines.total < ${appliedToInvoice('p')}`,
-      id,
-    );
-    if (below) throw validationError({ lineitems: [`would bring the amount below the ${below.applied} that payments apply to the invoice`] });
+  // The lines' sum and what payments apply, read once (the invoice row is locked by its write, and payments lock
+  // it before applying: neither moves until this transaction ends).
+  const [totals] = await tenantQuery<{ total: string; applied: string | null }>(
+    tx,
+    `SELECT (SELECT coalesce(sum(line_total), 0) FROM lineitems WHERE account_id = $1::uuid AND ${foreignKey} = $2::uuid)::text AS total,
+       ${balance ? `${appliedToInvoice('p')}::text` : 'NULL'} AS applied
+     FROM ${table} p WHERE p.account_id = $1::uuid AND p.id = $2::uuid`,
+    id,
+  );
+  if (!totals) return;
+  checkParentAmount(totals.total);
+  if (totals.applied !== null && new Decimal(totals.total).lt(totals.applied)) {
+    throw validationError({ lineitems: [`would bring the amount below the ${totals.applied} that payments apply to the invoice`] });
   }
   // Each statement writes the row only when the value changes.
   await tenantQuery(
     tx,
-    `WITH lines AS (${lines})
-     UPDATE ${table} p SET amount = lines.total${balance ? `, balance = lines.total - ${appliedToInvoice('p')}` : ''} FROM lines
-     WHERE p.account_id = $1::uuid AND p.id = $2::uuid AND p.amount IS DISTINCT FROM lines.total`,
+    `UPDATE ${table} p SET amount = $3::numeric${balance ? ', balance = $3::numeric - $4::numeric' : ''}
+     WHERE p.account_id = $1::uuid AND p.id = $2::uuid AND p.amount IS DISTINCT FROM $3::numeric`,
     id,
+    totals.total,
+    ...(balance ? [totals.applied] : []),
   );
   await tenantQuery(
     tx,
