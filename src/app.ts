@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { buildDomain, type Domain } from './domain.ts';
-import { purgeExpiredIdempotencyKeys } from './db/idempotency-purge.ts';
+import { EventQueue } from './events/queue.ts';
 import type { Clock } from './kernel/clock.ts';
 import { AppError, docSlug } from './kernel/errors.ts';
 import { newId } from './kernel/ids.ts';
@@ -92,6 +92,20 @@ export function buildApp(deps: AppDeps): App {
     redis: deps.redis,
     apiVersions: config.API_VERSIONS,
     idempotencyLockMs: config.IDEMPOTENCY_LOCK_SECONDS * 1000,
+    logger,
+    settings: {
+      webhooks: {
+        allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        verifyTimeoutMs: config.WEBHOOK_VERIFY_TIMEOUT_MS,
+        retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,
+        pauseAfterFailures: config.WEBHOOK_PAUSE_AFTER_FAILURES,
+        pauseSeconds: config.WEBHOOK_PAUSE_SECONDS,
+        disableAfterDays: config.WEBHOOK_DISABLE_AFTER_DAYS,
+        secretsKey: config.WEBHOOK_SECRETS_KEY,
+      },
+      eventRetentionDays: config.EVENT_RETENTION_DAYS,
+    },
   });
   const app = express();
   app.disable('x-powered-by');
@@ -121,19 +135,21 @@ export function buildApp(deps: AppDeps): App {
     sendProblem(req, res, new AppError('route.not_found', `No endpoint ${req.method} ${req.originalUrl.split('?')[0]}.`), config.ERRORS_URL, logger);
   });
   const servers = new Set<http.Server>();
-  // Idempotency keys past their 24-hour window are purged hourly (the first purge a minute after start). A timer of
-  // this process: every process purges, and a DELETE of expired rows is safe to run twice.
-  const purgeKeys = () => {
-    purgeExpiredIdempotencyKeys(deps.database.prisma, domain.clock.now()).catch((error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'idempotency key purge failed'));
-  };
-  const firstPurge = setTimeout(purgeKeys, 60_000).unref();
-  const purgeTimer = setInterval(purgeKeys, 60 * 60_000).unref();
+  // The job queue (webhook deliveries, the outbox dispatcher, retention and idempotency-key purges) starts with the
+  // first listen(); /readyz reports it as the `webhooks` worker.
+  const queue = new EventQueue({ database: deps.database, settings: domain.settings, clock: domain.clock, deliverer: domain.webhooks.deliverer, logger });
+  let queueStart: Promise<void> | null = null;
+  ops.workers.register('webhooks', () => queue.isRunning());
 
   return {
     express: app,
     domain,
     ops,
     async listen(port, host = config.HOST) {
+      queueStart ??= queue.start().then(() => {
+        domain.webhooks.sink = queue;
+      });
+      await queueStart;
       const server = http.createServer(app);
       server.on('clientError', (error, socket) => answerClientError(error as NodeJS.ErrnoException, socket, config.ERRORS_URL, logger));
       graphql.attach(server);
@@ -146,8 +162,8 @@ export function buildApp(deps: AppDeps): App {
       return { server, port: typeof address === 'object' && address ? address.port : port };
     },
     async close() {
-      clearTimeout(firstPurge);
-      clearInterval(purgeTimer);
+      domain.webhooks.sink = null;
+      await queue.stop();
       await graphql.close();
       await Promise.all(
         [...servers].map(

@@ -107,6 +107,49 @@ const schema = z.object({
         return z.NEVER;
       }
     }),
+  // ---- Events and webhooks (docs/webhooks.md) ----
+  /** true lets webhook URLs resolve to loopback, private, link-local and other non-public addresses (development, tests). */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /** Per-attempt timeout of a delivery, in ms. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** How long the verification handshake waits for the endpoint's answer, in ms. */
+  WEBHOOK_VERIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /**
+   * Delays before each retry of a failed delivery, in seconds, comma-separated. Default: 5 s, 5 min, 30 min, 2 h,
+   * 5 h, 10 h, 14 h, 20 h, 24 h (nine retries over about three days, after the first attempt).
+   */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .default('5,300,1800,7200,18000,36000,50400,72000,86400')
+    .transform((raw, ctx) => {
+      const delays = raw.split(',').map((part) => Number(part.trim()));
+      if (delays.length === 0 || delays.length > 50 || delays.some((d) => !Number.isInteger(d) || d < 0 || d > 7 * 86_400)) {
+        ctx.addIssue({ code: 'custom', message: 'must be comma-separated whole seconds (0 to 604800), at most 50' });
+        return z.NEVER;
+      }
+      return delays;
+    }),
+  /** Consecutive failed attempts after which an endpoint is paused (the circuit breaker). */
+  WEBHOOK_PAUSE_AFTER_FAILURES: z.coerce.number().int().min(1).max(1000).default(10),
+  /** How long a paused endpoint waits before deliveries resume, in seconds. */
+  WEBHOOK_PAUSE_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(900),
+  /** An endpoint failing continuously this many days is disabled. */
+  WEBHOOK_DISABLE_AFTER_DAYS: z.coerce.number().min(0.0001).max(365).default(5),
+  /** 32 bytes, base64: the key that encrypts webhook signing secrets. Unset: a key kept in the database. */
+  WEBHOOK_SECRETS_KEY: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined) return undefined;
+      const key = Buffer.from(raw, 'base64');
+      if (key.length !== 32) {
+        ctx.addIssue({ code: 'custom', message: 'must be 32 bytes in base64 (e.g. `openssl rand -base64 32`)' });
+        return z.NEVER;
+      }
+      return key;
+    }),
+  /** Days events are kept (GET /events, replays, subscription resumes); older ones are purged daily. */
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });
 
 type Parsed = z.infer<typeof schema>;

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { pino, type Logger } from 'pino';
 import type { PrismaClient } from './generated/prisma/client.ts';
 import { Authenticator } from './kernel/auth.ts';
 import { systemClock, type Clock } from './kernel/clock.ts';
@@ -11,6 +12,7 @@ import { RecordLocator } from './kernel/record-locator.ts';
 import { IdempotencyStore } from './kernel/idempotency.ts';
 import { tenantScoped } from './kernel/tenancy.ts';
 import { ApiVersions } from './kernel/versioning.ts';
+import { defaultDomainSettings, type DomainSettings } from './kernel/settings.ts';
 import { AdminService } from './resources/accounts/admin.service.ts';
 import { ContactLinkageService } from './resources/contacts/contact-linkage.service.ts';
 import { LeadConversionService } from './resources/leads/lead-conversion.service.ts';
@@ -19,6 +21,8 @@ import { DispatchBoardService } from './resources/jobs/dispatch-board.service.ts
 import { BillingService } from './resources/invoices/billing.service.ts';
 import { LookupService } from './resources/lookups/lookup.service.ts';
 import { resources as declaredResources } from './resources/index.ts';
+import { WebhookDeliverer } from './events/delivery.ts';
+import { WebhookService } from './events/webhook.service.ts';
 
 /** Every standard resource of the API, in the order they appear in docs (the list is src/resources/index.ts). */
 export const resources: ResourceDefinition[] = declaredResources;
@@ -35,11 +39,16 @@ export interface DomainOptions {
   apiVersions?: readonly string[];
   /** How long an idempotency key's claim holds (config IDEMPOTENCY_LOCK_SECONDS); default 60 s. */
   idempotencyLockMs?: number;
+  /** Settings rules depend on (webhooks, event retention); default defaultDomainSettings. */
+  settings?: DomainSettings;
+  /** Where background work (webhook deliveries) logs; default silent. */
+  logger?: Logger;
 }
 
 /** The domain layer: services both adapters (REST and GraphQL) call. */
 export function buildDomain(options: DomainOptions) {
   const clock = options.clock ?? systemClock;
+  const settings = options.settings ?? defaultDomainSettings;
   const db = tenantScoped(options.prisma);
   const signingKeys = new SigningKeys(options.prisma);
   const cursors = new CursorCodec(signingKeys, clock);
@@ -49,9 +58,10 @@ export function buildDomain(options: DomainOptions) {
     if (!service) throw new Error(`unknown resource ${name}`);
     return service;
   };
-  const services: Map<string, ResourceService> = new Map(resources.map((def) => [def.name, new ResourceService(def, { db, raw: options.raw ?? db, cursors, clock, resources: lookup })]));
+  const services: Map<string, ResourceService> = new Map(resources.map((def) => [def.name, new ResourceService(def, { db, raw: options.raw ?? db, cursors, clock, resources: lookup, settings })]));
   return {
     clock,
+    settings,
     prisma: options.prisma,
     db,
     signingKeys,
@@ -68,6 +78,7 @@ export function buildDomain(options: DomainOptions) {
     dispatchBoard: new DispatchBoardService(lookup('job')),
     locator: new RecordLocator(resources, options.raw ?? db),
     idempotency: new IdempotencyStore(options.raw ?? db, clock, { lockMs: options.idempotencyLockMs ?? 60_000 }),
+    webhooks: new WebhookService(db, settings, lookup, new WebhookDeliverer(db, settings, lookup, options.logger ?? pino({ level: 'silent' }))),
     resources: services,
     resource: lookup,
   };

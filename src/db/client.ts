@@ -23,6 +23,13 @@ export interface Database {
   raw: RawRunner;
   /** The connections the driver holds now, for the pool gauges of /metrics (src/ops/metrics.ts). */
   poolStats(): PoolStats;
+  /**
+   * LISTEN on a channel: `onNotify` runs for each notification, `onConnect` after every (re)subscription (so a
+   * listener can catch up on what it missed while disconnected). Resolves to the function that stops listening.
+   */
+  listen(channel: string, onNotify: () => void, onConnect: () => void): Promise<() => Promise<void>>;
+  /** How the job queue (pg-boss) reaches this database: its connection string, or the embedded instance. */
+  queueConnection: { url: string } | { pglite: PGlite };
   close(): Promise<void>;
 }
 
@@ -138,7 +145,12 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   let kind: Database['kind'];
   let raw: RawRunner | undefined;
   let poolStats: () => PoolStats;
+  let listen: Database['listen'];
+  let queueConnection: Database['queueConnection'];
   if (options.url) {
+    const url = options.url;
+    queueConnection = { url };
+    listen = (channel, onNotify, onConnect) => listenOnServer(url, channel, onNotify, onConnect);
     kind = 'postgresql';
     const max = options.poolSize ?? 10;
     const pool = new pg.Pool({ connectionString: options.url, max });
@@ -179,6 +191,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     };
     factory = new PrismaPGlite(pglite);
     closeDriver = () => pglite.close();
+    queueConnection = { pglite };
+    listen = async (channel, onNotify, onConnect) => {
+      const unlisten = await pglite.listen(channel, () => onNotify());
+      onConnect();
+      return async () => {
+        if (!pglite.closed) await unlisten();
+      };
+    };
   }
   if (options.migrate !== false) await applyMigrations(kind === 'postgresql' ? wholeScriptMigrations(factory) : factory);
   const prisma = new PrismaClient({
@@ -197,10 +217,44 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     kind,
     raw: raw ?? prisma,
     poolStats,
+    listen,
+    queueConnection,
     async close() {
       await prisma.$disconnect();
       await closeDriver();
     },
+  };
+}
+
+/**
+ * LISTEN on its own connection to the server (a pooled connection cannot hold a LISTEN). A lost connection is
+ * reopened after a pause, and onConnect runs after every subscription, so the listener reads what it missed.
+ */
+async function listenOnServer(url: string, channel: string, onNotify: () => void, onConnect: () => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | undefined;
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: url });
+    next.on('notification', (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    next.on('error', () => {
+      next.end().catch(() => {});
+      if (client === next) client = null;
+      if (!stopped) retry = setTimeout(() => void connect().catch(() => {}), 1000).unref();
+    });
+    await next.connect();
+    await next.query(`LISTEN ${channel}`);
+    if (stopped) return void (await next.end());
+    client = next;
+    onConnect();
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => {});
   };
 }
 

@@ -1,5 +1,6 @@
 import { withArgumentNames } from './errors.ts';
 import { systemOptionShape } from '../resources/lookups/lookup.shapes.ts';
+import { webhookTopicShape } from '../resources/webhooks/webhook.shapes.ts';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
 import { requestContext, type Builder } from './builder.ts';
 import { camelCase } from './naming.ts';
@@ -28,6 +29,16 @@ export function registerLookups(builder: Builder): void {
       }),
     );
   }
+
+  builder.queryField('availableWebhookTopics', (t) =>
+    t.field({
+      type: [wireObject(builder, webhookTopicShape)],
+      nullable: true,
+      description: 'The topics this key can subscribe to now (webhook endpoints, the `events` subscription), by name; as GET /webhooks/available_topics. Needs webhooks:read.',
+      authScopes: { scope: 'webhooks:read' },
+      resolve: (_root, _args, ctx) => ctx.domain.webhooks.availableTopics(requestContext(ctx)),
+    }),
+  );
 
   builder.queryField('systemOptions', (t) =>
     t.field({

@@ -1,6 +1,6 @@
 import type { EnumRef, ObjectRef } from '@pothos/core';
 import { Single, type WireRecord } from '../kernel/resource-service.ts';
-import { childOutputFields, outputFields, serves, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
+import { bodyKeyOf, childOutputFields, outputFields, serves, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../kernel/resource.ts';
 import type { ValueType } from '../kernel/listing.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
@@ -118,7 +118,7 @@ export function toWireBody(def: ResourceDefinition, mode: 'create' | 'update', i
       ? value.map((entry) => childToWire(field.children!, entry as Record<string, unknown>))
       : value;
   }
-  return { [def.name]: record };
+  return { [bodyKeyOf(def)]: record };
 }
 
 // ---- Lists: GraphQL arguments <-> the REST query parameters ----

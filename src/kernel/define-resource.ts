@@ -1,7 +1,8 @@
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { FieldKind, FieldSpec } from './fields.ts';
 import type { ModelName, ModelRow } from './model-delegates.ts';
-import type { AfterWriteArgs, ChildCollection, ChildComputeArgs, DeleteHookArgs, ReadOnlyField, ResourceDefinition, WriteHookArgs } from './resource.ts';
+import type { Single } from './resource-service.ts';
+import type { AfterWriteArgs, CommitHookArgs, ChildCollection, ChildComputeArgs, DeleteHookArgs, ReadOnlyField, ResourceDefinition, WriteHookArgs } from './resource.ts';
 
 // Typed declarations. A resource is declared with defineResource({...}) and a reusable child collection with
 // defineChildCollection({...}). Both return the declaration unchanged (the kernel reads it as a ResourceDefinition /
@@ -30,6 +31,7 @@ interface ValidatedKinds {
   /** YYYY-MM-DD. */
   date: string;
   datetime: Date;
+  'string[]': string[];
 }
 
 /** The same, as stored through Prisma and read back (a child entry merges the stored child with what was sent). */
@@ -82,6 +84,7 @@ export interface ResourceHooks<Values, Row> {
   afterWrite?(args: AfterWriteArgs<Values, Row>): Promise<void>;
   beforeDelete?(args: DeleteHookArgs<Row>): Promise<void>;
   afterDelete?(args: DeleteHookArgs<Row>): Promise<void>;
+  afterCommit?(args: CommitHookArgs): Promise<Single>;
 }
 
 /** A ResourceDefinition as written in a declaration file: literal names, a Prisma model, typed hooks. */

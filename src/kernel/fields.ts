@@ -7,7 +7,7 @@ import type { ModelName } from './model-delegates.ts';
 // Field kinds shared by every resource: how a value is validated at the boundary, stored, serialised to the
 // REST wire format, typed in GraphQL and described in OpenAPI. A resource declares its fields with these.
 
-export type FieldKind = 'string' | 'text' | 'integer' | 'int64' | 'number' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'uuid' | 'email' | 'url';
+export type FieldKind = 'string' | 'text' | 'integer' | 'int64' | 'number' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'uuid' | 'email' | 'url' | 'string[]';
 
 export interface FieldSpec {
   kind: FieldKind;
@@ -48,6 +48,10 @@ const messages = {
 
 /** zod schema of a non-null value of the field (strings are trimmed; blank required strings are refused). */
 export function valueSchema(field: FieldSpec): z.ZodType {
+  if (field.kind === 'string[]') {
+    // A list of short strings (webhook topics): each trimmed, at most `max` entries (default 100) of 255 characters.
+    return z.array(z.string({ error: messages.string }).trim().max(255, 'has an entry that is too long (maximum is 255 characters)'), { error: 'must be an array of strings' }).max(field.max ?? 100, `must have at most ${field.max ?? 100} entries`);
+  }
   if (field.enum) {
     const allowed = field.enum;
     return z.string({ error: messages.string }).refine((v) => allowed.includes(v), `must be one of: ${allowed.join(', ')}`);
@@ -88,6 +92,8 @@ function baseSchema(field: FieldSpec): z.ZodType {
         .string({ error: 'is not a valid ISO 8601 timestamp' })
         .refine((v) => parseTimestamp(v) !== null, 'is not a valid ISO 8601 timestamp')
         .transform((v) => parseTimestamp(v)!);
+    case 'string[]':
+      throw new Error('string lists are validated by valueSchema');
   }
 }
 

@@ -1,3 +1,4 @@
+import type { DomainSettings } from './settings.ts';
 import { addError, throwIfErrors, zodIssuesToErrors } from './body.ts';
 import type { ChildEntries } from './child-collections.ts';
 import type { RequestContext } from './context.ts';
@@ -30,6 +31,7 @@ export interface RecordWrite {
   existing: RecordRow | null;
   /** Other resources' services, for the resource's hooks. */
   resources: ResourceLookup;
+  settings: DomainSettings;
   /** The time of the write (the service's clock). */
   now: Date;
 }
@@ -64,7 +66,7 @@ export async function validateRecord(def: ResourceDefinition, write: RecordWrite
     const merged = mergeCustomFields(input.custom_fields, definitions, existingValues, errors);
     if (mode === 'create' || input.custom_fields !== undefined) values.custom_fields = merged;
   }
-  await def.hooks?.beforeWrite?.({ tx, ctx, mode, input, values, children, existing, errors, resources: write.resources, now: write.now });
+  await def.hooks?.beforeWrite?.({ tx, ctx, mode, input, values, children, existing, errors, resources: write.resources, settings: write.settings, now: write.now });
   throwIfErrors(errors);
   return { values, children };
 }

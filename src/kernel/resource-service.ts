@@ -1,3 +1,4 @@
+import type { DomainSettings } from './settings.ts';
 import { recordFromBody } from './body.ts';
 import { ChildCollections, type ChildRead, type ChildRows } from './child-collections.ts';
 import type { Clock } from './clock.ts';
@@ -6,7 +7,7 @@ import type { CursorCodec } from './cursor.ts';
 import { AppError, notFound, validationError, type FieldErrors } from './errors.ts';
 import { etagOf, parseIfMatch, type ExpectedVersion } from './etag.ts';
 import { idempotencyOf } from './idempotency.ts';
-import { appendEvent } from './events.ts';
+import { appendEvent, appendUpdateEvents, type EventAction, type SystemOrigin } from './events.ts';
 import { toStorage } from './fields.ts';
 import { isUuid, newId } from './ids.ts';
 import { runList } from './list-sql.ts';
@@ -16,7 +17,7 @@ import { modelDelegate, type ModelDelegate, type RecordRow } from './model-deleg
 import { nextNumber } from './numbering.ts';
 import { RecordSerializer } from './record-serialization.ts';
 import { validateRecord } from './record-validation.ts';
-import { childOutputFields, outputFields, selectColumns, type ResourceDefinition } from './resource.ts';
+import { bodyKeyOf, childOutputFields, outputFields, selectColumns, type ResourceDefinition } from './resource.ts';
 import { assertStorableParameters } from './storable.ts';
 import { inTransaction, type TenantClient, type TenantTx } from './tenancy.ts';
 import { tenantQuery, type RawRunner } from './tenant-sql.ts';
@@ -44,6 +45,7 @@ export interface ResourceServiceDeps {
   clock: Clock;
   /** The other resources' services (hooks cascade through them). */
   resources: (name: string) => ResourceService;
+  settings: DomainSettings;
 }
 
 /** See createWithin. */
@@ -190,6 +192,11 @@ export class ResourceService {
   }
 
   /** Reads a record inside the caller's transaction (tenant context already set). */
+  /** The time of the service's clock (tests move it). */
+  now(): Date {
+    return this.deps.clock.now();
+  }
+
   async getWithin(tx: TenantTx, id: string): Promise<Single> {
     return this.single(tx, await this.find(tx, id));
   }
@@ -308,15 +315,22 @@ export class ResourceService {
   create(ctx: RequestContext, body: unknown): Promise<Single> {
     // A financial create runs only through the idempotency store (kernel/idempotency.ts), whatever the adapter.
     const idempotency = this.def.idempotentCreate ? idempotencyOf(ctx, `A ${this.def.className}`) : undefined;
-    const input = recordFromBody(body, this.def.name);
-    return runAsTenant(ctx.principal.accountId, () =>
-      this.transaction(async (tx) => {
-        const single = await this.createWithin(tx, ctx, input);
+    const input = recordFromBody(body, bodyKeyOf(this.def));
+    return runAsTenant(ctx.principal.accountId, async () => {
+      const single = await this.transaction(async (tx) => {
+        const created = await this.createWithin(tx, ctx, input);
         // An idempotent create stores its response in the transaction of the record (kernel/idempotency.ts).
-        await idempotency?.complete(tx, single);
-        return single;
-      }),
-    );
+        await idempotency?.complete(tx, created);
+        return created;
+      });
+      return this.afterCommit(ctx, 'create', single, null);
+    });
+  }
+
+  /** The resource's afterCommit hook, when it declares one: what the write answers. */
+  private afterCommit(ctx: RequestContext, mode: 'create' | 'update', single: Single, before: Record<string, unknown> | null): Promise<Single> | Single {
+    const hook = this.def.hooks?.afterCommit;
+    return hook ? hook({ ctx, mode, single, before, resources: this.deps.resources, settings: this.deps.settings, db: this.deps.db }) : single;
   }
 
   /**
@@ -327,7 +341,7 @@ export class ResourceService {
    */
   async createWithin(tx: TenantTx, ctx: RequestContext, input: Record<string, unknown>, trusted: TrustedValues = {}): Promise<Single> {
     const { def } = this;
-    const { values, children } = await validateRecord(def, { tx, ctx, mode: 'create', input, existing: null, resources: this.deps.resources, now: this.deps.clock.now() });
+    const { values, children } = await validateRecord(def, { tx, ctx, mode: 'create', input, existing: null, resources: this.deps.resources, settings: this.deps.settings, now: this.deps.clock.now() });
     const now = this.deps.clock.now();
     const data: Record<string, unknown> = { id: newId(), ...this.storage(values), ...trusted.values, created_at: now, updated_at: now };
     if (def.conventions.status) {
@@ -342,7 +356,7 @@ export class ResourceService {
     const previousChildren = await this.childCollections.writeSnapshots(tx, ctx, row, children, 'create');
     await this.childCollections.insertTrusted(tx, row, trusted.children ?? {}, children);
     if (def.hooks?.afterWrite) {
-      await def.hooks.afterWrite({ tx, ctx, mode: 'create', input, row, values, previousChildren, resources: this.deps.resources });
+      await def.hooks.afterWrite({ tx, ctx, mode: 'create', input, row, values, previousChildren, resources: this.deps.resources, settings: this.deps.settings });
       row = await this.find(tx, row.id);
     }
     const single = await this.single(tx, row);
@@ -353,12 +367,14 @@ export class ResourceService {
   update(ctx: RequestContext, id: string, ifMatch: string | undefined, body: unknown): Promise<Single> {
     const { def } = this;
     const expected = parseIfMatch(ifMatch);
-    return runAsTenant(ctx.principal.accountId, () =>
-      this.transaction(async (tx) => {
+    return runAsTenant(ctx.principal.accountId, async () => {
+      let before: Record<string, unknown> = {};
+      const single = await this.transaction(async (tx) => {
         const existing = await this.find(tx, id);
         checkExpected(existing, expected);
-        const input = recordFromBody(body, def.name);
-        const { values, children } = await validateRecord(def, { tx, ctx, mode: 'update', input, existing, resources: this.deps.resources, now: this.deps.clock.now() });
+        before = (await this.single(tx, existing)).record;
+        const input = recordFromBody(body, bodyKeyOf(def));
+        const { values, children } = await validateRecord(def, { tx, ctx, mode: 'update', input, existing, resources: this.deps.resources, settings: this.deps.settings, now: this.deps.clock.now() });
         delete values.number;
         // Compare-and-set in one statement: the row changes only if nobody changed it since it was read.
         const changed = await this.delegate(tx).updateMany({
@@ -369,14 +385,15 @@ export class ResourceService {
         let row = await this.find(tx, id);
         const previousChildren = await this.childCollections.writeSnapshots(tx, ctx, row, children, 'update');
         if (def.hooks?.afterWrite) {
-          await def.hooks.afterWrite({ tx, ctx, mode: 'update', input, row, values, previousChildren, resources: this.deps.resources });
+          await def.hooks.afterWrite({ tx, ctx, mode: 'update', input, row, values, previousChildren, resources: this.deps.resources, settings: this.deps.settings });
           row = await this.find(tx, id);
         }
-        const single = await this.single(tx, row);
-        await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, action: 'updated', payload: single.record });
-        return single;
-      }),
-    );
+        const updated = await this.single(tx, row);
+        await appendUpdateEvents(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, before, after: updated.record, status: Boolean(def.conventions.status) });
+        return updated;
+      });
+      return this.afterCommit(ctx, 'update', single, before);
+    });
   }
 
   remove(ctx: RequestContext, id: string, ifMatch: string | undefined): Promise<void> {
@@ -391,7 +408,7 @@ export class ResourceService {
         // The ETag is checked before the delete's business rules (beforeDelete), as on update.
         checkExpected(existing, expected);
         const payload = (await this.single(tx, existing)).record;
-        await def.hooks?.beforeDelete?.({ tx, ctx, row: existing, resources: this.deps.resources });
+        await def.hooks?.beforeDelete?.({ tx, ctx, row: existing, resources: this.deps.resources, settings: this.deps.settings });
         const where = { id, lock_version: expected.lockVersion, updated_at: expected.updatedAt, ...this.live };
         const changed = def.conventions.softDelete
           ? await this.delegate(tx).updateMany({
@@ -400,7 +417,7 @@ export class ResourceService {
             })
           : await this.delegate(tx).deleteMany({ where });
         if (changed.count === 0) throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
-        await def.hooks?.afterDelete?.({ tx, ctx, row: existing, resources: this.deps.resources });
+        await def.hooks?.afterDelete?.({ tx, ctx, row: existing, resources: this.deps.resources, settings: this.deps.settings });
         await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, action: 'deleted', payload });
       }),
     );
@@ -423,7 +440,7 @@ export class ResourceService {
       } else {
         await this.delegate(tx).deleteMany({ where: { id: row.id } });
       }
-      await def.hooks?.afterDelete?.({ tx, ctx, row, resources: this.deps.resources });
+      await def.hooks?.afterDelete?.({ tx, ctx, row, resources: this.deps.resources, settings: this.deps.settings });
       await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: row.id, action: 'deleted', payload });
     }
     return rows.length;
@@ -440,16 +457,22 @@ export class ResourceService {
    * the caller's transaction, which holds the record's lock. It is a write like any other: updated_at moves
    * forward, lock_version grows (the ETag changes) and an updated event is appended. Returns the record.
    */
-  async touchWithin(tx: TenantTx, ctx: RequestContext, id: string, columns: Record<string, unknown>): Promise<Single> {
+  async touchWithin(tx: TenantTx, ctx: RequestContext | SystemOrigin, id: string, columns: Record<string, unknown>): Promise<Single> {
     const { def } = this;
     const existing = await this.find(tx, id);
+    const before = (await this.single(tx, existing)).record;
     await this.delegate(tx).updateMany({
       where: { id, ...this.live },
       data: { ...columns, updated_at: this.nextUpdatedAt(existing), lock_version: { increment: 1 } },
     });
     const single = await this.single(tx, await this.find(tx, id));
-    await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, action: 'updated', payload: single.record });
+    await appendUpdateEvents(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, before, after: single.record, status: Boolean(def.conventions.status) });
     return single;
+  }
+
+  /** Appends an event of this resource beyond the standard ones (`estimate.converted`) in the caller's transaction. */
+  async announceWithin(tx: TenantTx, ctx: RequestContext | SystemOrigin, single: Single, action: EventAction, details?: Record<string, unknown>): Promise<void> {
+    await appendEvent(tx, ctx, { resource: this.def.className, topicPrefix: this.def.name, recordId: single.record.id as string, action, payload: single.record, details });
   }
 
   /** updated_at moves forward on every write, even within the same millisecond, so ETags never repeat. */

@@ -3,11 +3,13 @@ import type { FilterSpec, SortSpec } from './listing.ts';
 import type { ScopeResource } from './scopes.ts';
 import type { ErrorCode, FieldErrors } from './errors.ts';
 import type { RequestContext } from './context.ts';
-import type { TenantTx } from './tenancy.ts';
-import type { ResourceService } from './resource-service.ts';
+import type { TenantClient, TenantTx } from './tenancy.ts';
+import type { ResourceService, Single } from './resource-service.ts';
+import type { DomainSettings } from './settings.ts';
 import type { ActionDefinition } from './action.ts';
 import type { Relations } from './relation.ts';
 import type { ModelName, RecordRow } from './model-delegates.ts';
+import type { EventAction } from './events.ts';
 
 /** Other resources' services, for hooks that cascade (e.g. a customer's sites). */
 export type ResourceLookup = (name: string) => ResourceService;
@@ -22,6 +24,21 @@ export interface HookArgs {
   tx: TenantTx;
   ctx: RequestContext;
   resources: ResourceLookup;
+  /** The server's settings that rules depend on (config, src/kernel/settings.ts). */
+  settings: DomainSettings;
+}
+
+/** What afterCommit gets: the write committed; the record as it was answered so far. */
+export interface CommitHookArgs {
+  ctx: RequestContext;
+  mode: 'create' | 'update';
+  single: Single;
+  /** The record before an update (null on create). */
+  before: Record<string, unknown> | null;
+  resources: ResourceLookup;
+  settings: DomainSettings;
+  /** The tenant client, for the hook's own transactions (src/kernel/tenancy.ts inTransaction). */
+  db: TenantClient;
 }
 
 export interface WriteHookArgs<Values = Record<string, unknown>, Row = RecordRow> extends HookArgs {
@@ -118,6 +135,16 @@ export interface ReadOnlyField {
 /** The five standard operations of a resource. */
 export type StandardOperation = 'list' | 'create' | 'get' | 'update' | 'delete';
 
+/** The REST collection path of the resource, under /api/v2, without the leading slash: "customers". */
+export function restPath(def: Pick<ResourceDefinition, 'plural' | 'path'>): string {
+  return def.path ?? def.plural;
+}
+
+/** The key of the record in write bodies: `{"customer": {...}}`. */
+export function bodyKeyOf(def: Pick<ResourceDefinition, 'name' | 'bodyKey'>): string {
+  return def.bodyKey ?? def.name;
+}
+
 /** Whether the resource serves the operation (ResourceDefinition.operations). */
 export function serves(def: ResourceDefinition, operation: StandardOperation): boolean {
   return def.operations === undefined || def.operations.includes(operation);
@@ -128,6 +155,12 @@ export interface ResourceDefinition {
   name: string;
   /** Path segment: "customers". */
   plural: string;
+  /** The key of the record in write bodies when not the name: `{"endpoint": {...}}`. */
+  bodyKey?: string;
+  /** The REST collection path under /api/v2 when not the plural: "webhooks/endpoints". */
+  path?: string;
+  /** The rate bucket of every REST request on the resource's paths (default: read for GET, write otherwise). */
+  rateBucket?: 'webhook_ingest';
   /** Resource class for lookups (related_name) and events: "Customer". */
   className: string;
   /** Prisma delegate: "customer" (a model of the generated client). */
@@ -181,6 +214,17 @@ export interface ResourceDefinition {
    * the row alias `t`; default `t.created_at, t.id` (oldest first).
    */
   siblingOrder?: string;
+  /**
+   * The events the resource's records emit, for the topic catalog (src/events/topics.ts). By default one per
+   * standard write it serves (created, updated, deleted) and status_changed with a status; `actions` replaces
+   * that list (a derived table's writes), `extra` adds topics of its actions (estimate.converted), and
+   * `requiresModule` makes the topics unavailable to accounts with that module off.
+   */
+  events?: {
+    actions?: readonly EventAction[];
+    extra?: readonly { action: EventAction; description: string }[];
+    requiresModule?: 'System';
+  };
   /** Operations beyond the five standard ones (REST, OpenAPI and GraphQL are generated from them). */
   actions?: readonly ActionDefinition[];
   /** Unique indexes whose violation is a validation error on a field. */
@@ -194,6 +238,12 @@ export interface ResourceDefinition {
     beforeDelete?(args: DeleteHookArgs): Promise<void>;
     /** Cascades of a delete, inside the same transaction. */
     afterDelete?(args: DeleteHookArgs): Promise<void>;
+    /**
+     * Work after a create or update committed that decides the answer (a webhook endpoint's verification
+     * handshake, which calls out over the network and must not hold a transaction): returns the record to answer,
+     * or throws the problem to answer instead (what was committed stays).
+     */
+    afterCommit?(args: CommitHookArgs): Promise<Single>;
   };
 }
 

@@ -12,7 +12,7 @@ import { vocabulary } from '../kernel/vocabulary.ts';
  * every key made with all scopes hold them, so such keys keep working when the module lands). When a module
  * becomes a declared resource, remove it here.
  */
-const modulesNotYetServed = [{ scope: 'webhooks' }] as const;
+const modulesNotYetServed: readonly { scope: never }[] = [];
 
 /** Every scope resource: `<resource>:read` and `<resource>:write` (kernel/scopes.ts types them). */
 export const scopeResources = [...new Set([...resources.map((def) => def.scope), ...modulesNotYetServed.map((module) => module.scope)])];

@@ -15,6 +15,7 @@ import { stockLevelResource } from './stock/stock-level.resource.ts';
 import { stockLocationResource } from './stock/stock-location.resource.ts';
 import { systemResource } from './systems/system.resource.ts';
 import { taxRateResource } from './tax-rates/tax-rate.resource.ts';
+import { webhookEndpointResource } from './webhooks/webhook-endpoint.resource.ts';
 
 /**
  * Every standard resource of the API, in the order they appear in docs. A new resource is added here (see
@@ -39,4 +40,5 @@ export const resources = [
   stockLevelResource,
   stockAdjustmentResource,
   inventoryTransferResource,
+  webhookEndpointResource,
 ];

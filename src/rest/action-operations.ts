@@ -1,5 +1,5 @@
 import type { ActionDefinition } from '../kernel/action.ts';
-import type { ResourceDefinition } from '../kernel/resource.ts';
+import { restPath, type ResourceDefinition } from '../kernel/resource.ts';
 import { pascalCase } from '../graphql/naming.ts';
 import type { ExtraComponent, ExtraOperation } from './openapi-operations.ts';
 import { docText } from './openapi/doc-text.ts';
@@ -97,7 +97,7 @@ export function actionOperations(definitions: readonly ResourceDefinition[]): { 
       const located = action.response.status !== 204 && 'location' in action.response && action.response.location !== undefined;
       operations.push({
         method: action.method,
-        path: `/${def.plural}/{id}${action.path}`,
+        path: `/${restPath(def)}/{id}${action.path}`,
         operationId: action.name,
         resource: def.name,
         summary: action.summary,

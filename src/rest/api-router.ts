@@ -8,7 +8,7 @@ import type { Single } from '../kernel/resource-service.ts';
 import type { StoredResponse } from '../kernel/idempotency.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import type { ActionDefinition, ActionRecords } from '../kernel/action.ts';
-import { serves } from '../kernel/resource.ts';
+import { restPath, serves } from '../kernel/resource.ts';
 import { describeCaller } from '../resources/identity/me.service.ts';
 import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
 import { authorize, ctx, identify, jsonBody } from './gate.ts';
@@ -72,7 +72,7 @@ function recordsAnswer(domain: Domain, req: Request, action: ActionDefinition, r
   if (!('records' in response)) throw new Error(`${action.name} does not answer records`);
   const located = response.location ? records[response.location] : undefined;
   const headers: Record<string, string> = {};
-  if (located) headers.Location = `${req.baseUrl}/${domain.resource(response.records[response.location!]).def.plural}/${located.record.id as string}`;
+  if (located) headers.Location = `${req.baseUrl}/${restPath(domain.resource(response.records[response.location!]).def)}/${located.record.id as string}`;
   const body = JSON.stringify({ data: Object.fromEntries(Object.entries(records).map(([key, single]) => [key, single.record])) });
   return { status: response.status, headers, body, recordId: (located?.record.id as string | undefined) ?? '' };
 }
@@ -123,12 +123,17 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
     });
   }
 
+  register('get', '/webhooks/available_topics', authorize('webhooks:read'), (_req, res) => {
+    sendUnpaginated(res, domain.webhooks.availableTopics(ctx(res)));
+  });
+
   register('get', '/system_options', authorize(), async (req, res) => {
     sendUnpaginated(res, (await domain.lookups.systemOptions(queryEntries(req))).data);
   });
 
   for (const service of domain.resources.values()) {
-    const { plural, scope } = service.def;
+    const { scope } = service.def;
+    const plural = restPath(service.def);
     const read = `${scope}:read` as Scope;
     const write = `${scope}:write` as Scope;
     if (serves(service.def, 'list')) {

@@ -5,7 +5,8 @@ import type { RequestContext } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
 import { assertJsonDepth } from '../kernel/json-depth.ts';
 import { bodyReadRefusal, mediaTypeRefusal } from '../kernel/request-body.ts';
-import { bucketOf } from '../kernel/rate-limit.ts';
+import { bucketOf, type Bucket } from '../kernel/rate-limit.ts';
+import { restPath } from '../kernel/resource.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { defaultApiVersions, VERSION_HEADER } from '../kernel/versioning.ts';
 
@@ -15,10 +16,14 @@ import { defaultApiVersions, VERSION_HEADER } from '../kernel/versioning.ts';
  * Rate-limit headers are set here so that every response, errors included, carries them.
  */
 export function identify(domain: Domain): RequestHandler {
+  // Resources with a bucket of their own claim the first segment of their path: webhook_ingest for every request
+  // under /webhooks (endpoints, their actions, available_topics).
+  const claimed = [...domain.resources.values()].flatMap(({ def }) => (def.rateBucket ? [{ prefix: `/${restPath(def).split('/')[0]}`, bucket: def.rateBucket }] : []));
+  const bucketFor = (req: Request): Bucket => claimed.find(({ prefix }) => req.path === prefix || req.path.startsWith(`${prefix}/`))?.bucket ?? bucketOf(req.method);
   return async (req: Request, res: Response, next: NextFunction) => {
     req.apiVersions = domain.versions;
     try {
-      const identity = await identifyCaller(domain, { authorization: req.get('authorization'), ip: req.ip ?? 'unknown', bucket: bucketOf(req.method) });
+      const identity = await identifyCaller(domain, { authorization: req.get('authorization'), ip: req.ip ?? 'unknown', bucket: bucketFor(req) });
       req.auth = identity.principal ? { principal: identity.principal } : { error: identity.authError ?? new AppError('auth.failed') };
       if (identity.decision) res.set(rateHeaders(identity.decision));
       next(identity.rateError);

@@ -3,6 +3,7 @@ import type { ErrorCode } from '../kernel/errors.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { resources } from '../domain.ts';
+import { webhookTopicShape } from '../resources/webhooks/webhook.shapes.ts';
 import { systemOptionShape } from '../resources/lookups/lookup.shapes.ts';
 import { actionOperations } from './action-operations.ts';
 import { unpaginatedListEnvelope, unpaginatedListExample } from './openapi/envelopes.ts';
@@ -67,6 +68,11 @@ const actions = actionOperations(resources);
 export const extraComponents: Record<string, ExtraComponent> = {
   ...Object.fromEntries(actions.components),
   SystemOption: { schema: () => wireShapeSchema(systemOptionShape) },
+  WebhookTopic: { schema: () => wireShapeSchema(webhookTopicShape) },
+  WebhookTopicList: {
+    schema: (refs) => unpaginatedListEnvelope(z.array(refs.component('WebhookTopic')).openapi({ description: 'By name.' }), 'the catalog is not paginated'),
+    example: () => unpaginatedListExample(shapeExample(webhookTopicShape)),
+  },
   SystemOptionList: {
     schema: (refs) => unpaginatedListEnvelope(z.array(refs.component('SystemOption')).openapi({ description: 'Ordered by position, then name.' }), 'the catalog is not paginated'),
     example: () => unpaginatedListExample(shapeExample(systemOptionShape)),
@@ -75,6 +81,19 @@ export const extraComponents: Record<string, ExtraComponent> = {
 
 export const extraOperations: ExtraOperation[] = [
   ...actions.operations,
+  {
+    method: 'get',
+    path: '/webhooks/available_topics',
+    operationId: 'listAvailableWebhookTopics',
+    resource: 'webhook_endpoint',
+    summary: 'List the topics you can subscribe to',
+    description:
+      "The topics this key can subscribe to now, by name, each with a description and the class of the record it carries: the account's modules are on for them, their resource is served, and the key may read their records. Registered topics that are not available (a module off, a resource not served yet) are left out; subscribing to one is 422 topic.not_available. Not paginated. Counts in the webhook_ingest rate bucket.",
+    scopes: ['webhooks:read'],
+    query: () => z.object({}).strict(),
+    ok: { status: 200, description: 'The topics.', schema: (refs) => refs.component('WebhookTopicList') },
+    errors: [],
+  },
   {
     method: 'get',
     path: '/system_options',

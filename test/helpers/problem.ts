@@ -13,7 +13,7 @@ export const ERRORS_URL = loadConfig({}).ERRORS_URL;
 export const CODE_PATTERN = /^[a-z_]+(\.[a-z_]+)+$/;
 
 /** Top-level fields the spec lets some codes add to the envelope; anything else is a leak. */
-export const ALLOWED_EXTRAS: ReadonlySet<string> = new Set(['errors', 'required_scope', 'granted_scopes', 'max_limit', 'reason']);
+export const ALLOWED_EXTRAS: ReadonlySet<string> = new Set(['errors', 'required_scope', 'granted_scopes', 'max_limit', 'reason', 'endpoint_id', 'topics', 'paused_until']);
 /** The fields of every problem, in the order the server writes them. */
 export const ENVELOPE: readonly string[] = ['type', 'title', 'status', 'code', 'detail', 'instance', 'request_id', 'doc_url'];
 

@@ -2,7 +2,7 @@ import { addError, recordFromBody, throwIfErrors } from '../../kernel/body.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound, type FieldErrors } from '../../kernel/errors.ts';
-import { appendEvent } from '../../kernel/events.ts';
+import { appendEvent, changedFields } from '../../kernel/events.ts';
 import { isUuid, newId } from '../../kernel/ids.ts';
 import { inTransaction, type TenantClient, type TenantTx } from '../../kernel/tenancy.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
@@ -60,8 +60,11 @@ export type WireLinkage = WireOf<typeof linkageShape>;
 /** The order a contact's or a record's linkages are served in: oldest link first. */
 export const linkageOrder = [{ created_at: 'asc' }, { id: 'asc' }] as const;
 
-async function event(tx: TenantTx, ctx: RequestContext, row: LinkageRow, action: 'created' | 'updated' | 'deleted') {
-  await appendEvent(tx, ctx, { resource: 'ContactLinkage', topicPrefix: 'contact_linkage', recordId: row.id, action, payload: serializeLinkage(row) });
+/** The linkage's event; an update names what moved since `before` (changed_fields). */
+async function event(tx: TenantTx, ctx: RequestContext, row: LinkageRow, action: 'created' | 'updated' | 'deleted', before?: LinkageRow) {
+  const payload = serializeLinkage(row);
+  const details = before ? { changed_fields: changedFields(serializeLinkage(before), payload) } : undefined;
+  await appendEvent(tx, ctx, { resource: 'ContactLinkage', topicPrefix: 'contact_linkage', recordId: row.id, action, payload, details });
 }
 
 /** Locks the live contact's row (FOR UPDATE) until the transaction ends; 404 when it is absent or deleted. */
@@ -136,7 +139,7 @@ async function demotePrimary(tx: TenantTx, ctx: RequestContext, type: string, id
   const current = (await tx.contactLinkage.findFirst({ where: { linkable_type: type, linkable_id: id, is_primary: true } })) as LinkageRow | null;
   if (!current) return;
   await tx.contactLinkage.updateMany({ where: { id: current.id }, data: { is_primary: false, updated_at: now } });
-  await event(tx, ctx, { ...current, is_primary: false, updated_at: now }, 'updated');
+  await event(tx, ctx, { ...current, is_primary: false, updated_at: now }, 'updated', current);
 }
 
 export class ContactLinkageService {
@@ -208,7 +211,7 @@ export class ContactLinkageService {
       if (input.primary === true) data.is_primary = true;
       await tx.contactLinkage.updateMany({ where: { id: row.id }, data });
       const updated = await this.linkage(tx, contactId, linkageId);
-      await event(tx, ctx, updated, 'updated');
+      await event(tx, ctx, updated, 'updated', row);
       return serializeLinkage(updated);
     });
   }
@@ -242,7 +245,7 @@ export async function moveLinkages(tx: TenantTx, ctx: RequestContext, from: { ty
   const rows = (await tx.contactLinkage.findMany({ where, orderBy: [...linkageOrder] })) as LinkageRow[];
   if (rows.length === 0) return;
   await tx.contactLinkage.updateMany({ where: { id: { in: rows.map((row) => row.id) } }, data: { linkable_type: to.type, linkable_id: to.id, updated_at: now } });
-  for (const row of rows) await event(tx, ctx, { ...row, linkable_type: to.type, linkable_id: to.id, updated_at: now }, 'updated');
+  for (const row of rows) await event(tx, ctx, { ...row, linkable_type: to.type, linkable_id: to.id, updated_at: now }, 'updated', row);
 }
 
 /** Removes every linkage to the given records (their records are being deleted); emits their events. */

@@ -50,6 +50,7 @@ export class EstimateConversionService {
       // The job obeys today's rules (module settings, live site): a violation is a 422 naming the field.
       const job = await this.jobs.createWithin(tx, ctx, copied(estimate, jobFields), { values: { estimate_id: estimateId }, children: { lineitems: lines } });
       const converted = await this.estimates.touchWithin(tx, ctx, estimateId, { converted_job_id: job.record.id, converted_at: this.clock.now() });
+      await this.estimates.announceWithin(tx, ctx, converted, 'converted', { converted_to: { job_id: job.record.id } });
       return { estimate: converted, job };
     });
   }
@@ -64,6 +65,7 @@ export class EstimateConversionService {
       const overrides = invoiceOverrides(body, 'estimate');
       const invoice = await this.invoices.createWithin(tx, ctx, { ...copied(estimate, invoiceFields), ...overrides }, { values: { estimate_id: estimateId }, children: { lineitems: lines } });
       const converted = await this.estimates.touchWithin(tx, ctx, estimateId, { converted_invoice_id: invoice.record.id, converted_at: this.clock.now() });
+      await this.estimates.announceWithin(tx, ctx, converted, 'converted', { converted_to: { invoice_id: invoice.record.id } });
       const result = { estimate: converted, invoice };
       await idempotency.complete(tx, result);
       return result;

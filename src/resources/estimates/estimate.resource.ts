@@ -66,6 +66,7 @@ export const estimateResource = defineResource({
   },
   children: { lineitems: lineitemCollection('estimate_id') },
   conventions: { number: true, status: { defaults: ['Draft', 'Sent', 'Accepted', 'Declined'] }, labels: true, customFields: true, softDelete: true },
+  events: { extra: [{ action: 'converted', description: 'An accepted estimate was converted into a job or an invoice; `data.converted_to` names it (`job_id` or `invoice_id`).' }] },
   errors: { update: ['auth.permission_denied'] },
   list: {
     filters: {

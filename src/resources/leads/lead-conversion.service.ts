@@ -72,6 +72,7 @@ export class LeadConversionService {
           converted_at: now,
           ...(statuses.includes(CONVERTED_STATUS) ? { status: CONVERTED_STATUS } : {}),
         });
+        await this.leads.announceWithin(tx, ctx, convertedLead, 'converted', { converted_to: { customer_id: customerId } });
         // The customer as it is now (its primary site address and search text follow the moved sites).
         return { lead: convertedLead, customer: await this.customers.getWithin(tx, customerId) };
       }),

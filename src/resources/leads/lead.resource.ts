@@ -29,6 +29,7 @@ export const leadResource = defineResource({
     converted_at: { kind: 'datetime', nullable: true, description: 'When the lead was converted into a customer; null until then.' },
   },
   conventions: { number: true, status: { defaults: ['New', 'Contacted', 'Qualified', 'Converted', 'Lost'] }, labels: true, customFields: true, softDelete: true },
+  events: { extra: [{ action: 'converted', description: 'The lead was converted into a customer; `data.converted_to.customer_id` names it.' }] },
   relations: {
     sites: { kind: 'collection', model: 'site', column: 'lead_id', description: 'Live sites of this lead by position (the first is its primary billing address), not paginated.' },
     ...contactRelations('Lead', 'lead'),

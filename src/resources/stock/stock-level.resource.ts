@@ -19,6 +19,8 @@ export const stockLevelResource = defineResource({
     quantity: { kind: 'decimal', scale: 4, nullable: false, description: 'On hand: never negative.' },
   },
   operations: ['list', 'get'],
+  // Levels are written by stock adjustments and transfers: one updated event per level they move.
+  events: { actions: ['updated'] },
   conventions: {},
   list: {
     filters: {

@@ -31,6 +31,7 @@ export const systemResource = defineResource({
   },
   writeOnly: ['confirmed'],
   conventions: { customFields: true, softDelete: true },
+  events: { requiresModule: 'System' },
   errors: { create: ['system.duplicate'], update: ['system.duplicate'] },
   list: {
     filters: {

@@ -23,6 +23,9 @@ export function problemSchema(): z.ZodObject {
       granted_scopes: z.array(z.string()).optional().openapi({ description: "auth.scope_missing: the key's scopes." }),
       max_limit: z.number().int().optional().openapi({ description: 'pagination.limit_too_large: the largest limit.' }),
       reason: z.string().optional().openapi({ description: 'account.deactivated: why, when known.' }),
+      endpoint_id: z.string().optional().openapi({ format: 'uuid', description: 'verification.*: the webhook endpoint, stored unverified (POST /webhooks/endpoints/{id}/verify retries).' }),
+      topics: z.array(z.string()).optional().openapi({ description: 'topic.not_available: the topics that are registered but not available.' }),
+      paused_until: z.string().optional().openapi({ format: 'date-time', description: 'endpoint.paused: when the pause ends.' }),
     })
     .openapi({ description: 'RFC 9457 problem details, served as application/problem+json.' });
 }

@@ -1,4 +1,4 @@
-import { serves, type ResourceDefinition } from '../../kernel/resource.ts';
+import { bodyKeyOf, restPath, serves, type ResourceDefinition } from '../../kernel/resource.ts';
 import type { DocumentBuilder } from './document-builder.ts';
 import { createExample, recordExample, updateExample } from './examples.ts';
 import { listEnvelope, listExample, singleEnvelope, singleExample } from './envelopes.ts';
@@ -23,10 +23,10 @@ export function registerResourceOperations({ register, response, parameters, add
   const single = register(`${cls}Response`, singleEnvelope(record), singleExample(example));
   const list = register(`${cls}List`, listEnvelope(record), listExample(example));
   // Write bodies only for the writes the resource serves.
-  const createBody = () => register(`${cls}CreateRequest`, z.object({ [def.name]: register(createBodyName(def), createSchema(def)) }), { [def.name]: createExample(def) });
-  const updateBody = () => register(`${cls}UpdateRequest`, z.object({ [def.name]: register(`${cls}Update`, updateSchema(def)) }), { [def.name]: updateExample(def) });
-  const collection = `/${def.plural}`;
-  const item = `/${def.plural}/{id}`;
+  const createBody = () => register(`${cls}CreateRequest`, z.object({ [bodyKeyOf(def)]: register(createBodyName(def), createSchema(def)) }), { [bodyKeyOf(def)]: createExample(def) });
+  const updateBody = () => register(`${cls}UpdateRequest`, z.object({ [bodyKeyOf(def)]: register(`${cls}Update`, updateSchema(def)) }), { [bodyKeyOf(def)]: updateExample(def) });
+  const collection = `/${restPath(def)}`;
+  const item = `/${restPath(def)}/{id}`;
   const id = z.object({ id: parameters.recordId });
   const noun = words(def.name);
   // get and update answer the same: the record with its ETag.

@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import type { TenantClient, TenantTx } from '../kernel/tenancy.ts';
+import type { WebhookSettings } from '../kernel/settings.ts';
+import type { SecretKeyring } from './secrets.ts';
+
+// The keys that encrypt webhook signing secrets (secrets.ts): the operator's WEBHOOK_SECRETS_KEY ("env") when
+// set, and the key the server keeps in its database ("db", made by whichever process asks first).
+
+const DB_KEY = 'webhook-secrets';
+
+async function databaseKey(db: TenantClient | TenantTx): Promise<Buffer> {
+  await db.serverKey.createMany({ data: [{ name: DB_KEY, key: randomBytes(32).toString('base64') }], skipDuplicates: true });
+  const row = await db.serverKey.findUnique({ where: { name: DB_KEY } });
+  return Buffer.from(row!.key, 'base64');
+}
+
+export async function keyring(db: TenantClient | TenantTx, settings: WebhookSettings): Promise<SecretKeyring> {
+  const byId = async (id: string) => {
+    if (id === 'env') {
+      if (!settings.secretsKey) throw new Error('a webhook secret was encrypted with WEBHOOK_SECRETS_KEY, which is not set');
+      return settings.secretsKey;
+    }
+    return databaseKey(db);
+  };
+  return { current: settings.secretsKey ? { id: 'env', key: settings.secretsKey } : { id: 'db', key: await databaseKey(db) }, byId };
+}

@@ -1,0 +1,137 @@
+import type { AccountModules } from '../kernel/context.ts';
+import type { EventAction } from '../kernel/events.ts';
+import { serves, type ResourceDefinition } from '../kernel/resource.ts';
+import type { ScopeResource } from '../kernel/scopes.ts';
+import { resources } from '../resources/index.ts';
+
+// The topic catalog: every event the service emits, by name, read from the resource declarations. Webhook
+// subscriptions, GraphQL subscriptions, GET /events filters, GET /webhooks/available_topics and the OpenAPI and
+// AsyncAPI documents all read this one list, so a topic exists in all of them or in none.
+//
+// Names are lowercase and dotted like error codes: `<resource>.<action>`. A topic is "registered but not
+// available" when its module is off for the account (system.* with the System module off) or when its resource
+// is catalogued by the spec but not served yet (purchase_order.*): subscribing to one is 422 topic.not_available.
+
+export interface Topic {
+  /** `job.status_changed` */
+  name: string;
+  /** The class of the record the event carries in `data.object`: "Job". */
+  resource: string;
+  /** The record's body key and GraphQL stem: "job". */
+  recordName: string;
+  /** The scope whose read permission a subscriber needs. */
+  scope: ScopeResource | null;
+  action: EventAction;
+  description: string;
+  /** Why it cannot be subscribed to: its resource is not served yet, or a module gates it. */
+  gate: { notServed: true } | { module: 'System' } | null;
+}
+
+const article = (word: string) => (/^[aeiou]/.test(word) ? 'An' : 'A');
+const words = (name: string) => name.replace(/_/g, ' ');
+
+const standardDescriptions: Partial<Record<EventAction, (name: string) => string>> = {
+  created: (name) => `${article(name)} ${words(name)} was created; \`data.object\` is the record as REST serves it.`,
+  updated: (name) =>
+    `${article(name)} ${words(name)} was changed; \`data.object\` is the record after the change and \`data.changed_fields\` names the fields whose values moved (wire names; updated_at is left out).`,
+  deleted: (name) => `${article(name)} ${words(name)} was deleted; \`data.object\` is the record as it was before.`,
+  status_changed: (name) =>
+    `The status of ${article(name).toLowerCase()} ${words(name)} moved; \`data.previous_status\` and \`data.status\` give both (the same change also emits \`${name}.updated\`).`,
+};
+
+/** The standard writes a resource serves, and status_changed with a status. */
+function defaultActions(def: ResourceDefinition): EventAction[] {
+  const actions: EventAction[] = [];
+  if (serves(def, 'create')) actions.push('created');
+  if (serves(def, 'update')) actions.push('updated');
+  if (serves(def, 'delete')) actions.push('deleted');
+  if (def.conventions.status) actions.push('status_changed');
+  return actions;
+}
+
+function resourceTopics(def: ResourceDefinition): Topic[] {
+  const gate = def.events?.requiresModule ? { module: def.events.requiresModule } : null;
+  const topic = (action: EventAction, description: string): Topic => ({
+    name: `${def.name}.${action}`,
+    resource: def.className,
+    recordName: def.name,
+    scope: def.scope,
+    action,
+    description,
+    gate,
+  });
+  return [
+    ...(def.events?.actions ?? defaultActions(def)).map((action) => topic(action, standardDescriptions[action]!(def.name))),
+    ...(def.events?.extra ?? []).map((extra) => topic(extra.action, extra.description)),
+  ];
+}
+
+/** Contact linkages are written through their contact (POST /contacts/{id}/linkages): not a declared resource. */
+const linkageTopics: Topic[] = (['created', 'updated', 'deleted'] as const).map((action) => ({
+  name: `contact_linkage.${action}`,
+  resource: 'ContactLinkage',
+  recordName: 'contact_linkage',
+  scope: 'contacts',
+  action,
+  description: standardDescriptions[action]!('contact_linkage'),
+  gate: null,
+}));
+
+/** Resources the spec names that the API does not serve yet: their topics are registered, not available. */
+export const notYetServed = ['recurring_job', 'recurring_invoice', 'purchase_order', 'vendor', 'asset', 'task', 'ticket', 'deal', 'project', 'note'] as const;
+
+const unservedTopics: Topic[] = notYetServed.flatMap((name) =>
+  (['created', 'updated', 'deleted'] as const).map((action) => ({
+    name: `${name}.${action}`,
+    resource: name.replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase()),
+    recordName: name,
+    scope: null,
+    action,
+    description: `${standardDescriptions[action]!(name)} Registered; available when the API serves ${words(name)}s.`,
+    gate: { notServed: true } as const,
+  })),
+);
+
+let catalog: { list: readonly Topic[]; byName: ReadonlyMap<string, Topic> } | null = null;
+
+/** Built on first use: the webhook endpoint's declaration checks topics, and is itself one of the resources read here. */
+function built() {
+  if (!catalog) {
+    const list = [...resources.flatMap(resourceTopics), ...linkageTopics, ...unservedTopics].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    catalog = { list, byName: new Map(list.map((topic) => [topic.name, topic])) };
+  }
+  return catalog;
+}
+
+/** Every topic, by name. */
+export function topics(): readonly Topic[] {
+  return built().list;
+}
+
+export function topicNamed(name: string): Topic | undefined {
+  return built().byName.get(name);
+}
+
+/** Whether an account can subscribe to the topic now (its resource served, its module on). */
+export function topicAvailable(topic: Topic, modules: AccountModules): boolean {
+  if (!topic.gate) return true;
+  if ('notServed' in topic.gate) return false;
+  return modules[topic.gate.module] === 'on';
+}
+
+/** The reason a registered topic is not available, for the 422's detail. */
+export function unavailableReason(topic: Topic): string {
+  if (!topic.gate) return '';
+  if ('notServed' in topic.gate) return `${topic.name} is registered but not available yet: the API does not serve ${words(topic.recordName)}s.`;
+  return `${topic.name} is not available while the account's ${topic.gate.module} module is off.`;
+}
+
+/**
+ * The topics a key can subscribe to now: available to its account (module on, resource served) and carrying
+ * records the key may read.
+ */
+export function subscribableTopics(modules: AccountModules, canRead: (scope: ScopeResource) => boolean): { name: string; resource: string; description: string }[] {
+  return topics()
+    .filter((topic) => topicAvailable(topic, modules) && topic.scope !== null && canRead(topic.scope))
+    .map((topic) => ({ name: topic.name, resource: topic.resource, description: topic.description }));
+}

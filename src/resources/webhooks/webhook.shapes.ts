@@ -1,0 +1,51 @@
+import { wireShape } from '../../kernel/wire-shape.ts';
+
+// The answers of the webhook endpoint actions: one delivery attempt (GET .../deliveries, POST .../test), a
+// rotated secret and a replay's count.
+
+export const webhookDeliveryShape = wireShape({
+  name: 'WebhookDelivery',
+  description: 'One attempt to deliver an event to an endpoint (a retry is another attempt of the same event, with the same {event_id}).',
+  fields: {
+    id: { kind: 'uuid' },
+    endpoint_id: { kind: 'uuid' },
+    event_id: { kind: 'uuid', description: 'The event delivered: the `webhook-id` header and the body\'s `id`.' },
+    topic: { kind: 'string' },
+    attempt: { kind: 'integer', description: '1 for the first attempt of the event, then 2, 3 ... for its retries.' },
+    status_code: { kind: 'integer', nullable: true, description: 'The HTTP status the endpoint answered; null when no answer came (timeout, network, TLS).' },
+    duration_ms: { kind: 'integer', description: 'From the start of the request to the end of the answer, in milliseconds.' },
+    error: { kind: 'string', nullable: true, description: 'Why the attempt failed; null when it succeeded (2xx).' },
+    next_attempt_at: { kind: 'datetime', nullable: true, description: 'When the next attempt is due; null when none is (a success, a 410, or the schedule is spent).' },
+    created_at: { kind: 'datetime', description: 'When the attempt ended.' },
+  },
+});
+
+export const webhookSecretShape = wireShape({
+  name: 'WebhookSecret',
+  description: 'A new signing secret: shown once. The previous secret keeps signing, beside the new one, until {previous_secret_expires_at}.',
+  fields: {
+    endpoint_id: { kind: 'uuid' },
+    secret: { kind: 'string', description: 'The new secret, `whsec_` and base64: verify signatures with it (any Standard Webhooks library).' },
+    previous_secret_expires_at: { kind: 'datetime', description: 'Until then deliveries carry a signature with each secret.' },
+  },
+});
+
+export const webhookReplayShape = wireShape({
+  name: 'WebhookReplay',
+  description: 'What a replay queued: the events re-sent to the endpoint, with their original ids.',
+  fields: {
+    endpoint_id: { kind: 'uuid' },
+    queued: { kind: 'integer', description: 'How many events were queued for delivery.' },
+    event_ids: { kind: 'string[]', description: 'Their ids, oldest first.' },
+  },
+});
+
+export const webhookTopicShape = wireShape({
+  name: 'WebhookTopic',
+  description: 'A topic this key can subscribe to now (a webhook endpoint, a GraphQL `events` subscription).',
+  fields: {
+    name: { kind: 'string', description: 'The topic: `<resource>.<action>`, lowercase and dotted.' },
+    resource: { kind: 'string', description: 'The class of the record its events carry in `data.object`.' },
+    description: { kind: 'string' },
+  },
+});
