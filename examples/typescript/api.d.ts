@@ -1351,7 +1351,7 @@ export interface paths {
         put?: never;
         /**
          * Run the verification handshake again
-         * @description POSTs a signed {"type": "webhook_endpoint.verification", "challenge": "..."} to the endpoint, which must answer 2xx with the challenge as its body (verbatim; surrounding whitespace ignored) or as {"challenge": "..."}. Success makes the endpoint verified (webhook_endpoint.verified); a failure answers 422 with the code of its cause and endpoint_id, and the endpoint stays as it was. Refused on a disabled endpoint (endpoint.disabled) and a paused one (endpoint.paused).
+         * @description Sends the endpoint a signed {"type": "webhook_endpoint.verification", "challenge": "..."}, which it must answer with 2xx and the challenge as its body (verbatim; surrounding whitespace ignored) or as {"challenge": "..."}. Success makes the endpoint verified (webhook_endpoint.verified); a failure is refused with the code of its cause and endpoint_id, and the endpoint stays as it was. Refused on a disabled endpoint (endpoint.disabled) and a paused one (endpoint.paused).
          */
         post: operations["verifyWebhookEndpoint"];
         delete?: never;
@@ -1407,7 +1407,7 @@ export interface paths {
         put?: never;
         /**
          * Re-send past events to the endpoint
-         * @description Queues past events (still within retention, EVENT_RETENTION_DAYS) of the endpoint's topics for delivery to this endpoint only, with their original ids (the `webhook-id` a receiver deduplicates by): either {"event_ids": [...]} (1 to 1000; ids of other topics or accounts are skipped) or {"since": ..., "until"?: ...} by event time (at most 10,000 events). Refused on a disabled endpoint (endpoint.disabled), a paused one (endpoint.paused) and an unverified one (validation.failed).
+         * @description Queues past events of the endpoint's topics (those still kept: events are kept for a configured number of days, 30 by default) for delivery to this endpoint only, with their original ids (the `webhook-id` a receiver deduplicates by): either event_ids (1 to 1000; ids of other topics or accounts are skipped) or since (and optionally until) by event time (at most 10,000 events). Refused on a disabled endpoint (endpoint.disabled), a paused one (endpoint.paused) and an unverified one (validation.failed).
          */
         post: operations["replayWebhookEndpoint"];
         delete?: never;
@@ -1585,6 +1585,18 @@ export interface components {
             max_limit?: number;
             /** @description account.deactivated: why, when known. */
             reason?: string;
+            /**
+             * Format: uuid
+             * @description verification.*: the webhook endpoint, stored unverified (POST /webhooks/endpoints/{id}/verify retries).
+             */
+            endpoint_id?: string;
+            /** @description topic.not_available: the topics that are registered but not available. */
+            topics?: string[];
+            /**
+             * Format: date-time
+             * @description endpoint.paused: when the pause ends.
+             */
+            paused_until?: string;
         };
         /** @description Who is calling: account, user, key and the resolved API version. */
         Me: {
@@ -3800,7 +3812,7 @@ export interface components {
             id: string;
             /** @description Where events are POSTed. */
             url: string;
-            /** @description The topics delivered to the endpoint (GET /webhooks/available_topics lists them). */
+            /** @description The topics delivered to the endpoint, by name; the list of available webhook topics names those this key can subscribe to. */
             topics: string[];
             /** @description What the endpoint is for. */
             description: string | null;
@@ -3857,30 +3869,37 @@ export interface components {
             has_more: components["schemas"]["HasMore"];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description WebhookEndpoint create body (under the key "webhook_endpoint"). Not accepted: status. */
+        /** @description WebhookEndpoint create body (under the key "endpoint"). Not accepted: status. */
         WebhookEndpointCreate: {
             /** @description Where events are POSTed. An absolute http or https URL without credentials, whose host resolves to public addresses only. Changing it makes the endpoint unverified and runs the verification again. */
             url: string;
-            /** @description The topics delivered to the endpoint (GET /webhooks/available_topics lists them). At least one; each a topic this account can subscribe to now, whose resource the key may read. Duplicates are dropped. */
+            /** @description The topics delivered to the endpoint, by name; the list of available webhook topics names those this key can subscribe to. At least one; each a topic this account can subscribe to now, whose resource the key may read. Duplicates are dropped. */
             topics: string[];
             description?: components["schemas"]["WebhookEndpoint"]["description"];
         };
         WebhookEndpointCreateRequest: {
-            webhook_endpoint: components["schemas"]["WebhookEndpointCreate"];
+            endpoint: components["schemas"]["WebhookEndpointCreate"];
         };
-        /** @description WebhookEndpoint update body (under the key "webhook_endpoint"). */
+        WebhookEndpointCreatedResponse: {
+            /** @description The endpoint with its signing secret, which only this answer shows (POST .../rotate_secret makes a new one). */
+            data: components["schemas"]["WebhookEndpoint"] & {
+                /** @description The new secret, in the form Standard Webhooks libraries take (whsec, an underscore, then base64): verify signatures with it. */
+                secret: string;
+            };
+        };
+        /** @description WebhookEndpoint update body (under the key "endpoint"). */
         WebhookEndpointUpdate: {
             url?: components["schemas"]["WebhookEndpointCreate"]["url"];
             topics?: components["schemas"]["WebhookEndpointCreate"]["topics"];
             description?: components["schemas"]["WebhookEndpoint"]["description"];
             /**
-             * @description unverified, verified or disabled. disabled stops deliveries; on a disabled endpoint, verified or unverified re-enables it (its failure count and pause are cleared). An unverified endpoint becomes verified only by the verification handshake (POST .../verify).
+             * @description unverified, verified or disabled. disabled stops deliveries; on a disabled endpoint, verified or unverified re-enables it (its failure count and pause are cleared). An unverified endpoint becomes verified only by the verification handshake (the verify action runs it again).
              * @enum {string}
              */
             status?: "unverified" | "verified" | "disabled";
         };
         WebhookEndpointUpdateRequest: {
-            webhook_endpoint: components["schemas"]["WebhookEndpointUpdate"];
+            endpoint: components["schemas"]["WebhookEndpointUpdate"];
         };
         /** @description One link between a contact and a Customer, Lead or Site. Linkages have no ETag: their writes need none. Primary rules: (1) the first contact linked to a record becomes its primary whatever primary says; (2) a later link is not primary unless primary is true, which moves the primary to this contact and demotes the previous one; (3) updating primary to true does the same; primary false is accepted only on a linkage that is not primary (on the primary it is refused with contact.primary_linkage; make another contact primary instead); (4) removing the primary's linkage is refused with contact.primary_linkage (link the replacement first); (5) at most one primary per record, also under concurrent requests. */
         ContactLinkage: {
@@ -4087,13 +4106,17 @@ export interface components {
         WebhookDelivery: {
             /** Format: uuid */
             id: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The endpoint the event was sent to.
+             */
             endpoint_id: string;
             /**
              * Format: uuid
              * @description The event delivered: the `webhook-id` header and the body's `id`.
              */
             event_id: string;
+            /** @description The topic of the event. */
             topic: string;
             /** @description 1 for the first attempt of the event, then 2, 3 ... for its retries. */
             attempt: number;
@@ -4137,7 +4160,10 @@ export interface components {
         };
         /** @description What a replay queued: the events re-sent to the endpoint, with their original ids. */
         WebhookReplay: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The endpoint the events were queued for.
+             */
             endpoint_id: string;
             /** @description How many events were queued for delivery. */
             queued: number;
@@ -4151,9 +4177,12 @@ export interface components {
         RotateWebhookEndpointSecretRequest: Record<string, never>;
         /** @description A new signing secret: shown once. The previous secret keeps signing, beside the new one, until previous_secret_expires_at. */
         WebhookSecret: {
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The endpoint whose secret was rotated.
+             */
             endpoint_id: string;
-            /** @description The new secret, `whsec_` and base64: verify signatures with it (any Standard Webhooks library). */
+            /** @description The new secret, in the form Standard Webhooks libraries take (whsec, an underscore, then base64): verify signatures with it. */
             secret: string;
             /**
              * Format: date-time
@@ -4189,6 +4218,7 @@ export interface components {
             name: string;
             /** @description The class of the record its events carry in `data.object`. */
             resource: string;
+            /** @description What an event of the topic means, and what its `data` carries beside the record. */
             description: string;
         };
         WebhookTopicList: {
@@ -8674,7 +8704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpointResponse"];
+                    "application/json": components["schemas"]["WebhookEndpointCreatedResponse"];
                 };
             };
             400: components["responses"]["Problem400_4"];

@@ -34,7 +34,7 @@ export function registerLookups(builder: Builder): void {
     t.field({
       type: [wireObject(builder, webhookTopicShape)],
       nullable: true,
-      description: 'The topics this key can subscribe to now (webhook endpoints, the `events` subscription), by name; as GET /webhooks/available_topics. Needs webhooks:read.',
+      description: 'The topics this key can subscribe to now (webhook endpoints, the `events` subscription), by name, with what each means. Needs webhooks:read.',
       authScopes: { scope: 'webhooks:read' },
       resolve: (_root, _args, ctx) => ctx.domain.webhooks.availableTopics(requestContext(ctx)),
     }),

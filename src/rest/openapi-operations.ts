@@ -3,7 +3,8 @@ import type { ErrorCode } from '../kernel/errors.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { resources } from '../domain.ts';
-import { webhookTopicShape } from '../resources/webhooks/webhook.shapes.ts';
+import { wireShape, type WireShape } from '../kernel/wire-shape.ts';
+import { webhookSecretShape, webhookTopicShape } from '../resources/webhooks/webhook.shapes.ts';
 import { systemOptionShape } from '../resources/lookups/lookup.shapes.ts';
 import { actionOperations } from './action-operations.ts';
 import { unpaginatedListEnvelope, unpaginatedListExample } from './openapi/envelopes.ts';
@@ -61,6 +62,18 @@ export interface ExtraComponent {
   schema(refs: SchemaRefs): z.ZodType;
   example?(refs: SchemaRefs): unknown;
 }
+
+/**
+ * What a create answer serves beyond the record, by resource name: the fields its afterCommit hook adds (the
+ * declaration does not say them). The 201 of such a create is `<Class>CreatedResponse`: the record and these.
+ */
+export const createAnswers: Readonly<Record<string, WireShape>> = {
+  webhook_endpoint: wireShape({
+    name: 'WebhookEndpointCreated',
+    description: 'The endpoint with its signing secret, which only this answer shows (POST .../rotate_secret makes a new one).',
+    fields: { secret: webhookSecretShape.fields.secret },
+  }),
+};
 
 const actions = actionOperations(resources);
 

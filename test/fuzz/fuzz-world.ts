@@ -4,7 +4,7 @@ import { client, type ApiResponse, type Client } from '../helpers/http.ts';
 import { freshKey } from '../helpers/factories/records.ts';
 import { valueArb, type CustomFieldDef, type GenContext, type WorldView } from './openapi-arbitraries.ts';
 import { Ref, Repeat, serialize, type JTree } from './json-tree.ts';
-import type { CollectionModel, OpenApiModel } from './openapi-model.ts';
+import { poolOfPath, type CollectionModel, type OpenApiModel } from './openapi-model.ts';
 
 // The seeded tenant the fuzz runs against: pools of live records per collection (their ids fill {id} path
 // parameters and <class>_id body fields), their current ETags (If-Match), the tenant's lookups (statuses,
@@ -87,6 +87,20 @@ const recipes: Record<string, Recipe> = {
     w.add('stock_locations', { id: to.id });
     return { id: (await w.create('inventory_transfers', { from_location_id: from.id, to_location_id: to.id, lines: [{ item_id: item.id, quantity: '1' }] })).id };
   },
+  // Webhook endpoints point at the fuzz's echo receiver, so that registering one passes the verification handshake.
+  // Their topic is one nothing in the fuzz emits (an endpoint is paused only after failed deliveries, which an
+  // endpoint of this topic alone never gets): no delivery or replay then writes to the database in the background,
+  // between a request and the fingerprint that checks it. Each gets a test delivery, for GET .../deliveries.
+  'webhooks/endpoints': async (w) => {
+    const endpoint = await w.create('webhooks/endpoints', { url: w.receiverUrl(), topics: [QUIET_TOPIC], description: unique('Fuzz endpoint') });
+    await w.action(`/webhooks/endpoints/${endpoint.id}/test`);
+    return { id: endpoint.id };
+  },
+  'webhooks/endpoints/deliveries': async (w) => {
+    const endpoint = await w.liveEntry('webhooks/endpoints', w.next());
+    const delivery = await w.action(`/webhooks/endpoints/${endpoint.id}/test`);
+    return { id: delivery.id, parent: endpoint.id };
+  },
   estimates: async (w) => {
     const estimate = await w.atPlace((customer, site) =>
       w.create('estimates', { customer_id: customer, site_id: site, title: unique('Fuzz Estimate'), lineitems: [{ description: 'Labour', quantity: 1, unit_price: '99.99' }] }),
@@ -97,9 +111,15 @@ const recipes: Record<string, Recipe> = {
   },
 };
 
+/** The topic of the fuzz's webhook endpoints (see the recipe). */
+const QUIET_TOPIC = 'webhook_endpoint.paused';
+
 function siteFields(type: string, id: string) {
   return { site_name: unique('Fuzz Site'), street: '1 Main Street', city: 'Springfield', state: 'IL', siteable_id: id, siteable_type: type };
 }
+
+/** How long a fingerprint waits for the webhook dispatcher to catch up with the outbox (it polls every 5 s at worst). */
+const SETTLE_MS = 10_000;
 
 const MIN_POOL = 2;
 const MAX_POOL = 4;
@@ -121,6 +141,8 @@ export class World implements WorldView {
     readonly testApp: TestApp,
     readonly tenant: Tenant,
     readonly model: OpenApiModel,
+    /** Where webhook endpoints point: a receiver that echoes the verification challenge (the app must be allowed to reach it). */
+    readonly webhookUrl?: string,
   ) {
     this.api = client(`${testApp.url}/api/v2`, tenant.token);
   }
@@ -159,6 +181,20 @@ export class World implements WorldView {
     const res = await this.api.post(path, body, freshKey());
     if (res.status !== 201) throw new Error(`fuzz seed: POST ${path} answered ${res.status}: ${res.text.slice(0, 500)}`);
     return res.body.data;
+  }
+
+  /** POST of an action without a body, insisting on 200 (a webhook endpoint's test delivery); returns its data. */
+  async action(path: string): Promise<Record<string, any>> {
+    this.lastFingerprint = null;
+    const res = await this.api.post(path, undefined, freshKey());
+    if (res.status !== 200) throw new Error(`fuzz seed: POST ${path} answered ${res.status}: ${res.text.slice(0, 500)}`);
+    return res.body.data;
+  }
+
+  /** The URL webhook endpoints are registered with. */
+  receiverUrl(): string {
+    if (!this.webhookUrl) throw new Error('fuzz seed: webhook endpoints need a receiver: pass its URL to new World(...)');
+    return this.webhookUrl;
   }
 
   /** A body of the operation: the fields under its documented wrapper key, or the fields themselves without one. */
@@ -381,16 +417,15 @@ export class World implements WorldView {
     const ok = status >= 200 && status < 300;
     if (!ok) return;
     if (method !== 'GET') this.etags.clear();
-    const segments = opPath.split('/');
-    const collection = segments[1];
-    if (etag && segments.length === 3 && segments[2] === '{id}' && ids.id) this.etags.set(ids.id, etag);
+    // A record path (/customers/{id}, /webhooks/endpoints/{id}) serves the ETag of the record.
+    if (etag && /^(\/[^{}]+)\/\{id\}$/.test(opPath) && ids.id) this.etags.set(ids.id, etag);
     const isList = [...this.model.collections.values()].some((c) => c.listPath === opPath);
     if (method === 'DELETE' || (method === 'POST' && !isList)) {
       if (method === 'DELETE') {
-        const last = segments[segments.length - 1].replace(/[{}]/g, '');
-        const pool = segments.length === 3 ? collection : `${collection}/${segments[3]}`;
-        const id = ids[last];
-        if (id) this.pools.set(pool, (this.pools.get(pool) ?? []).filter((e) => e.id !== id));
+        const last = /\{([a-z_]+)\}$/.exec(opPath)?.[1];
+        const pool = last ? poolOfPath(this.model, opPath, last) : undefined;
+        const id = last ? ids[last] : undefined;
+        if (pool && id) this.pools.set(pool, (this.pools.get(pool) ?? []).filter((e) => e.id !== id));
       }
       this.verified.clear();
     }
@@ -434,8 +469,27 @@ export class World implements WorldView {
     await this.fingerprint();
   }
 
-  /** The fingerprint now (one statement), remembered as the baseline of the next request. */
+  /**
+   * Waits (at most SETTLE_MS) until the webhook dispatcher has handed on every committed event: it moves its outbox
+   * cursor (event_cursors) in the background, after the request that wrote the events has been answered, and that
+   * move must not be taken for a write of the next request. The events themselves (count, max(seq)) stay in the
+   * fingerprint: a refused request that appended one is still caught.
+   */
+  private async settle(): Promise<void> {
+    const raw = this.testApp.database.raw;
+    const until = Date.now() + SETTLE_MS;
+    for (;;) {
+      const [row] = await raw.$queryRawUnsafe<{ behind: boolean }[]>(
+        `SELECT EXISTS (SELECT 1 FROM event_cursors WHERE seq < (SELECT coalesce(max(seq), 0) FROM events)) AS behind`,
+      );
+      if (!row?.behind || Date.now() > until) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** The fingerprint now (one statement, once the dispatcher is idle), remembered as the baseline of the next request. */
   async fingerprint(): Promise<string> {
+    await this.settle();
     const rows = await this.testApp.database.raw.$queryRawUnsafe<{ fp: string }[]>(this.fingerprintSql);
     this.lastFingerprint = rows[0].fp;
     return this.lastFingerprint;

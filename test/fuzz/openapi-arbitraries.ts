@@ -17,7 +17,7 @@ import {
   type JTree,
   type TreePath,
 } from './json-tree.ts';
-import { collectionOfField, lookupHint, type FuzzOperation, type OpenApiModel, type ParamModel, type Schema } from './openapi-model.ts';
+import { collectionOfField, lookupHint, poolOfPath, type FuzzOperation, type OpenApiModel, type ParamModel, type Schema } from './openapi-model.ts';
 
 // fast-check arbitraries derived from the OpenAPI document: first a VALID request of an operation (path ids of
 // seeded records, documented query parameters, a body built from the requestBody schema with its required
@@ -370,11 +370,7 @@ function queryArb(ctx: GenContext, op: FuzzOperation): fc.Arbitrary<QEntry[]> {
 
 /** The pool the path parameter `name` of an operation names: the list path in front of it. */
 export function poolOfPathParam(ctx: GenContext, op: FuzzOperation, name: string): string | undefined {
-  const segments = op.path.split('/');
-  const index = segments.indexOf(`{${name}}`);
-  const listPath = segments.slice(0, index).join('/');
-  for (const collection of ctx.model.collections.values()) if (collection.listPath === listPath) return collection.name;
-  return undefined;
+  return poolOfPath(ctx.model, op.path, name);
 }
 
 function pathArb(op: FuzzOperation): fc.Arbitrary<Record<string, PathChoice>> {

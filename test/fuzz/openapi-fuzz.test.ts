@@ -26,6 +26,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant } from '../helpers/app.ts';
+import { startReceiver } from '../helpers/webhook-receivers.ts';
 import { writeFileSync } from 'node:fs';
 import { World } from './fuzz-world.ts';
 import { describeOutcome, runPlan } from './fuzz-request.ts';
@@ -41,7 +42,12 @@ const narrowed = Boolean(ONLY_OPS || ONLY_KINDS || REPLAY_PATH);
 
 // The document comes from the running app, so the operations (one test each) are known before the tests are
 // declared: the app starts while this file is collected.
-const testApp = await startTestApp({ rateLimits: { read: 10_000_000, write: 10_000_000 } });
+// Webhook endpoints are registered at an echo receiver on 127.0.0.1 (the app may reach private addresses here).
+const receiver = await startReceiver({ kind: 'echo' });
+const testApp = await startTestApp({
+  rateLimits: { read: 10_000_000, write: 10_000_000, webhook_ingest: 10_000_000 },
+  env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_VERIFY_TIMEOUT_MS: '1000', WEBHOOK_TIMEOUT_MS: '1000' },
+});
 const documentResponse = await fetch(`${testApp.url}/api/v2/openapi.json`);
 const model = buildModel(await documentResponse.json());
 const operations = model.operations.filter((op) => !ONLY_OPS || ONLY_OPS.includes(op.label));
@@ -76,7 +82,7 @@ function deriveSeed(label: string, kind: string): number {
 
 beforeAll(async () => {
   tenant = await testApp.tenant({ name: 'Fuzz Tenant' });
-  world = new World(testApp, tenant, model);
+  world = new World(testApp, tenant, model, receiver.url);
   await world.seed();
   ctx = { model, world };
 }, 300_000);
@@ -103,6 +109,7 @@ afterAll(async () => {
     writeFileSync(process.env.FUZZ_REPORT, JSON.stringify(report, null, 2));
   }
   await testApp.close();
+  await receiver.close();
 });
 
 describe('OpenAPI fuzz', () => {

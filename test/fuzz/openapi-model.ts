@@ -41,19 +41,25 @@ export interface FuzzOperation {
   body?: BodyModel;
   /** Problem codes the operation documents, by HTTP status (responses[status]['x-error-codes']). */
   problemCodes: Map<number, Set<string>>;
-  /** First path segment: the collection an {id} of this path names. */
+  /**
+   * The collection an {id} of this path names: the path before its first parameter, without the leading slash
+   * ("customers", "webhooks/endpoints"); the whole path when it has none.
+   */
   collection: string;
 }
 
-/** A list endpoint: GET /<name> (or GET /<parent>/{id}/<name>) answering {data: [<Class>], has_more}. */
+/**
+ * A list endpoint: GET /<name> (or GET /<parent>/{id}/<name>) answering {data: [<Class>], has_more}. A name may
+ * have several segments (GET /webhooks/endpoints).
+ */
 export interface CollectionModel {
-  /** Pool name: "customers", or "contacts/linkages" for a sub-collection. */
+  /** Pool name: "customers", "webhooks/endpoints", or "contacts/linkages" for a sub-collection. */
   name: string;
   /** GET path of the list: "/customers", "/contacts/{id}/linkages". */
   listPath: string;
   /** Record component of the list items ("Customer", "ContactLinkage"). */
   className: string;
-  /** Parent collection of a sub-collection ("contacts"). */
+  /** Parent collection of a sub-collection ("contacts", "webhooks/endpoints"). */
   parent?: string;
   /** POST on the list path exists. */
   creatable: boolean;
@@ -160,7 +166,7 @@ export function buildModel(doc: Schema): OpenApiModel {
         authenticated: security.length > 0,
         body,
         problemCodes,
-        collection: path.split('/')[1] ?? '',
+        collection: collectionOfPath(path),
       });
     }
   }
@@ -171,27 +177,45 @@ export function buildModel(doc: Schema): OpenApiModel {
   const has = (method: string, path: string) => operations.some((o) => o.method === method && o.path === path);
   for (const op of operations) {
     if (op.method !== 'GET') continue;
-    const segments = op.path.split('/').slice(1);
-    const top = segments.length === 1 && !segments[0].includes('{');
-    const sub = segments.length === 3 && segments[1] === '{id}' && !segments[2].includes('{');
+    // A top collection: literal segments only (/customers, /webhooks/endpoints). A sub-collection: a top
+    // collection's member, then one literal segment (/contacts/{id}/linkages, /webhooks/endpoints/{id}/deliveries).
+    const sub = /^(\/[^{}]+)\/\{id\}\/([^/{}]+)$/.exec(op.path);
+    const top = !op.path.includes('{');
     if (!top && !sub) continue;
     const ok = resolve(resolve(doc.paths[op.path].get.responses?.['200'])?.content?.['application/json']?.schema);
     const items = ok?.properties?.data;
     if (!items || resolve(items).type !== 'array') continue;
     const className = refName(resolve(items).items);
     if (!className) continue;
-    const name = top ? segments[0] : `${segments[0]}/${segments[2]}`;
+    // Entries without ids (the webhook topic catalog) are nothing a path or a body can name: not a collection.
+    if (!resolve(resolve(items).items)?.properties?.id) continue;
+    const name = top ? op.path.slice(1) : `${sub![1].slice(1)}/${sub![2]}`;
     collections.set(name, {
       name,
       listPath: op.path,
       className,
-      parent: sub ? segments[0] : undefined,
+      parent: sub ? sub[1].slice(1) : undefined,
       creatable: has('POST', op.path),
       readable: top && has('GET', `${op.path}/{id}`),
     });
     if (top && !collectionOfClass.has(className)) collectionOfClass.set(className, name);
   }
   return { doc, operations, catalog, codePattern, collections, collectionOfClass, resolve };
+}
+
+/** The collection an {id} of the path names (FuzzOperation.collection): the path before its first parameter. */
+export function collectionOfPath(path: string): string {
+  const at = path.indexOf('/{');
+  return (at < 0 ? path : path.slice(0, at)).slice(1);
+}
+
+/** The pool the path parameter `name` of a path names: the collection listed at the path in front of it. */
+export function poolOfPath(model: OpenApiModel, path: string, name: string): string | undefined {
+  const at = path.indexOf(`/{${name}}`);
+  if (at < 0) return undefined;
+  const listPath = path.slice(0, at);
+  for (const collection of model.collections.values()) if (collection.listPath === listPath) return collection.name;
+  return undefined;
 }
 
 /** The pool (collection name) a field or parameter named `<class>_id` refers to, if the document has it. */

@@ -267,7 +267,7 @@ describe("another account's ids", () => {
 });
 
 describe('events for GraphQL writes', () => {
-  it('appends the same outbox rows as REST: topic, resource, payload as served, actor and request id', async () => {
+  it('appends the same outbox rows as REST: topic, resource, payload as served, details, actor and request id', async () => {
     const { tenant, gql } = await graphqlTenant(t);
     const eventsOf = (recordId: string) => t.database.prisma.event.findMany({ where: { record_id: recordId }, orderBy: { seq: 'asc' } });
     const withId = (id: string) => ({ headers: { 'x-request-id': id } });
@@ -277,14 +277,18 @@ describe('events for GraphQL writes', () => {
     const served = (await t.client(tenant.token).get(`/leads/${created.lead.id}`)).body.data;
     ok(await gql(DELETE_LEAD, { id: created.lead.id, m: updated.etag }, withId('gql-lead-3')));
     const leadEvents = await eventsOf(created.lead.id);
+    // A status change is an update that also emits lead.status_changed, in the same request, right after it.
     expect(leadEvents.map((e) => [e.topic, e.resource, e.action, e.request_id])).toEqual([
       ['lead.created', 'Lead', 'created', 'gql-lead-1'],
       ['lead.updated', 'Lead', 'updated', 'gql-lead-2'],
+      ['lead.status_changed', 'Lead', 'status_changed', 'gql-lead-2'],
       ['lead.deleted', 'Lead', 'deleted', 'gql-lead-3'],
     ]);
     expect(served).toMatchObject({ id: created.lead.id, status: 'Contacted', organization: 'Evented Lead' });
-    expect(leadEvents[1].payload).toEqual(served);
-    expect(leadEvents[2].payload).toEqual(served);
+    for (const e of leadEvents.slice(1)) expect(e.payload).toEqual(served);
+    // The update names the fields whose values moved (wire names, updated_at left out); status_changed gives the
+    // previous and the new status; created and deleted carry no details.
+    expect(leadEvents.map((e) => e.details)).toEqual([null, { changed_fields: ['status'] }, { previous_status: 'New', status: 'Contacted' }, null]);
     for (const e of leadEvents) expect(e).toMatchObject({ account_id: tenant.accountId, actor: { key_id: tenant.keyId, user_id: tenant.userId } });
 
     const customer = ok(await gql(`mutation { createCustomer(input: { organization: "Evented Customer" }) { customer { id } } }`)).createCustomer.customer;

@@ -9,6 +9,7 @@ import {
   type GraphQLNamedType,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { topics } from '../../src/events/topics.ts';
 import { errorCatalog } from '../../src/kernel/errors.ts';
 import { buildSchema } from '../../src/graphql/schema.ts';
 import { allScopes } from '../../src/resources/catalog.ts';
@@ -40,10 +41,12 @@ function describedElements(): { where: string; description: string | null | unde
 }
 
 /**
- * Values that are the same on both APIs and may appear as they are: scopes (`tax_rates:read`) and error codes
- * (`auth.scope_missing`), which a GraphQL client meets as strings.
+ * Values that are the same on both APIs and may appear as they are: scopes (`tax_rates:read`), error codes
+ * (`auth.scope_missing`) and event topics (`job.status_changed`), which a GraphQL client meets as strings (a
+ * webhook endpoint's topics, availableWebhookTopics), and the `type` of the verification handshake a webhook
+ * receiver is sent (src/events/verification.ts), which is the same whichever API registered the endpoint.
  */
-const values = [...allScopes, ...Object.keys(errorCatalog)].sort((a, b) => b.length - a.length);
+const values = [...allScopes, ...Object.keys(errorCatalog), ...topics().map((topic) => topic.name), 'webhook_endpoint.verification'].sort((a, b) => b.length - a.length);
 const withoutValues = (text: string) => values.reduce((rest, value) => rest.split(value).join('<value>'), text);
 
 /** A word that is "a" before a vowel sound (not "a user", "a unit", "a UUID", "a one-off"). */
@@ -76,13 +79,15 @@ describe('GraphQL descriptions', () => {
     expect(wrong, `${wrong.length} descriptions in REST terms:\n${wrong.join('\n')}`).toEqual([]);
   });
 
-  it('checks what it claims (a snake_case name, a method and a header are caught; scopes and codes are values)', () => {
+  it('checks what it claims (a snake_case name, a method and a header are caught; scopes, codes and topics are values)', () => {
     const caught = (text: string) => restTerms.some(({ pattern }) => pattern.test(withoutValues(text)));
     expect(caught('Must belong to customer_id.')).toBe(true);
     expect(caught('As POST /customers.')).toBe(true);
     expect(caught('Send it in If-Match.')).toBe(true);
     expect(caught('Creates a estimate.')).toBe(true);
     expect(caught('Needs tax_rates:read; refused with auth.scope_missing.')).toBe(false);
+    expect(caught('Delivers job.status_changed and webhook_endpoint.test events.')).toBe(false);
+    expect(caught('Delivers webhook_endpoint events.')).toBe(true);
     expect(caught('Creates an estimate for a user, a unit price or a UUID.')).toBe(false);
   });
 

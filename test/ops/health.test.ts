@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadMigrationsList } from '../../src/db/migrate.ts';
 import { useTestApp } from '../helpers/app.ts';
 import type { ApiResponse } from '../helpers/http.ts';
@@ -26,9 +27,23 @@ function expectNotReady(res: ApiResponse, detail: string): void {
 
 const migrations = loadMigrationsList().migrationDirectories.map((directory) => directory.path);
 
+// Every app runs background work from its first listen(): the outbox dispatcher (src/events/queue.ts) takes the
+// outbox cursor and reads new events in a transaction of the app's database client, on connect and every few
+// seconds, whatever the requests do. Its statements reach onQuery like a request's, so the /healthz test tells
+// them apart by what issued them, not by their text: each dispatcher step runs here inside `background`
+// (an AsyncLocalStorage, which the client's query events see), unchanged otherwise. pg-boss's own polling does not
+// reach onQuery at all (its own pool on PostgreSQL, the PGlite instance directly on the embedded database).
+const background = new AsyncLocalStorage<true>();
+vi.mock('../../src/db/outbox.ts', async (importOriginal) => {
+  const outbox = await importOriginal<typeof import('../../src/db/outbox.ts')>();
+  return { ...outbox, dispatchStep: (...args: Parameters<typeof outbox.dispatchStep>) => background.run(true, () => outbox.dispatchStep(...args)) };
+});
+
 describe('GET /healthz', () => {
+  /** The statements of everything but the dispatcher's background steps; the dispatcher's apart. */
   const statements: string[] = [];
-  const t = useTestApp({ onQuery: (sql) => statements.push(sql) });
+  const dispatcher: string[] = [];
+  const t = useTestApp({ onQuery: (sql) => (background.getStore() ? dispatcher : statements).push(sql) });
 
   it('answers 200 {"status":"ok"} without a key, not cached, and without a database statement', async () => {
     statements.length = 0;
@@ -38,9 +53,11 @@ describe('GET /healthz', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.body).toEqual({ status: 'ok' });
     expect(statements).toEqual([]);
-    // The statements are seen: /readyz's are.
+    // The statements are seen: /readyz's are, and they are not taken for the dispatcher's.
     await get(`${t.url}/readyz`);
     expect(statements.length).toBeGreaterThan(0);
+    // The dispatcher's are told apart, not lost: it runs on connect and every 5 s, taking the outbox cursor.
+    await vi.waitFor(() => expect(dispatcher).toContainEqual(expect.stringMatching(/FROM event_cursors/)), { timeout: 10_000 });
   });
 });
 
@@ -61,6 +78,9 @@ describe('GET /readyz', () => {
   const t = useTestApp();
 
   it('answers 200 with every check ok on a healthy app, without a key, not cached', async () => {
+    // The app registers its own worker: the job queue (webhook deliveries and the outbox dispatcher), running
+    // since listen().
+    expect(t.app.ops.workers.names()).toEqual(['webhooks']);
     const res = await get(`${t.url}/readyz`);
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -69,11 +89,13 @@ describe('GET /readyz', () => {
 
   it('answers 503 service.not_ready naming the worker while a registered worker reports it is not running, 200 again once it runs', async () => {
     let running = true;
-    const unregister = t.app.ops.workers.register('webhooks', () => running);
+    const unregister = t.app.ops.workers.register('reports', () => running);
     try {
+      expect(t.app.ops.workers.names()).toEqual(['webhooks', 'reports']);
       expect((await get(`${t.url}/readyz`)).status).toBe(200);
       running = false;
-      expectNotReady(await get(`${t.url}/readyz`), 'Not ready: worker webhooks is not running.');
+      // Only the stopped worker is named: the app's webhooks worker still runs.
+      expectNotReady(await get(`${t.url}/readyz`), 'Not ready: worker reports is not running.');
       running = true;
       expect((await get(`${t.url}/readyz`)).status).toBe(200);
     } finally {
@@ -103,15 +125,18 @@ describe('GET /readyz', () => {
   });
 
   it('refuses a second worker of the same name and a name that is not a plain word', () => {
-    const stop = t.app.ops.workers.register('webhooks', () => true);
+    // The app's own worker is taken.
+    expect(() => t.app.ops.workers.register('webhooks', () => true)).toThrow(/worker webhooks is already registered/);
+    const stop = t.app.ops.workers.register('reports', () => true);
     try {
-      expect(() => t.app.ops.workers.register('webhooks', () => true)).toThrow(/already registered/);
+      expect(() => t.app.ops.workers.register('reports', () => true)).toThrow(/worker reports is already registered/);
       expect(() => t.app.ops.workers.register('Bad Name!', () => true)).toThrow(/worker name/);
-      expect(t.app.ops.workers.names()).toEqual(['webhooks']);
+      expect(t.app.ops.workers.names()).toEqual(['webhooks', 'reports']);
     } finally {
       stop();
     }
-    expect(t.app.ops.workers.names()).toEqual([]);
+    // Unregistering one worker leaves the others, the app's among them.
+    expect(t.app.ops.workers.names()).toEqual(['webhooks']);
   });
 
   describe('migrations', () => {

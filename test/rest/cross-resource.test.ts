@@ -208,6 +208,8 @@ describe('events', () => {
     ]);
     expect(events[0].payload).toEqual(created.body.data);
     expect(events[1].payload).toEqual(updated.body.data);
+    // The update names the fields whose values moved (updated_at, which always moves, left out).
+    expect(events.map((e) => e.details)).toEqual([null, { changed_fields: ['city'] }, null]);
     for (const e of events) expect(e).toMatchObject({ account_id: tenant.accountId, actor: { key_id: tenant.keyId, user_id: tenant.userId } });
   });
 
@@ -250,7 +252,7 @@ describe('events', () => {
     expect(bEvents[1].payload).toEqual(patched.body.data);
   });
 
-  it('records lead.created/updated, and on convert customer.created, lead.updated, site.updated and contact_linkage.updated', async () => {
+  it('records lead.created/updated, and on convert customer.created, lead.updated, lead.status_changed, lead.converted, site.updated and contact_linkage.updated', async () => {
     const lead = await createLead(api);
     const updatedLead = await api.patch(`/leads/${lead.id}`, { lead: { source: 'Fair' } }, ifMatch(lead.etag));
     expect(updatedLead.status).toBe(200);
@@ -260,16 +262,38 @@ describe('events', () => {
     const res = await api.post(`/leads/${lead.id}/convert`, undefined, { headers: { 'x-request-id': 'convert-1' } });
     expect(res.status, res.text).toBe(201);
     const { customer, lead: converted } = res.body.data;
+    expect(converted).toMatchObject({ status: 'Converted', converted_customer_id: customer.id });
     const leadEvents = await eventsOf(lead.id);
-    expect(leadEvents.map((e) => e.topic)).toEqual(['lead.created', 'lead.updated', 'lead.updated']);
-    expect(leadEvents[2]).toMatchObject({ request_id: 'convert-1', payload: converted });
+    // Every update names the fields whose values moved (wire names; updated_at left out). The conversion is an
+    // update that moves the status from New to Converted (so also lead.status_changed, with both statuses), and
+    // lead.converted names the customer the lead became.
+    expect(leadEvents.map((e) => [e.topic, e.details])).toEqual([
+      ['lead.created', null],
+      ['lead.updated', { changed_fields: ['source'] }],
+      ['lead.updated', { changed_fields: ['converted_at', 'converted_customer_id', 'status'] }],
+      ['lead.status_changed', { previous_status: 'New', status: 'Converted' }],
+      ['lead.converted', { converted_to: { customer_id: customer.id } }],
+    ]);
+    for (const e of leadEvents.slice(2)) {
+      expect(e.request_id).toBe('convert-1');
+      expect(e.payload).toEqual(converted);
+    }
     const customerEvents = await eventsOf(customer.id);
     expect(customerEvents.map((e) => [e.topic, e.request_id])).toEqual([['customer.created', 'convert-1']]);
+    // The lead's site and linkage move to the customer.
     const siteEvents = await eventsOf(site.id);
-    expect(siteEvents.map((e) => e.topic)).toEqual(['site.created', 'site.updated']);
+    expect(siteEvents.map((e) => [e.topic, e.details])).toEqual([
+      ['site.created', null],
+      ['site.updated', { changed_fields: ['customer_id', 'lead_id', 'siteable_id', 'siteable_type'] }],
+    ]);
+    expect(siteEvents[1].request_id).toBe('convert-1');
     expect(siteEvents[1].payload).toEqual((await api.get(`/sites/${site.id}`)).body.data);
     const linkEvents = await eventsOf(linkage.id);
-    expect(linkEvents.map((e) => e.topic)).toEqual(['contact_linkage.created', 'contact_linkage.updated']);
+    expect(linkEvents.map((e) => [e.topic, e.details])).toEqual([
+      ['contact_linkage.created', null],
+      ['contact_linkage.updated', { changed_fields: ['linkable_id', 'linkable_type'] }],
+    ]);
+    expect(linkEvents[1].request_id).toBe('convert-1');
     expect(linkEvents[1].payload).toEqual((await linkagesOf(api, contact.id))[0]);
   });
 

@@ -326,20 +326,26 @@ describe('estimates: conversion keeps what was agreed', () => {
     expect(kept.body.data.tax_rate_id).toBe(active.id);
   });
 
-  it("records estimate_id in the job's created event and converted_job_id in the estimate's updated event, moving the estimate's ETag once", async () => {
+  it("records estimate_id in the job's created event, converted_job_id in the estimate's updated event and the job in estimate.converted, moving the estimate's ETag once", async () => {
     let est = await createEstimate(api, { site_id: place.site.id, lineitems: [{ description: 'x', quantity: '1', unit_price: '5' }] });
     est = await moveTo(api, est, 'Accepted');
     const before = await t.database.prisma.estimate.findUniqueOrThrow({ where: { id: est.id } });
-    const res = await api.post(`/estimates/${est.id}/convert`);
+    const res = await api.post(`/estimates/${est.id}/convert`, undefined, { headers: { 'x-request-id': 'estimate-convert-1' } });
     expect(res.status, res.text).toBe(201);
     const { estimate, job } = res.body.data;
     const eventsOf = (recordId: string) => t.database.prisma.event.findMany({ where: { record_id: recordId }, orderBy: { seq: 'asc' } });
     const jobEvents = await eventsOf(job.id);
-    expect(jobEvents.map((e) => e.topic)).toEqual(['job.created']);
+    expect(jobEvents.map((e) => [e.topic, e.request_id])).toEqual([['job.created', 'estimate-convert-1']]);
     expect(jobEvents[0].payload).toMatchObject({ id: job.id, estimate_id: est.id, amount: '5.00' });
-    const estimateEvents = await eventsOf(est.id);
-    expect(estimateEvents.at(-1)!.topic).toBe('estimate.updated');
-    expect(estimateEvents.at(-1)!.payload).toEqual(estimate);
+    // The conversion appends, in its request: estimate.updated naming the fields that moved (the status stays
+    // Accepted, so no estimate.status_changed), then estimate.converted naming the job it made. Both carry the
+    // estimate as served.
+    const conversion = (await eventsOf(est.id)).filter((e) => e.request_id === 'estimate-convert-1');
+    expect(conversion.map((e) => [e.topic, e.details])).toEqual([
+      ['estimate.updated', { changed_fields: ['converted_at', 'converted_job_id'] }],
+      ['estimate.converted', { converted_to: { job_id: job.id } }],
+    ]);
+    for (const e of conversion) expect(e.payload).toEqual(estimate);
     const after = await t.database.prisma.estimate.findUniqueOrThrow({ where: { id: est.id } });
     expect(after.lock_version).toBe(before.lock_version + 1);
     expect(after.updated_at.getTime()).toBeGreaterThan(before.updated_at.getTime());

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { serves, type StandardOperation } from '../../src/kernel/resource.ts';
+import { bodyKeyOf, restPath, serves, type StandardOperation } from '../../src/kernel/resource.ts';
 import { highRateLimits, startTestApp, useTenant, useTestApp } from '../helpers/app.ts';
 import { userClient } from '../helpers/factories/accounts.ts';
 import { createItem, createTaxRate } from '../helpers/factories/catalog.ts';
@@ -16,6 +16,7 @@ import { createPlace, createSite, type Place } from '../helpers/factories/sites.
 import { createSystem } from '../helpers/factories/systems.ts';
 import { type ApiResponse, client, type Client } from '../helpers/http.ts';
 import { expectProblem } from '../helpers/problem.ts';
+import { startReceiver, type Receiver } from '../helpers/webhook-receivers.ts';
 import { plainFields } from '../security/sweep-seed.ts';
 
 // Issue 8, hostile input over REST: text PostgreSQL cannot store (NUL, unpaired UTF-16 surrogates) anywhere in a
@@ -28,14 +29,19 @@ const KEY_CANNOT_STORE = 'has a key that contains a character that cannot be sto
 /** A NUL character and an unpaired (high, then low) surrogate: JSON carries each as a \u escape. */
 const hostile = { nul: 'bad\u0000text', high: 'bad\ud800text', low: '\udc00bad' } as const;
 
-const t = useTestApp({ rateLimits: highRateLimits });
+// Webhook endpoints are registered at an echo receiver on 127.0.0.1 (their verification handshake must pass), and
+// every request under /webhooks counts against the webhook_ingest bucket, raised like the others.
+const t = useTestApp({ rateLimits: { ...highRateLimits, webhook_ingest: 100_000 }, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
 const { tenant, api } = useTenant(t);
 let root: Client;
 let place: Place;
+let receiver: Receiver;
 beforeAll(async () => {
   root = client(t.url, tenant.token);
   place = await createPlace(api);
+  receiver = await startReceiver({ kind: 'echo' });
 });
+afterAll(() => receiver?.close());
 
 /** One live record of every resource, with its current ETag, for the update cases. */
 async function oneOfEach(): Promise<Record<string, Created>> {
@@ -52,15 +58,17 @@ async function oneOfEach(): Promise<Record<string, Created>> {
     system: await createSystem(api, site.id),
     job: await createJob(api, { site_id: site.id }),
     estimate: await createEstimate(api, { site_id: site.id }),
+    // A topic none of these tests emits: the endpoint gets no deliveries in the background.
+    webhook_endpoint: await createRecord(api, 'webhooks/endpoints', 'endpoint', { url: receiver.url, topics: ['webhook_endpoint.paused'], description: 'Hostile' }),
   };
   // A resource without a factory above (one added since) gets a record of plain values of its required fields.
   const defs = [...t.app.domain.resources.values()].map((service) => service.def);
   const reference = (model: string) => (model === 'user' ? tenant.userId : made[defs.find((def) => def.model === model)?.name ?? '']?.id);
-  for (const def of defs.filter((d) => serves(d, 'update'))) made[def.name] ??= await createRecord(api, def.plural, def.name, plainFields(def, 'HOSTILE', reference, {}));
+  for (const def of defs.filter((d) => serves(d, 'update'))) made[def.name] ??= await createRecord(api, restPath(def), bodyKeyOf(def), plainFields(def, 'HOSTILE', reference, {}));
   return made;
 }
 
-/** Every resource the domain serves: body key, path and the fields its create and update accept. */
+/** Every resource the domain serves: body key, REST collection path and the fields its create and update accept. */
 function declarations() {
   return [...t.app.domain.resources.values()].map(({ def }) => {
     const conventions = [
@@ -73,8 +81,10 @@ function declarations() {
         .map(([name]) => name),
       ...conventions.filter((name) => mode === 'update' || name !== 'status'),
     ];
+    // Fields that take a list of strings (webhook topics): an entry holding such text is named `<field>.<index>`.
+    const lists = new Set(Object.entries(def.fields).filter(([, spec]) => spec.kind === 'string[]').map(([name]) => name));
     // Only the writes the resource serves (a ledger takes no update, a derived table no write).
-    return { key: def.name, plural: def.plural, create: serves(def, 'create') ? fields('create') : [], update: serves(def, 'update') ? fields('update') : [], serves: (op: StandardOperation) => serves(def, op), children: def.children ?? {}, customFields: def.conventions.customFields, labels: def.conventions.labels, className: def.className };
+    return { key: bodyKeyOf(def), plural: restPath(def), name: def.name, lists, create: serves(def, 'create') ? fields('create') : [], update: serves(def, 'update') ? fields('update') : [], serves: (op: StandardOperation) => serves(def, op), children: def.children ?? {}, customFields: def.conventions.customFields, labels: def.conventions.labels, className: def.className };
   });
 }
 
@@ -93,6 +103,9 @@ describe('text PostgreSQL cannot store, in request bodies', () => {
       for (const field of resource.create) {
         for (const value of Object.values(hostile)) {
           expectCannotStore(await api.post(`/${resource.plural}`, { [resource.key]: { [field]: value } }, freshKey()), { [field]: [CANNOT_STORE] });
+          if (resource.lists.has(field)) {
+            expectCannotStore(await api.post(`/${resource.plural}`, { [resource.key]: { [field]: ['fine', value] } }, freshKey()), { [`${field}.1`]: [CANNOT_STORE] });
+          }
         }
       }
       expect(idsOf(await api.get(`/${resource.plural}?limit=100`)), resource.plural).toEqual(before);
@@ -102,16 +115,20 @@ describe('text PostgreSQL cannot store, in request bodies', () => {
   it('answers 422 naming the field on update of every resource, and leaves the record as it was', async () => {
     const records = await oneOfEach();
     for (const resource of declarations().filter((r) => r.serves('update'))) {
-      const current = records[resource.key];
-      expect(current, resource.key).toBeDefined();
+      const current = records[resource.name];
+      expect(current, resource.name).toBeDefined();
       for (const field of resource.update) {
         for (const value of Object.values(hostile)) {
           const res = await api.patch(`/${resource.plural}/${current.id}`, { [resource.key]: { [field]: value } }, ifMatch(current.etag));
           expectCannotStore(res, { [field]: [CANNOT_STORE] });
+          if (resource.lists.has(field)) {
+            const entry = await api.patch(`/${resource.plural}/${current.id}`, { [resource.key]: { [field]: [value, 'fine'] } }, ifMatch(current.etag));
+            expectCannotStore(entry, { [`${field}.0`]: [CANNOT_STORE] });
+          }
         }
       }
       const after = await readRecord(api, resource.plural, current.id);
-      expect(after.etag, resource.key).toBe(current.etag);
+      expect(after.etag, resource.name).toBe(current.etag);
     }
   });
 

@@ -2,8 +2,9 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../src/domain.ts';
-import { serves } from '../../src/kernel/resource.ts';
+import { bodyKeyOf, serves } from '../../src/kernel/resource.ts';
 import { errorCatalog } from '../../src/kernel/errors.ts';
+import { createAnswers } from '../../src/rest/openapi-operations.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { client } from '../helpers/http.ts';
 
@@ -114,7 +115,7 @@ describe('examples of the served OpenAPI document', () => {
     expect(response({ data: { ...record, id: 7 } })).toBe(false);
     expect(response({ data: { ...record, undocumented: true, id: 'not-a-uuid' } })).toBe(false);
     const create = validatorAt(['components', 'schemas', `${resources[0].className}CreateRequest`]);
-    expect(create({ [resources[0].name]: { undocumented: true } })).toBe(false);
+    expect(create({ [bodyKeyOf(resources[0])]: { undocumented: true } })).toBe(false);
     const list = validatorAt(['components', 'schemas', `${resources[0].className}List`]);
     expect(list({ data: [record], has_more: false })).toBe(false);
   });
@@ -126,8 +127,12 @@ describe('examples of the served OpenAPI document', () => {
       expect(Object.keys(served).sort(), def.className).toEqual(Object.keys(doc.components.schemas[def.className].properties).sort());
       expect(example(`${def.className}List`)).toMatchObject({ data: [served], has_more: true, next_cursor: expect.any(String) });
       const accepted = Object.entries(def.fields).filter(([, spec]) => spec.create !== 'not_accepted').map(([name]) => name);
-      if (serves(def, 'create')) expect(Object.keys(example(`${def.className}CreateRequest`)[def.name]), def.className).toEqual(expect.arrayContaining(accepted));
-      if (serves(def, 'update')) expect(Object.keys(example(`${def.className}UpdateRequest`)[def.name]).length, def.className).toBe(1);
+      // The record travels under its body key (bodyKeyOf: the name unless declared).
+      if (serves(def, 'create')) expect(Object.keys(example(`${def.className}CreateRequest`)[bodyKeyOf(def)]), def.className).toEqual(expect.arrayContaining(accepted));
+      if (serves(def, 'update')) expect(Object.keys(example(`${def.className}UpdateRequest`)[bodyKeyOf(def)]).length, def.className).toBe(1);
+      // A create answer that adds fields (a webhook endpoint's secret) shows the same record with them.
+      const answer = createAnswers[def.name];
+      if (answer) expect(example(`${def.className}CreatedResponse`).data, def.className).toEqual({ ...served, ...Object.fromEntries(Object.keys(answer.fields).map((name) => [name, expect.anything()])) });
     }
     // A reference holds the id of the referenced record's example; a polymorphic pair names the first type's.
     const customer = example('CustomerResponse').data;

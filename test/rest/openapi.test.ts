@@ -1,12 +1,13 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../src/domain.ts';
-import { serves } from '../../src/kernel/resource.ts';
+import { bodyKeyOf, restPath, serves } from '../../src/kernel/resource.ts';
 import { errorCatalog } from '../../src/kernel/errors.ts';
 import { supportedVersions } from '../../src/kernel/versioning.ts';
 import { lookupKinds } from '../../src/resources/lookups/lookup.service.ts';
+import { createAnswers } from '../../src/rest/openapi-operations.ts';
 import { buildOpenApiDocument } from '../../src/rest/openapi/document.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { highRateLimits, startTestApp, type TestApp } from '../helpers/app.ts';
 import { createContact } from '../helpers/factories/contacts.ts';
 import { createLead } from '../helpers/factories/leads.ts';
 import { createRecord, ifMatch } from '../helpers/factories/records.ts';
@@ -14,19 +15,27 @@ import { createSite } from '../helpers/factories/sites.ts';
 import { systemOptionIds } from '../helpers/factories/systems.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { client, type Client } from '../helpers/http.ts';
+import { startReceiver, type Receiver } from '../helpers/webhook-receivers.ts';
 
 let t: TestApp;
 let anonymous: Client;
 let served: { status: number; headers: Headers; body: any; text: string };
 let doc: any;
+/** The webhook receiver that verifies the endpoints this file registers (the real create runs the handshake). */
+let receiver: Receiver | undefined;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // Webhook endpoints are created for real: the app must reach a receiver on 127.0.0.1, and every request under
+  // /webhooks counts in webhook_ingest.
+  t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, rateLimits: { ...highRateLimits, webhook_ingest: 100_000 } });
   anonymous = client(`${t.url}/api/v2`, undefined);
   served = await anonymous.get('/openapi.json');
   doc = served.body;
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  await receiver?.close();
+});
 
 const methods = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const operations = () =>
@@ -50,6 +59,11 @@ const SOME_ID = '0190f7a2-5b1c-7d3e-8f4a-2b6c9d0e1f23';
 const concretePath = (path: string) => path.replace(/\{[a-z_]+\}/g, SOME_ID);
 const requestSchema = (path: string, method: string) => deref(doc.paths[path][method].requestBody.content['application/json'].schema);
 const okSchemaRef = (path: string, method: string, status: string) => responses(doc.paths[path][method])[status].content['application/json'].schema.$ref;
+/** The collection and record paths of a resource, as documented and mounted (restPath: the plural unless declared). */
+const collectionPath = (def: (typeof resources)[number]) => `/${restPath(def)}`;
+const itemPath = (def: (typeof resources)[number]) => `/${restPath(def)}/{id}`;
+/** The body of a create's 201: the record, or the record and what the create answer adds (a webhook endpoint's secret). */
+const createdName = (def: (typeof resources)[number]) => (createAnswers[def.name] ? `${def.className}CreatedResponse` : `${def.className}Response`);
 
 /** "METHOD /path" of every route the /api/v2 router mounts, read from the express router itself. */
 function mountedRoutes(): string[] {
@@ -65,11 +79,16 @@ function mountedRoutes(): string[] {
 
 /**
  * The problems a served value has against a documented schema (the subset of JSON Schema the document uses:
- * $ref, anyOf, type, enum, format uuid/date-time, pattern, items, properties with required, additionalProperties).
+ * $ref, anyOf, allOf of objects, type, enum, format uuid/date-time, pattern, items, properties with required, additionalProperties).
  * Objects with properties must carry exactly the documented keys.
  */
 function mismatches(value: any, node: any, at: string): string[] {
   node = deref(node);
+  // allOf of objects (a record extended by what a create answer adds): one object with every branch's members.
+  if (node.allOf) {
+    const branches = node.allOf.map(deref);
+    node = { type: 'object', properties: Object.assign({}, ...branches.map((b: any) => b.properties)), required: branches.flatMap((b: any) => b.required ?? []) };
+  }
   if (node.anyOf) return node.anyOf.some((branch: any) => mismatches(value, branch, at).length === 0) ? [] : [`${at}: matches no anyOf branch`];
   const actual = value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'integer' : typeof value;
   const types: string[] | null = node.type === undefined ? null : [node.type].flat();
@@ -169,7 +188,7 @@ describe('size', () => {
       }
     }
     for (const def of resources) {
-      const list = doc.paths[`/${def.plural}`];
+      const list = doc.paths[collectionPath(def)];
       const shared = [...(list.parameters ?? []), ...(list.get.parameters ?? [])].filter((p: any) => p.$ref).map((p: any) => p.$ref);
       expect(shared, def.plural).toEqual(expect.arrayContaining(['#/components/parameters/Cursor', '#/components/parameters/Limit']));
     }
@@ -179,7 +198,7 @@ describe('size', () => {
 
   it('states once what operations share: the record response of get and update, the 204, the parameters of a path', () => {
     for (const def of fullResources) {
-      const item = doc.paths[`/${def.plural}/{id}`];
+      const item = doc.paths[itemPath(def)];
       expect(item.get.responses['200'], def.plural).toEqual({ $ref: `#/components/responses/${def.className}` });
       expect(item.patch.responses['200'], def.plural).toEqual({ $ref: `#/components/responses/${def.className}` });
       expect(item.delete.responses['204'], def.plural).toEqual({ $ref: '#/components/responses/Deleted' });
@@ -224,11 +243,11 @@ describe('routes', () => {
         ...resources.flatMap((def) =>
           (
             [
-              ['list', `GET /${def.plural}`],
-              ['create', `POST /${def.plural}`],
-              ['get', `GET /${def.plural}/{id}`],
-              ['update', `PATCH /${def.plural}/{id}`],
-              ['delete', `DELETE /${def.plural}/{id}`],
+              ['list', `GET ${collectionPath(def)}`],
+              ['create', `POST ${collectionPath(def)}`],
+              ['get', `GET ${itemPath(def)}`],
+              ['update', `PATCH ${itemPath(def)}`],
+              ['delete', `DELETE ${itemPath(def)}`],
             ] as const
           ).flatMap(([op, route]) => (serves(def, op) ? [route] : [])),
         ),
@@ -239,6 +258,7 @@ describe('routes', () => {
         'POST /leads/{id}/convert',
         'POST /estimates/{id}/convert',
         'GET /system_options',
+        'GET /webhooks/available_topics',
         'GET /openapi.json',
       ]),
     );
@@ -285,10 +305,18 @@ describe('routes', () => {
 
   it('answers create 201 with Location and ETag, get and update 200 with ETag, delete 204, and lists with Link', () => {
     for (const def of fullResources) {
-      const collection = doc.paths[`/${def.plural}`];
-      const item = doc.paths[`/${def.plural}/{id}`];
+      const collection = doc.paths[collectionPath(def)];
+      const item = doc.paths[itemPath(def)];
       expect(Object.keys(responses(collection.post)['201'].headers)).toEqual(expect.arrayContaining(['ETag', 'Location']));
-      expect(responses(collection.post)['201'].content['application/json'].schema.$ref).toBe(`#/components/schemas/${def.className}Response`);
+      expect(responses(collection.post)['201'].content['application/json'].schema.$ref).toBe(`#/components/schemas/${createdName(def)}`);
+      // What a create answer adds is stated beside the record, which it refers to (not a copy of it).
+      const answer = createAnswers[def.name];
+      if (answer) {
+        expect(schema(createdName(def)).properties.data.allOf, def.plural).toEqual([
+          { $ref: `#/components/schemas/${def.className}` },
+          expect.objectContaining({ type: 'object', properties: Object.fromEntries(Object.keys(answer.fields).map((name) => [name, expect.any(Object)])), required: Object.keys(answer.fields) }),
+        ]);
+      }
       expect(responses(collection.post)['200']).toBeUndefined();
       expect(Object.keys(responses(item.get)['200'].headers)).toContain('ETag');
       expect(Object.keys(responses(item.patch)['200'].headers)).toContain('ETag');
@@ -304,8 +332,8 @@ describe('routes', () => {
   it('requires If-Match on PATCH and DELETE and documents 412 and 428 there', () => {
     for (const def of fullResources) {
       for (const method of ['patch', 'delete']) {
-        const op = doc.paths[`/${def.plural}/{id}`][method];
-        const ifMatch = parametersOf(`/${def.plural}/{id}`, op).find((p: any) => p.name === 'If-Match');
+        const op = doc.paths[itemPath(def)][method];
+        const ifMatch = parametersOf(itemPath(def), op).find((p: any) => p.name === 'If-Match');
         expect(ifMatch).toMatchObject({ in: 'header', required: true });
         expect(responses(op)['412']['x-error-codes']).toEqual(['precondition.failed']);
         expect(responses(op)['428']['x-error-codes']).toEqual(['precondition.required']);
@@ -402,12 +430,12 @@ describe('security', () => {
     for (const def of resources) {
       const read = `${def.scope}:read`;
       const write = `${def.scope}:write`;
-      expect(doc.paths[`/${def.plural}`].get['x-required-scopes']).toEqual([read]);
-      expect(doc.paths[`/${def.plural}`].get.security).toEqual([{ bearerAuth: [read] }]);
-      expect(doc.paths[`/${def.plural}/{id}`].get['x-required-scopes']).toEqual([read]);
-      if (serves(def, 'create')) expect(doc.paths[`/${def.plural}`].post['x-required-scopes']).toEqual([write]);
-      if (serves(def, 'update')) expect(doc.paths[`/${def.plural}/{id}`].patch['x-required-scopes']).toEqual([write]);
-      if (serves(def, 'delete')) expect(doc.paths[`/${def.plural}/{id}`].delete['x-required-scopes']).toEqual([write]);
+      expect(doc.paths[collectionPath(def)].get['x-required-scopes']).toEqual([read]);
+      expect(doc.paths[collectionPath(def)].get.security).toEqual([{ bearerAuth: [read] }]);
+      expect(doc.paths[itemPath(def)].get['x-required-scopes']).toEqual([read]);
+      if (serves(def, 'create')) expect(doc.paths[collectionPath(def)].post['x-required-scopes']).toEqual([write]);
+      if (serves(def, 'update')) expect(doc.paths[itemPath(def)].patch['x-required-scopes']).toEqual([write]);
+      if (serves(def, 'delete')) expect(doc.paths[itemPath(def)].delete['x-required-scopes']).toEqual([write]);
     }
     for (const path of ['/me', ...Object.keys(lookupKinds).map((kind) => `/${kind}`), '/system_options']) {
       expect(doc.paths[path].get['x-required-scopes']).toBeUndefined();
@@ -916,7 +944,7 @@ describe('catalog (items, customer item prices, tax rates, systems)', () => {
 describe('every resource', () => {
   it('lists with exactly the declared parameters', () => {
     for (const def of resources) {
-      const query = parametersOf(`/${def.plural}`, doc.paths[`/${def.plural}`].get).filter((p: any) => p.in === 'query');
+      const query = parametersOf(collectionPath(def), doc.paths[collectionPath(def)].get).filter((p: any) => p.in === 'query');
       const filters = Object.entries(def.list.filters).flatMap(([field, f]) => f.ops.map((op) => (op === 'eq' ? field : `${field}[${op}]`)));
       const expected = ['cursor', 'limit', ...(Object.keys(def.list.sorts).length ? ['sort'] : []), ...(def.list.searchable ? ['q'] : []), ...filters];
       if (def.conventions.customFields) expected.push('custom_fields');
@@ -946,24 +974,25 @@ describe('every resource', () => {
     };
     let checked = 0;
     for (const def of resources) {
-      const params = parametersOf(`/${def.plural}`, doc.paths[`/${def.plural}`].get);
+      const path = collectionPath(def);
+      const params = parametersOf(path, doc.paths[path].get);
       for (const p of params.filter((p: any) => p.in === 'query' && !['cursor', 'sort', 'custom_fields'].includes(p.name))) {
-        const res = await api.get(`/${def.plural}?${encodeURIComponent(p.name)}=${encodeURIComponent(sample(p))}`);
+        const res = await api.get(`${path}?${encodeURIComponent(p.name)}=${encodeURIComponent(sample(p))}`);
         expect(res.status, `${def.plural} ${p.name}: ${res.text}`).toBe(200);
         checked += 1;
       }
       const sort = params.find((p: any) => p.name === 'sort');
       for (const value of sort?.schema.enum ?? []) {
-        const res = await api.get(`/${def.plural}?sort=${value}`);
+        const res = await api.get(`${path}?sort=${value}`);
         expect(res.status, `${def.plural} sort=${value}: ${res.text}`).toBe(200);
         checked += 1;
       }
       if (params.some((p: any) => p.name === 'custom_fields')) {
         const field = await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: def.className, name: 'Region', type: 'text' });
-        const custom = await api.get(`/${def.plural}?${encodeURIComponent(`custom_fields[${field.id}]`)}=North`);
+        const custom = await api.get(`${path}?${encodeURIComponent(`custom_fields[${field.id}]`)}=North`);
         expect(custom.status, `${def.plural} custom_fields: ${custom.text}`).toBe(200);
       }
-      const undocumented = await api.get(`/${def.plural}?created_at[eq]=2026-01-01T00:00:00Z`);
+      const undocumented = await api.get(`${path}?created_at[eq]=2026-01-01T00:00:00Z`);
       expect(undocumented.body.code, def.plural).toBe('filter.invalid');
     }
     expect(checked).toBeGreaterThan(40);
@@ -1074,12 +1103,27 @@ describe('every resource', () => {
     check('InventoryTransferResponse', moved, 'POST /inventory_transfers');
     expect(job.body.data.assignments).toHaveLength(1);
     expect(job.body.data.lineitems[0].tax_applied).toBe(true);
+    // A webhook endpoint: its create runs the verification handshake against a receiver that echoes the
+    // challenge, and answers the record with its secret; then its update and actions, and the topic catalog.
+    receiver ??= await startReceiver({ kind: 'echo' });
+    const endpoint = await api.post('/webhooks/endpoints', { endpoint: { url: receiver.url, topics: ['customer.created', 'job.status_changed'], description: 'Documented sync' } });
+    check('WebhookEndpointCreatedResponse', endpoint, 'POST /webhooks/endpoints');
+    expect(endpoint.status).toBe(201);
+    expect(endpoint.body.data).toMatchObject({ status: 'verified', secret: expect.stringMatching(/^whsec_/) });
+    const endpointPath = `/webhooks/endpoints/${endpoint.body.data.id}`;
+    check('WebhookEndpointResponse', await api.patch(endpointPath, { endpoint: { description: 'Renamed sync' } }, ifMatch(endpoint.headers.get('etag')!)), 'PATCH /webhooks/endpoints/{id}');
+    check('VerifyWebhookEndpointResponse', await api.post(`${endpointPath}/verify`), 'POST /webhooks/endpoints/{id}/verify');
+    check('WebhookDeliveryResponse', await api.post(`${endpointPath}/test`), 'POST /webhooks/endpoints/{id}/test');
+    check('WebhookReplayResponse', await api.post(`${endpointPath}/replay`, { replay: { since: new Date(Date.now() - 3_600_000).toISOString() } }), 'POST /webhooks/endpoints/{id}/replay');
+    check('WebhookSecretResponse', await api.post(`${endpointPath}/rotate_secret`), 'POST /webhooks/endpoints/{id}/rotate_secret');
+    check('WebhookDeliveryList', await api.get(`${endpointPath}/deliveries`), 'GET /webhooks/endpoints/{id}/deliveries');
+    check('WebhookTopicList', await api.get('/webhooks/available_topics'), 'GET /webhooks/available_topics');
     // Every resource is read back as a list and as a record; one the records above do not cover (a resource
     // declared later) first gets a record made of the required fields of its documented create body.
     for (const def of resources) {
-      const path = `/${def.plural}`;
+      const path = collectionPath(def);
       if (!(await api.get(path)).body.data?.length && serves(def, 'create')) {
-        check(`${def.className}Response`, await api.post(path, { [def.name]: requiredFields(`${def.className}Create`) }), `POST ${path} (required fields)`);
+        check(createdName(def), await api.post(path, { [bodyKeyOf(def)]: requiredFields(`${def.className}Create`) }), `POST ${path} (required fields)`);
       }
       const list = await api.get(path);
       check(`${def.className}List`, list, `GET ${path}`);
@@ -1101,6 +1145,10 @@ describe('every resource', () => {
     expect(mismatches({ ...job.body.data, amount: '10.8' }, { $ref: '#/components/schemas/Job' }, 'job')).not.toEqual([]);
     const { contact_id: _dropped, ...partial } = linkage.body.data;
     expect(mismatches(partial, { $ref: '#/components/schemas/ContactLinkage' }, 'linkage')).not.toEqual([]);
+    // ... and so is a record extended by a create answer: without what it adds, or with it where only the record is served.
+    const { secret: _secret, ...withoutSecret } = endpoint.body.data;
+    expect(mismatches({ data: withoutSecret }, { $ref: '#/components/schemas/WebhookEndpointCreatedResponse' }, 'created')).not.toEqual([]);
+    expect(mismatches({ data: endpoint.body.data }, { $ref: '#/components/schemas/WebhookEndpointResponse' }, 'endpoint')).not.toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { getIntrospectionQuery } from 'graphql';
 import type { Gql } from '../helpers/graphql.ts';
 import { camel, garbageCursor, kindOfBase, kindOfDescription, normalise, pascal, pool, randomIdLike, randomMarker, setAt, snake, spread, type Catalog, type IdValue } from './sweep-kit.ts';
-import { deref, type Model } from './sweep-openapi.ts';
+import { alternativeMembers, deref, type Model } from './sweep-openapi.ts';
 import { pick, sharedKinds, type Check, type Side } from './sweep-rest.ts';
 
 // The GraphQL half of the sweep, generated from introspection: every Query and Mutation field, every argument
@@ -141,7 +141,13 @@ export class GqlBuilder {
   /** The kind of an id-like input value; `owner` is the input type (or undefined for a field argument). */
   kindOf(name: string, scalar: string, owner: FullType | undefined, field: Field, description: string | null): { kind?: string; childOf?: boolean } {
     if (name === 'id') {
-      if (!owner) return { kind: kindOfBase(snake(recordClass(this.schema, field) ?? ''), this.model.kinds) };
+      if (!owner) {
+        // Record and action fields say whose id they take ("The id of the webhook endpoint."): a field named for
+        // what it returns (webhookEndpointDeliveries) takes the id of another record than the one it returns.
+        const noun = /^The id of the ([a-z]+(?: [a-z]+)*?)(?: to [a-z]+)?\.$/.exec(description ?? '')?.[1];
+        const described = noun ? kindOfBase(noun.replace(/ /g, '_'), this.model.kinds) : undefined;
+        return { kind: described ?? kindOfBase(snake(recordClass(this.schema, field) ?? ''), this.model.kinds) };
+      }
       const fromType = kindOfBase(snake(owner.name.replace(/Input$/, '')), this.model.kinds);
       if (fromType) return { kind: fromType, childOf: true };
       return { kind: kindOfDescription(`${description ?? ''} ${owner.description ?? ''}`, this.model.kinds) };
@@ -282,6 +288,9 @@ export class GqlBuilder {
           if (v !== undefined) out[f.name] = v;
         }
       }
+      // One of several optional members a valid input needs (its REST twin's ALTERNATIVES).
+      const names = (type.inputFields ?? []).map((f) => f.name);
+      for (const [prop, v] of Object.entries(alternativeMembers(names) ?? {})) if (names.includes(camel(prop))) out[camel(prop)] ??= v;
       return out;
     }
     // Scalars.

@@ -77,6 +77,8 @@ export function buildModel(doc: Doc): Model {
     const dataNode = deref(doc, data);
     if (dataNode?.type === 'array' && refName(dataNode.items)) {
       const itemSchema = refName(dataNode.items)!;
+      // A list of entries without ids (the webhook topic catalog) names no record: not a kind.
+      if (!deref(doc, doc.components.schemas[itemSchema])?.properties?.id) continue;
       lists.push({ path, kind: snake(itemSchema), itemSchema, paginated: params.some((p) => p.name === 'cursor'), parentKind: undefined });
     } else if (dataNode?.type === 'object' && !path.includes('{')) {
       for (const [key, prop] of Object.entries<any>(dataNode.properties ?? {})) {
@@ -244,10 +246,28 @@ export function kindOfIdName(model: Model, name: string, integer: boolean, descr
   );
 }
 
-/** The record schema kind of an operation: the list whose path prefixes the operation's path. */
+/**
+ * The record schema kind of an operation: the list at the path before its first parameter (`/jobs/{id}` -> job,
+ * `/webhooks/endpoints/{id}/test` -> webhook_endpoint), or at the path itself.
+ */
 export function resourceKind(model: Model, path: string): string | undefined {
-  const first = `/${path.split('/')[1]}`;
-  return model.lists.find((l) => l.path === first)?.kind;
+  const at = path.indexOf('/{');
+  const collection = at < 0 ? path : path.slice(0, at);
+  return model.lists.find((l) => l.path === collection && !l.parentKind)?.kind;
+}
+
+/**
+ * What a valid body needs that its schema cannot say: one of several optional members must be sent (a replay names
+ * its events by id or from a time: "event_ids, or since"). Keyed by the object's member names (snake_case, sorted),
+ * the members to send; REST bodies and GraphQL inputs (their REST twins) both take them.
+ */
+const ALTERNATIVES: Record<string, Record<string, unknown>> = {
+  'event_ids,since,until': { since: new Date(Date.now() - 3_600_000).toISOString() },
+};
+
+/** The members an object with these member names needs beyond its required ones (ALTERNATIVES), if any. */
+export function alternativeMembers(names: string[]): Record<string, unknown> | undefined {
+  return ALTERNATIVES[names.map(snake).sort().join(',')];
 }
 
 export interface BodyTemplate {
@@ -343,6 +363,7 @@ export function bodyTemplate(model: Model, schema: any, fill: (kind: string, opt
           if (v !== undefined) out[prop] = v;
         }
       }
+      for (const [prop, v] of Object.entries(alternativeMembers(Object.keys(n.properties)) ?? {})) out[prop] ??= v;
       return out;
     }
     if ([n.type].flat().includes('array') && n.items) return [walk(n.items, [...path, 0], name, true)];

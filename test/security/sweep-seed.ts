@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { FieldSpec } from '../../src/kernel/fields.ts';
-import type { ResourceDefinition } from '../../src/kernel/resource.ts';
+import { bodyKeyOf, restPath, type ResourceDefinition } from '../../src/kernel/resource.ts';
 import type { Tenant, TestApp } from '../helpers/app.ts';
 import { link } from '../helpers/factories/contacts.ts';
 import { createRecord, freshKey, readRecord, updateRecord, type Created } from '../helpers/factories/records.ts';
@@ -12,7 +12,11 @@ import type { Client } from '../helpers/http.ts';
 // keeps the first record of each kind coherent with the first of the others (the first site belongs to the
 // first customer, the first system to the first site, the first linkage of the first contact is to the first
 // customer ...): the sweep builds valid requests from the first records of its own tenant. A resource of the app
-// that the records made by hand do not cover gets two records of its required fields (plainFields).
+// that the records made by hand do not cover gets two records of its required fields (plainFields). Records are
+// kept by REST collection path (restPath: "webhooks/endpoints").
+
+/** The topic of the seeded webhook endpoints: one nothing in the sweep emits, so no delivery writes in the background. */
+export const QUIET_TOPIC = 'webhook_endpoint.paused';
 
 export interface Seeded {
   tenant: Tenant;
@@ -62,6 +66,8 @@ export function plainFields(def: ResourceDefinition, marker: string, reference: 
       case 'datetime':
         return '2026-06-01T09:00:00.000Z';
       case 'uuid':
+      case 'string[]':
+        // A list's entries follow rules of their own (webhook topics name the catalog): seeded by hand.
         return undefined;
     }
   };
@@ -69,13 +75,17 @@ export function plainFields(def: ResourceDefinition, marker: string, reference: 
   for (const [name, spec] of Object.entries(def.fields)) {
     if (spec.create !== 'required') continue;
     body[name] = value(name, spec);
-    if (body[name] === undefined) throw new Error(`seedTenant: no plain value for ${def.plural}.${name}; seed ${def.plural} by hand`);
+    if (body[name] === undefined) throw new Error(`seedTenant: no plain value for ${restPath(def)}.${name}; seed ${restPath(def)} by hand`);
   }
   return { ...body, ...(def.conventions.customFields ? custom : {}) };
 }
 
-/** Two or more records of every resource, linked the way real data is, plus converted leads and estimates. */
-export async function seedTenant(t: TestApp, marker: string, relatedNames: string[]): Promise<Seeded> {
+/**
+ * Two or more records of every resource, linked the way real data is, plus converted leads and estimates.
+ * `webhookUrl`: a receiver that echoes the verification challenge (startReceiver({ kind: 'echo' })), where the
+ * webhook endpoints point; the app must run with WEBHOOK_ALLOW_PRIVATE_NETWORKS to reach it.
+ */
+export async function seedTenant(t: TestApp, marker: string, relatedNames: string[], options: { webhookUrl?: string } = {}): Promise<Seeded> {
   const { tenant, api } = await t.newTenant({ name: `${marker} account` });
   const made = new Map<string, Created[]>();
   const created = async (plural: string, key: string, fields: Record<string, unknown>): Promise<Created> => {
@@ -196,11 +206,25 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   await created('inventory_transfers', 'inventory_transfer', { from_location_id: w1.id, to_location_id: w0.id, lines: [{ item_id: i0.id, quantity: '1' }] });
   made.set('stock_levels', (await api.get(`/stock_levels?item_id=${i0.id}`)).body.data.map((level: { id: string }) => ({ id: level.id, etag: '', record: level })));
 
+  // Webhook endpoints (registering one runs the verification handshake against the receiver), each with a test
+  // delivery, so that GET .../deliveries lists records of B's that A must not reach.
+  if (options.webhookUrl) {
+    for (let i = 0; i < 2; i += 1) {
+      const endpoint = await created('webhooks/endpoints', 'endpoint', { url: options.webhookUrl, topics: [QUIET_TOPIC], description: u(marker, 'Webhook endpoint') });
+      const test = await api.post(`/webhooks/endpoints/${endpoint.id}/test`);
+      expect(test.status, test.text).toBe(200);
+    }
+  }
+
   // Any other resource of the app: two records of its required fields.
   const resources = [...t.app.domain.resources.values()].map((service) => service.def);
-  const reference = (model: string) => (model === 'user' ? tenant.userId : made.get(resources.find((def) => def.model === model)?.plural ?? '')?.[0]?.id);
+  const reference = (model: string) => {
+    if (model === 'user') return tenant.userId;
+    const def = resources.find((d) => d.model === model);
+    return def ? made.get(restPath(def))?.[0]?.id : undefined;
+  };
   for (const def of resources) {
-    while ((made.get(def.plural)?.length ?? 0) < 2) await created(def.plural, def.name, plainFields(def, marker, reference, cf(def.className)));
+    while ((made.get(restPath(def))?.length ?? 0) < 2) await created(restPath(def), bodyKeyOf(def), plainFields(def, marker, reference, cf(def.className)));
   }
   return { tenant, api, marker };
 }

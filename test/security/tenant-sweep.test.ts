@@ -10,6 +10,7 @@ import { buildModel, collectCatalog, nextCursor, type Model } from './sweep-open
 import { pick, runRestSweep, sharedKinds, type Check, type RestSweep, type Side } from './sweep-rest.ts';
 import { seedTenant, type Seeded } from './sweep-seed.ts';
 import { accountRows, apiSnapshot, snapshotDiff, tenantTables, type ApiSnapshot } from './sweep-snapshot.ts';
+import { startReceiver, type Receiver } from '../helpers/webhook-receivers.ts';
 
 // Tenant isolation, swept from the contracts rather than listed by hand (spec: "A record that belongs to another
 // tenant is indistinguishable from a record that does not exist (both give 404 resource.not_found)").
@@ -38,8 +39,10 @@ import { accountRows, apiSnapshot, snapshotDiff, tenantTables, type ApiSnapshot 
 //    is A's; nothing A reads or stores names B.
 
 const WIDTH = 4;
-// Every bucket the server knows, raised (the sweep sends a few thousand requests a minute).
-const t = useTestApp({ rateLimits: { ...highRateLimits, graphql: 100_000_000 } });
+// Every bucket the server knows, raised (the sweep sends a few thousand requests a minute). Webhook endpoints are
+// registered at an echo receiver on 127.0.0.1, which the app may reach here.
+const t = useTestApp({ rateLimits: { ...highRateLimits, graphql: 100_000_000, webhook_ingest: 100_000_000 }, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } });
+let receiver: Receiver;
 let model: Model;
 let A: Seeded;
 let B: Seeded;
@@ -88,8 +91,9 @@ beforeAll(async () => {
   model = buildModel(doc);
   const lookup = model.ops.find((o) => o.method === 'get' && o.path === '/custom_field_definitions');
   const relatedNames: string[] = lookup?.params.find((p) => p.name === 'related_name')?.schema?.enum ?? [];
-  A = await seedTenant(t, 'SWEEPA', relatedNames);
-  B = await seedTenant(t, 'SWEEPB', relatedNames);
+  receiver = await startReceiver({ kind: 'echo' });
+  A = await seedTenant(t, 'SWEEPA', relatedNames, { webhookUrl: receiver.url });
+  B = await seedTenant(t, 'SWEEPB', relatedNames, { webhookUrl: receiver.url });
   timings.seed = Date.now() - started;
   const [catA, catB] = [await collectCatalog(model, A.api), await collectCatalog(model, B.api)];
   userKind = [...catA.refs].find(([, refs]) => refs.some((r) => typeof r.id === 'number'))?.[0] ?? 'user';
@@ -108,7 +112,8 @@ beforeAll(async () => {
   timings.setup = Date.now() - started;
 }, 180_000);
 
-afterAll(() => {
+afterAll(async () => {
+  await receiver?.close();
   console.log(`tenant sweep timings (ms): ${JSON.stringify(timings)}; checks: ${JSON.stringify(counts)}`);
 });
 
@@ -166,8 +171,21 @@ describe('tenant isolation sweep', () => {
       'POST /customer_item_prices body customer_item_price.customer_id',
       'POST /customers body customer.custom_fields[<id>]',
       'POST /leads/{id}/convert body customer.assignee_id',
+      'GET /webhooks/endpoints/{id} path {id}',
+      'PATCH /webhooks/endpoints/{id} path {id}',
+      'DELETE /webhooks/endpoints/{id} path {id}',
+      'POST /webhooks/endpoints/{id}/verify path {id}',
+      'POST /webhooks/endpoints/{id}/test path {id}',
+      'POST /webhooks/endpoints/{id}/replay path {id}',
+      'POST /webhooks/endpoints/{id}/rotate_secret path {id}',
+      'GET /webhooks/endpoints/{id}/deliveries path {id}',
+      'GET /webhooks/endpoints query cursor',
     ];
     expect(expected.filter((e) => !labels.some((l) => (typeof e === 'string' ? l === e : e.test(l)))), `derived: ${labels.join('\n')}`).toEqual([]);
+    // B's webhook endpoints, their actions and their delivery logs do not exist for A: 404 resource.not_found.
+    const webhooks = rest.checks.filter((c) => / \/webhooks\/endpoints\/\{id\}[^ ]* path \{id\}$/.test(c.label));
+    expect(new Set(webhooks.map((c) => c.label)).size).toBeGreaterThanOrEqual(8);
+    for (const check of webhooks) expect(check.foreign, `${check.label}\n  ${check.request}`).toMatchObject({ status: 404, body: { code: 'resource.not_found' } });
     counts.restOperations = model.ops.length;
     counts.restOperationsWithPositions = new Set(rest.positions.map((p) => p.op)).size;
     counts.restPositions = rest.positions.length;
@@ -203,8 +221,20 @@ describe('tenant isolation sweep', () => {
       'mutation createCustomer(input.customFields)[<id>]',
       'mutation convertLead(customer.assigneeId)',
       'mutation convertEstimate(id)',
+      'query webhookEndpoint(id)',
+      'query webhookEndpointDeliveries(id)',
+      'mutation updateWebhookEndpoint(id)',
+      'mutation deleteWebhookEndpoint(id)',
+      'mutation verifyWebhookEndpoint(id)',
+      'mutation testWebhookEndpoint(id)',
+      'mutation replayWebhookEndpoint(id)',
+      'mutation rotateWebhookEndpointSecret(id)',
     ];
     expect(expected.filter((e) => !labels.includes(e)), `derived: ${labels.join('\n')}`).toEqual([]);
+    // B's webhook endpoints, their actions and their delivery logs do not exist for A: resource.not_found.
+    const webhooks = graphql.checks.filter((c) => /^(query|mutation) \w*WebhookEndpoint\w*\(id\)$|^query webhookEndpoint\w*\(id\)$/.test(c.label));
+    expect(new Set(webhooks.map((c) => c.label)).size).toBeGreaterThanOrEqual(8);
+    for (const check of webhooks) expect(JSON.stringify(check.foreign), `${check.label}\n  ${check.request}`).toContain('"code":"resource.not_found"');
     counts.graphqlFields = graphql.fields.length;
     counts.graphqlFieldsWithPositions = new Set(graphql.positions.map((p) => `${p.root} ${p.field.name}`)).size;
     counts.graphqlPositions = graphql.positions.length;

@@ -16,7 +16,7 @@ export const webhookEndpointActions: readonly ActionDefinition[] = [
     scopes: ['webhooks:write'],
     summary: 'Run the verification handshake again',
     description:
-      'POSTs a signed {"type": "webhook_endpoint.verification", "challenge": "..."} to the endpoint, which must answer 2xx with the challenge as its body (verbatim; surrounding whitespace ignored) or as {"challenge": "..."}. Success makes the endpoint verified (webhook_endpoint.verified); a failure answers 422 with the code of its cause and {endpoint_id}, and the endpoint stays as it was. Refused on a disabled endpoint (endpoint.disabled) and a paused one (endpoint.paused).',
+      'Sends the endpoint a signed {"type": "webhook_endpoint.verification", "challenge": "..."}, which it must answer with 2xx and the challenge as its body (verbatim; surrounding whitespace ignored) or as {"challenge": "..."}. Success makes the endpoint verified (webhook_endpoint.verified); a failure is refused with the code of its cause and {endpoint_id}, and the endpoint stays as it was. Refused on a disabled endpoint (endpoint.disabled) and a paused one (endpoint.paused).',
     body: { empty: true, required: false, description: 'Empty.' },
     response: { records: { webhook_endpoint: 'webhook_endpoint' }, status: 200, description: '{webhook_endpoint}: the endpoint, verified.' },
     run: ({ domain, ctx, id }) => domain.webhooks.verify(ctx, id),
@@ -44,7 +44,7 @@ export const webhookEndpointActions: readonly ActionDefinition[] = [
     scopes: ['webhooks:write'],
     summary: 'Re-send past events to the endpoint',
     description:
-      'Queues past events (still within retention, EVENT_RETENTION_DAYS) of the endpoint\'s topics for delivery to this endpoint only, with their original ids (the `webhook-id` a receiver deduplicates by): either {"event_ids": [...]} (1 to 1000; ids of other topics or accounts are skipped) or {"since": ..., "until"?: ...} by event time (at most 10,000 events). Refused on a disabled endpoint (endpoint.disabled), a paused one (endpoint.paused) and an unverified one (validation.failed).',
+      'Queues past events of the endpoint\'s topics (those still kept: events are kept for a configured number of days, 30 by default) for delivery to this endpoint only, with their original ids (the `webhook-id` a receiver deduplicates by): either {event_ids} (1 to 1000; ids of other topics or accounts are skipped) or {since} (and optionally {until}) by event time (at most 10,000 events). Refused on a disabled endpoint (endpoint.disabled), a paused one (endpoint.paused) and an unverified one (validation.failed).',
     body: {
       fields: {
         event_ids: { kind: 'string[]', create: 'optional', update: 'not_accepted', max: 1000, description: 'Ids of the events to re-send.' },
@@ -54,7 +54,7 @@ export const webhookEndpointActions: readonly ActionDefinition[] = [
       mode: 'create',
       key: 'replay',
       required: true,
-      description: 'Which events: event_ids, or since (and until).',
+      description: 'Which events: {event_ids}, or {since} (and {until}).',
     },
     response: { shape: webhookReplayShape, key: 'replay', status: 200, description: 'How many events were queued, and their ids.' },
     run: ({ domain, ctx, id, body }) => domain.webhooks.replay(ctx, id, body),

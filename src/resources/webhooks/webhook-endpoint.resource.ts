@@ -15,7 +15,7 @@ import { verifyEndpoint, withSecret } from '../../events/verification.ts';
 // signing secret is made here, stored encrypted, and shown only in the create and rotate_secret answers.
 
 export const webhookEndpointStatuses = vocabulary('WebhookEndpointStatus', ['unverified', 'verified', 'disabled'], {
-  description: 'The state of a webhook endpoint (a paused endpoint is verified with paused_until in the future).',
+  description: 'The state of a webhook endpoint (a paused endpoint is verified, with {paused_until} in the future).',
   describe: (status) =>
     ({
       unverified: 'Registered, not verified: receives no deliveries until the verification handshake succeeds.',
@@ -51,7 +51,7 @@ export const webhookEndpointResource = defineResource({
       update: 'optional',
       nullable: false,
       max: 200,
-      description: 'The topics delivered to the endpoint (GET /webhooks/available_topics lists them).',
+      description: 'The topics delivered to the endpoint, by name; the list of available webhook topics names those this key can subscribe to.',
       writeRule: 'At least one; each a topic this account can subscribe to now, whose resource the key may read. Duplicates are dropped.',
     },
     description: { kind: 'text', max: 500, create: 'optional', update: 'optional', description: 'What the endpoint is for.' },
@@ -64,7 +64,7 @@ export const webhookEndpointResource = defineResource({
       alwaysSet: true,
       description: 'unverified, verified or disabled.',
       writeRule:
-        'disabled stops deliveries; on a disabled endpoint, verified or unverified re-enables it (its failure count and pause are cleared). An unverified endpoint becomes verified only by the verification handshake (POST .../verify).',
+        'disabled stops deliveries; on a disabled endpoint, verified or unverified re-enables it (its failure count and pause are cleared). An unverified endpoint becomes verified only by the verification handshake (the verify action runs it again).',
     },
   },
   readOnly: {

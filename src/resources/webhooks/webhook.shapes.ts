@@ -8,9 +8,9 @@ export const webhookDeliveryShape = wireShape({
   description: 'One attempt to deliver an event to an endpoint (a retry is another attempt of the same event, with the same {event_id}).',
   fields: {
     id: { kind: 'uuid' },
-    endpoint_id: { kind: 'uuid' },
+    endpoint_id: { kind: 'uuid', description: 'The endpoint the event was sent to.' },
     event_id: { kind: 'uuid', description: 'The event delivered: the `webhook-id` header and the body\'s `id`.' },
-    topic: { kind: 'string' },
+    topic: { kind: 'string', description: 'The topic of the event.' },
     attempt: { kind: 'integer', description: '1 for the first attempt of the event, then 2, 3 ... for its retries.' },
     status_code: { kind: 'integer', nullable: true, description: 'The HTTP status the endpoint answered; null when no answer came (timeout, network, TLS).' },
     duration_ms: { kind: 'integer', description: 'From the start of the request to the end of the answer, in milliseconds.' },
@@ -24,8 +24,8 @@ export const webhookSecretShape = wireShape({
   name: 'WebhookSecret',
   description: 'A new signing secret: shown once. The previous secret keeps signing, beside the new one, until {previous_secret_expires_at}.',
   fields: {
-    endpoint_id: { kind: 'uuid' },
-    secret: { kind: 'string', description: 'The new secret, `whsec_` and base64: verify signatures with it (any Standard Webhooks library).' },
+    endpoint_id: { kind: 'uuid', description: 'The endpoint whose secret was rotated.' },
+    secret: { kind: 'string', description: 'The new secret, in the form Standard Webhooks libraries take (whsec, an underscore, then base64): verify signatures with it.' },
     previous_secret_expires_at: { kind: 'datetime', description: 'Until then deliveries carry a signature with each secret.' },
   },
 });
@@ -34,7 +34,7 @@ export const webhookReplayShape = wireShape({
   name: 'WebhookReplay',
   description: 'What a replay queued: the events re-sent to the endpoint, with their original ids.',
   fields: {
-    endpoint_id: { kind: 'uuid' },
+    endpoint_id: { kind: 'uuid', description: 'The endpoint the events were queued for.' },
     queued: { kind: 'integer', description: 'How many events were queued for delivery.' },
     event_ids: { kind: 'string[]', description: 'Their ids, oldest first.' },
   },
@@ -46,6 +46,6 @@ export const webhookTopicShape = wireShape({
   fields: {
     name: { kind: 'string', description: 'The topic: `<resource>.<action>`, lowercase and dotted.' },
     resource: { kind: 'string', description: 'The class of the record its events carry in `data.object`.' },
-    description: { kind: 'string' },
+    description: { kind: 'string', description: 'What an event of the topic means, and what its `data` carries beside the record.' },
   },
 });

@@ -18,6 +18,7 @@ import { pascal, words } from './naming.ts';
 
 /** The moment every example date and timestamp shows. */
 const MOMENT = '2026-01-15T09:30:00.000Z';
+export const exampleMoment = MOMENT;
 
 /** A user id (int64 ids are users'). */
 const USER_ID = 7;
@@ -80,6 +81,9 @@ function fieldValue(name: string, spec: ValueSpec, siblings: Record<string, { en
       return MOMENT;
     case 'uuid':
       return exampleId(referencedClass(name, spec.references, siblings) ?? name);
+    case 'string[]':
+      // One entry (`max` bounds the entries, not their length).
+      return [text(name)];
   }
 }
 

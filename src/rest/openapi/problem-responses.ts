@@ -1,8 +1,10 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { topics } from '../../events/topics.ts';
 import { docSlug, errorCatalog, type ErrorCode } from '../../kernel/errors.ts';
 import { MAX_LIMIT } from '../../kernel/listing.ts';
+import { bodyKeyOf } from '../../kernel/resource.ts';
 import { byStatus, errorCodesOf, type Operation } from './error-codes.ts';
-import { exampleId } from './examples.ts';
+import { exampleId, exampleMoment } from './examples.ts';
 import { responseHeaders } from './headers.ts';
 import { problemSchema } from './problem-schema.ts';
 
@@ -35,8 +37,13 @@ function extras(code: ErrorCode, ctx: ExampleContext): Record<string, unknown> {
       return { max_limit: MAX_LIMIT };
     case 'validation.failed':
       return { errors: { [ctx.bodyKey ?? 'body']: ['is missing'] } };
+    case 'topic.not_available':
+      return { topics: [topics().find((topic) => topic.gate)?.name] };
+    case 'endpoint.paused':
+      return { paused_until: exampleMoment };
     default:
-      return {};
+      // Every verification.* problem names the endpoint, stored unverified.
+      return code.startsWith('verification.') ? { endpoint_id: exampleId('WebhookEndpoint') } : {};
   }
 }
 
@@ -93,7 +100,7 @@ export function createProblemResponses(registry: OpenAPIRegistry, rendering: Pro
   return {
     /** The error responses of the operation at `path` (under the base path), keyed by status: references to the shared responses. */
     of(op: Operation, path: string, scopes: string[]): Record<string, { $ref: string }> {
-      const bodyKey = op.kind === 'extra' ? op.extra.body?.key : 'def' in op ? op.def.name : undefined;
+      const bodyKey = op.kind === 'extra' ? op.extra.body?.key : 'def' in op ? bodyKeyOf(op.def) : undefined;
       const ctx = { instance: `${rendering.basePath}${path.replace(/\{([a-z_]+)\}/g, (_m, name: string) => exampleId(name))}`, scope: scopes[0] ?? null, bodyKey };
       const codes = errorCodesOf(op);
       for (const code of codes) if (!contexts.has(code)) contexts.set(code, ctx);

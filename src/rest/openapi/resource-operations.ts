@@ -1,6 +1,9 @@
 import { bodyKeyOf, restPath, serves, type ResourceDefinition } from '../../kernel/resource.ts';
+import { createAnswers } from '../openapi-operations.ts';
+import { wireShapeSchema } from '../wire-shape-schema.ts';
 import type { DocumentBuilder } from './document-builder.ts';
-import { createExample, recordExample, updateExample } from './examples.ts';
+import { docText } from './doc-text.ts';
+import { createExample, recordExample, shapeExample, updateExample } from './examples.ts';
 import { listEnvelope, listExample, singleEnvelope, singleExample } from './envelopes.ts';
 import { responseHeaders } from './headers.ts';
 import { listQuerySchema } from './list-parameters.ts';
@@ -22,6 +25,16 @@ export function registerResourceOperations({ register, response, parameters, add
   const record = register(cls, recordSchema(def));
   const single = register(`${cls}Response`, singleEnvelope(record), singleExample(example));
   const list = register(`${cls}List`, listEnvelope(record), listExample(example));
+  // A create whose answer adds fields to the record (a webhook endpoint's secret) answers the record and those.
+  const answer = createAnswers[def.name];
+  const created = () =>
+    answer
+      ? register(
+          `${cls}CreatedResponse`,
+          singleEnvelope(record.extend(wireShapeSchema(answer).shape).openapi({ description: docText(answer.description) })),
+          singleExample({ ...example, ...shapeExample(answer) }),
+        )
+      : single;
   // Write bodies only for the writes the resource serves.
   const createBody = () => register(`${cls}CreateRequest`, z.object({ [bodyKeyOf(def)]: register(createBodyName(def), createSchema(def)) }), { [bodyKeyOf(def)]: createExample(def) });
   const updateBody = () => register(`${cls}UpdateRequest`, z.object({ [bodyKeyOf(def)]: register(`${cls}Update`, updateSchema(def)) }), { [bodyKeyOf(def)]: updateExample(def) });
@@ -65,7 +78,7 @@ export function registerResourceOperations({ register, response, parameters, add
           201: {
             description: `The created ${noun}${def.idempotentCreate ? ' (or, for a retry with the same Idempotency-Key and body, the same answer replayed)' : ''}.`,
             headers: def.idempotentCreate ? responseHeaders('ETag', 'Location', 'Idempotent-Replayed') : responseHeaders('ETag', 'Location'),
-            content: { 'application/json': { schema: single } },
+            content: { 'application/json': { schema: created() } },
           },
         },
       },

@@ -1,12 +1,12 @@
-import { outputFields, type ResourceDefinition } from '../../kernel/resource.ts';
+import { bodyKeyOf, outputFields, type ResourceDefinition } from '../../kernel/resource.ts';
 import { childCreateSchema, childUpdateSchema } from './child-schemas.ts';
 import { customFieldsSchema, labelsSchema } from './convention-schemas.ts';
 import { docText } from './doc-text.ts';
 import { bodyObject, fieldHomes, immutableFields, notAccepted, sameAs, writeShape, type FieldNotes } from './write-fields.ts';
 import { z } from './zod.ts';
 
-// A resource's create and update bodies (the record under the key named after the resource): its fields with
-// their create or update rules, the conventions and the child collections.
+// A resource's create and update bodies (the record under its body key: bodyKeyOf, the name unless declared): its
+// fields with their create or update rules, the conventions and the child collections.
 
 /** Each child collection of the resource as a body member: new entries on create, a snapshot on update. */
 function childrenBody(def: ResourceDefinition, mode: 'create' | 'update'): Record<string, z.ZodType> {
@@ -61,7 +61,7 @@ export function createSchema(def: ResourceDefinition): z.ZodObject {
   if (def.conventions.labels) shape.labels = labelsSchema(def, 'create').optional();
   if (def.conventions.customFields) shape.custom_fields = customFieldsSchema(def, 'create').optional();
   Object.assign(shape, childrenBody(def, 'create'));
-  return bodyObject(shape, `${def.className} create body (under the key "${def.name}").`, notAccepted(def.fields, 'create', def.conventions));
+  return bodyObject(shape, `${def.className} create body (under the key "${bodyKeyOf(def)}").`, notAccepted(def.fields, 'create', def.conventions));
 }
 
 /** The update body's record: every field is optional; conventions with their update semantics. */
@@ -86,7 +86,7 @@ export function updateSchema(def: ResourceDefinition): z.ZodObject {
   Object.assign(shape, childrenBody(def, 'update'));
   return bodyObject(
     shape,
-    `${def.className} update body (under the key "${def.name}").`,
+    `${def.className} update body (under the key "${bodyKeyOf(def)}").`,
     notAccepted(def.fields, 'update', def.conventions),
     immutableFields(def.fields),
   );
