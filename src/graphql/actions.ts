@@ -120,7 +120,7 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
         fields: (t) => ({
           ...Object.fromEntries(
             Object.entries(response.records).map(([key, resource]) => [
-              key,
+              camelCase(key),
               t.field({
                 type: types.get(resource)!.record,
                 nullable: true,

@@ -141,6 +141,14 @@ describe('payments: applications and invoice balances', () => {
     expect(await balanceOf(invoice)).toBe('100.00');
   });
 
+  it('lowers the amount of a payment: what it does not apply follows, with or without applications', async () => {
+    const bare = await createPayment({ customer_id: customer.id, amount: '5.00' });
+    expect((await updateRecord(api, 'payments', 'payment', bare, { amount: '4.99' })).record.unapplied_amount).toBe('4.99');
+    const invoice = await invoiceOf(customer.id, '100');
+    const applied = await createPayment({ customer_id: customer.id, amount: '100', applications: [{ invoice_id: invoice.id, amount: '40' }] });
+    expect((await updateRecord(api, 'payments', 'payment', applied, { amount: '50' })).record.unapplied_amount).toBe('10.00');
+  });
+
   it("refuses to lower an invoice's amount below what payments apply (422 naming lineitems)", async () => {
     const invoice = await invoiceOf(customer.id, '100');
     await createPayment({ customer_id: customer.id, amount: '80', applications: [{ invoice_id: invoice.id, amount: '80' }] });

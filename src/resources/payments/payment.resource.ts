@@ -124,6 +124,9 @@ export const paymentResource = defineResource({
   hooks: {
     async beforeWrite({ tx, ctx, mode, values, existing, errors, now }) {
       if (mode === 'create') values.payment_date ??= calendarDateIn(now, ctx.principal.account.timeZone);
+      // unapplied_amount is recomputed after the applications are written (afterWrite); until then it must not stand
+      // above a lowered amount, or the range CHECK refuses the row write itself (a 500 instead of the 422 below).
+      if (mode === 'update' && 'amount' in values) (values as Record<string, unknown>).unapplied_amount = '0';
       // The customer is share-locked: its organization is in the search text, and its invoices are checked.
       const customerId = 'customer_id' in values ? values.customer_id : existing?.customer_id;
       if (customerId && !errors.customer_id) await readShared(tx, 'customers', 'id', [customerId]);
