@@ -63,10 +63,7 @@ export class WebhookService {
       checkLifecycle(row, this.now(), true);
       const endpoints = this.resources('webhook_endpoint');
       const eventId = await inTransaction(this.db, async (tx) => {
-        const endpoint = await endpoints.getWithin(tx, id);
-        await endpoints.announceWithin(tx, ctx, endpoint, 'test');
-        const event = await tx.event.findFirst({ where: { record_id: id, topic: 'webhook_endpoint.test' }, orderBy: { created_at: 'desc' } });
-        return event!.id;
+        return endpoints.announceWithin(tx, ctx, await endpoints.getWithin(tx, id), 'test');
       });
       const outcome: AttemptOutcome & { deliveryId?: string } = await this.deliverer.attempt({ accountId: ctx.principal.accountId, endpointId: id, eventId, attempt: 1 }, { test: true });
       if (!outcome.deliveryId) throw new AppError('endpoint.disabled', 'The endpoint was disabled while the test ran.');

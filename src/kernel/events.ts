@@ -29,11 +29,13 @@ export interface AppendedEvent {
   details?: Record<string, unknown>;
 }
 
-export async function appendEvent(tx: TenantTx, origin: RequestContext | SystemOrigin, event: AppendedEvent): Promise<void> {
+/** Appends the event; answers its id. */
+export async function appendEvent(tx: TenantTx, origin: RequestContext | SystemOrigin, event: AppendedEvent): Promise<string> {
   const request = 'principal' in origin ? origin : null;
+  const id = newId();
   await tx.event.create({
     data: {
-      id: newId(),
+      id,
       account_id: request ? request.principal.accountId : (origin as SystemOrigin).accountId,
       topic: `${event.topicPrefix}.${event.action}`,
       resource: event.resource,
@@ -45,6 +47,7 @@ export async function appendEvent(tx: TenantTx, origin: RequestContext | SystemO
       request_id: request?.requestId ?? null,
     },
   });
+  return id;
 }
 
 /** The wire fields whose values differ between two versions of a record (updated_at always moves: left out). */

@@ -470,9 +470,9 @@ export class ResourceService {
     return single;
   }
 
-  /** Appends an event of this resource beyond the standard ones (`estimate.converted`) in the caller's transaction. */
-  async announceWithin(tx: TenantTx, ctx: RequestContext | SystemOrigin, single: Single, action: EventAction, details?: Record<string, unknown>): Promise<void> {
-    await appendEvent(tx, ctx, { resource: this.def.className, topicPrefix: this.def.name, recordId: single.record.id as string, action, payload: single.record, details });
+  /** Appends an event of this resource beyond the standard ones (`estimate.converted`) in the caller's transaction; answers its id. */
+  announceWithin(tx: TenantTx, ctx: RequestContext | SystemOrigin, single: Single, action: EventAction, details?: Record<string, unknown>): Promise<string> {
+    return appendEvent(tx, ctx, { resource: this.def.className, topicPrefix: this.def.name, recordId: single.record.id as string, action, payload: single.record, details });
   }
 
   /** updated_at moves forward on every write, even within the same millisecond, so ETags never repeat. */

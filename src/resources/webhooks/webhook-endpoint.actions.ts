@@ -4,7 +4,8 @@ import { webhookDeliveryShape, webhookReplayShape, webhookSecretShape } from './
 // POST /webhooks/endpoints/{id}/verify, /test, /replay, /rotate_secret and GET .../deliveries, through
 // domain.webhooks (src/events/webhook.service.ts).
 
-const verificationCodes = ['verification.echo_mismatch', 'verification.timeout', 'verification.ssl_error', 'verification.network_unreachable', 'verification.unknown_error', 'verification.failed'] as const;
+/** The causes of a failed verification handshake (src/events/verification.ts). */
+export const verificationCodes = ['verification.echo_mismatch', 'verification.timeout', 'verification.ssl_error', 'verification.network_unreachable', 'verification.unknown_error', 'verification.failed'] as const;
 
 // Typed as ActionDefinition[] rather than inferred: the scope catalog is derived from the resource declarations that
 // hold these actions, so an inferred type here would depend on itself (see src/resources/catalog.ts).

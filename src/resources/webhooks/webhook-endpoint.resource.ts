@@ -6,7 +6,7 @@ import { urlRefusal } from '../../events/outbound.ts';
 import { encryptSecret, newSigningSecret } from '../../events/secrets.ts';
 import { keyring } from '../../events/keyring.ts';
 import { checkTopics } from '../../events/topic-rules.ts';
-import { webhookEndpointActions } from './webhook-endpoint.actions.ts';
+import { verificationCodes, webhookEndpointActions } from './webhook-endpoint.actions.ts';
 import { verifyEndpoint, withSecret } from '../../events/verification.ts';
 
 // Partner endpoints that receive events (docs/webhooks.md). Registered unverified; the verification handshake
@@ -91,8 +91,8 @@ export const webhookEndpointResource = defineResource({
     defaultSort: 'created_at',
   },
   errors: {
-    create: ['validation.no_topics', 'topic.not_available', 'verification.echo_mismatch', 'verification.timeout', 'verification.ssl_error', 'verification.network_unreachable', 'verification.unknown_error', 'verification.failed'],
-    update: ['validation.no_topics', 'topic.not_available', 'verification.echo_mismatch', 'verification.timeout', 'verification.ssl_error', 'verification.network_unreachable', 'verification.unknown_error', 'verification.failed'],
+    create: ['validation.no_topics', 'topic.not_available', ...verificationCodes],
+    update: ['validation.no_topics', 'topic.not_available', ...verificationCodes],
   },
   actions: webhookEndpointActions,
   hooks: {
