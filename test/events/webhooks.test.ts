@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { highRateLimits, startTestApp, useTenant, useTestApp, type TestApp } from '../helpers/app.ts';
+import { highRateLimits, startTestApp, TestClock, useTenant, useTestApp, type TestApp } from '../helpers/app.ts';
 import { ifMatch } from '../helpers/factories/records.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { closedPortUrl, startHttpsReceiver, startReceiver, type Receiver } from '../helpers/webhook-receivers.ts';
@@ -291,5 +291,25 @@ describe('webhook management counts in the webhook_ingest bucket', () => {
     expect((await limitedApi.get('/webhooks/available_topics')).status).toBe(200);
     expectProblem(await limitedApi.get('/webhooks/endpoints'), { status: 429, code: 'rate_limit.exceeded' });
     expect((await limitedApi.get('/customers')).status).toBe(200);
+  });
+});
+
+describe('an endpoint failing continuously for WEBHOOK_DISABLE_AFTER_DAYS', () => {
+  const clock = new TestClock();
+  const timed = useTestApp({ clock, rateLimits: { ...highRateLimits, webhook_ingest: 100_000 }, env: { ...env, WEBHOOK_PAUSE_AFTER_FAILURES: '1000', WEBHOOK_RETRY_SCHEDULE: '3600' } });
+  it('is disabled, with its lifecycle event', async () => {
+    const { api: timedApi } = await timed.newTenant();
+    const failing = await receiver();
+    const created = await timedApi.post('/webhooks/endpoints', { endpoint: { url: failing.url, topics: ['customer.created'] } });
+    const id = created.body.data.id as string;
+    failing.setBehaviour({ kind: 'status', status: 500 });
+    await timedApi.post('/customers', { customer: { organization: 'Day one' } });
+    const failingSince = await eventually(() => timedApi.get(`/webhooks/endpoints/${id}`), (res) => res.body.data.failing_since !== null);
+    expect(failingSince.body.data).toMatchObject({ status: 'verified', consecutive_failures: 1 });
+    clock.advance(5 * 86_400_000 + 60_000);
+    await timedApi.post('/customers', { customer: { organization: 'Day six' } });
+    const disabled = await eventually(() => timedApi.get(`/webhooks/endpoints/${id}`), (res) => res.body.data.status === 'disabled');
+    expect(disabled.body.data.status).toBe('disabled');
+    expect(await timed.database.prisma.event.count({ where: { record_id: id, topic: 'webhook_endpoint.disabled' } })).toBe(1);
   });
 });
