@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPg } from '@prisma/adapter-pg';
@@ -55,7 +56,10 @@ export interface DatabaseOptions {
   dataDir?: string;
   poolSize?: number;
   migrate?: boolean;
-  /** Called with every SQL statement the client sends (tests count statements with it). */
+  /**
+   * Called with every SQL statement the client sends for requests (tests count statements with it); the background
+   * work of the job queue (asBackground) is not reported.
+   */
   onQuery?: (sql: string) => void;
 }
 
@@ -139,6 +143,22 @@ const exactTypes = {
   }) as typeof pg.types.getTypeParser,
 };
 
+const background = new AsyncLocalStorage<true>();
+
+/**
+ * Runs background work (the job queue's outbox dispatcher) so that its statements are not reported to onQuery:
+ * statement counts of a request stay the request's own while the queue works beside it.
+ */
+export function asBackground<T>(work: () => Promise<T>): Promise<T> {
+  return background.run(true, work);
+}
+
+function reportedOnly(onQuery: (sql: string) => void): (sql: string) => void {
+  return (sql) => {
+    if (!background.getStore()) onQuery(sql);
+  };
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   let factory: SqlMigrationAwareDriverAdapterFactory;
   let closeDriver: () => Promise<void>;
@@ -157,7 +177,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     poolStats = () => ({ max, inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount });
     factory = new PrismaPg(pool, { statementNameGenerator: statementName });
     closeDriver = () => pool.end();
-    const onQuery = options.onQuery;
+    const onQuery = options.onQuery && reportedOnly(options.onQuery);
     raw = {
       async $queryRawUnsafe<T>(sql: string, ...values: unknown[]): Promise<T> {
         onQuery?.(sql);
@@ -200,13 +220,27 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       };
     };
   }
-  if (options.migrate !== false) await applyMigrations(kind === 'postgresql' ? wholeScriptMigrations(factory) : factory);
+  if (options.migrate !== false) {
+    if (options.url) {
+      // On one connection of its own: the schema engine takes a session advisory lock (other processes wait for it)
+      // and releases it with a later statement, which a pool could run on another connection, leaving the lock held
+      // by an idle pooled connection for as long as the pool keeps it busy.
+      const migrations = new pg.Pool({ connectionString: options.url, max: 1 });
+      try {
+        await applyMigrations(wholeScriptMigrations(new PrismaPg(migrations)));
+      } finally {
+        await migrations.end();
+      }
+    } else {
+      await applyMigrations(factory);
+    }
+  }
   const prisma = new PrismaClient({
     adapter: factory,
     log: options.onQuery ? [{ emit: 'event', level: 'query' }] : [],
   });
   if (options.onQuery) {
-    const onQuery = options.onQuery;
+    const onQuery = reportedOnly(options.onQuery);
     (prisma as unknown as { $on(event: 'query', cb: (e: { query: string }) => void): void }).$on('query', (e) => onQuery(e.query));
   }
   await prisma.$connect();

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import { asBackground } from './client.ts';
 
 // The outbox read across accounts (src/events/): the webhook dispatcher's step and the retention purge. Outside
 // any tenant (every account's events at once), so they live with the database layer.
@@ -33,7 +34,7 @@ export async function dispatchStep(
   limit: number,
   enqueue: (sql: TxSql, events: DispatchedEvent[], endpoints: DispatchEndpoint[]) => Promise<void>,
 ): Promise<number | null> {
-  return prisma.$transaction(
+  return asBackground(() => prisma.$transaction(
     async (tx) => {
       await tx.$executeRawUnsafe(`INSERT INTO event_cursors (name, seq) SELECT 'webhooks', coalesce(max(seq), 0) FROM events ON CONFLICT (name) DO NOTHING`);
       const cursor = await tx.$queryRawUnsafe<{ seq: bigint }[]>(`SELECT seq FROM event_cursors WHERE name = 'webhooks' FOR UPDATE SKIP LOCKED`);
@@ -57,7 +58,7 @@ export async function dispatchStep(
       return events.length;
     },
     { timeout: 30_000, maxWait: 10_000 },
-  );
+  ));
 }
 
 /** Deletes events older than `before` (retention) and the delivery log rows older than it; answers the events deleted. */
