@@ -174,6 +174,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     kind = 'postgresql';
     const max = options.poolSize ?? 10;
     const pool = new pg.Pool({ connectionString: options.url, max });
+    // An idle connection the server ends (a restart, an administrator, a dropped database) is an 'error' of the pool;
+    // without a listener it would be an uncaught exception that ends the process. The pool drops that connection and
+    // opens another when one is needed; the statements that fail say so themselves.
+    pool.on('error', () => {});
     poolStats = () => ({ max, inUse: pool.totalCount - pool.idleCount, idle: pool.idleCount, waiting: pool.waitingCount });
     factory = new PrismaPg(pool, { statementNameGenerator: statementName });
     closeDriver = () => pool.end();
@@ -226,6 +230,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       // and releases it with a later statement, which a pool could run on another connection, leaving the lock held
       // by an idle pooled connection for as long as the pool keeps it busy.
       const migrations = new pg.Pool({ connectionString: options.url, max: 1 });
+      migrations.on('error', () => {});
       try {
         await applyMigrations(wholeScriptMigrations(new PrismaPg(migrations)));
       } finally {
