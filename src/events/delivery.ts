@@ -6,7 +6,7 @@ import type { DomainSettings } from '../kernel/settings.ts';
 import { inTransaction, type TenantClient } from '../kernel/tenancy.ts';
 import { CURRENT_VERSION } from '../kernel/versioning.ts';
 import { envelopeOf } from './envelope.ts';
-import { postJson, type OutboundResult } from './outbound.ts';
+import { answerSummary, postJson, type OutboundResult } from './outbound.ts';
 import { signedHeaders } from './signing.ts';
 import { signingSecrets } from './verification.ts';
 
@@ -45,8 +45,7 @@ export function retryDelayMs(schedule: readonly number[], attempt: number): numb
 export function failureOf(result: OutboundResult): string | null {
   if (result.failure) return result.failure.message;
   if (result.status! >= 200 && result.status! <= 299) return null;
-  const excerpt = result.body.replace(/\s+/g, ' ').trim().slice(0, 200);
-  return `HTTP ${result.status}${excerpt ? `: ${excerpt}` : ''}`;
+  return answerSummary(result);
 }
 
 export class WebhookDeliverer {

@@ -51,6 +51,12 @@ export interface OutboundResult {
   failure: { kind: OutboundFailureKind; message: string } | null;
 }
 
+/** "HTTP 500: <the body's first 200 characters, whitespace folded>": how a non-2xx answer is stored and shown. */
+export function answerSummary(result: OutboundResult): string {
+  const excerpt = result.body.replace(/\s+/g, ' ').trim().slice(0, MAX_MESSAGE_LENGTH);
+  return `HTTP ${result.status}${excerpt ? `: ${excerpt}` : ''}`;
+}
+
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 export const USER_AGENT = 'Fieldline-Webhooks/1';
 

@@ -7,7 +7,7 @@ import { Single } from '../kernel/resource-service.ts';
 import type { DomainSettings } from '../kernel/settings.ts';
 import { inTransaction, type TenantClient } from '../kernel/tenancy.ts';
 import { keyring } from './keyring.ts';
-import { postJson, type OutboundResult } from './outbound.ts';
+import { answerSummary, postJson, type OutboundResult } from './outbound.ts';
 import { decryptSecret } from './secrets.ts';
 import { signedHeaders } from './signing.ts';
 
@@ -38,8 +38,7 @@ export function verificationOutcome(result: OutboundResult, challenge: string): 
   }
   const status = result.status!;
   if (status < 200 || status > 299) {
-    const excerpt = result.body.replace(/\s+/g, ' ').trim().slice(0, 200);
-    return { code: 'verification.unknown_error', detail: `The endpoint answered HTTP ${status}${excerpt ? `: ${excerpt}` : ''}.` };
+    return { code: 'verification.unknown_error', detail: `The endpoint answered ${answerSummary(result)}.` };
   }
   const body = result.body.trim();
   if (body === challenge) return null;

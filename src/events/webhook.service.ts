@@ -1,4 +1,7 @@
-import { addError, throwIfErrors } from '../kernel/body.ts';
+import { addError, recordFromBody, throwIfErrors, zodIssuesToErrors } from '../kernel/body.ts';
+import { valueSchema } from '../kernel/fields.ts';
+import { printable } from '../kernel/storable.ts';
+import { replayFields } from '../resources/webhooks/webhook.shapes.ts';
 import type { RequestContext } from '../kernel/context.ts';
 import { runAsTenant } from '../kernel/context.ts';
 import { AppError, notFound, validationError, type FieldErrors } from '../kernel/errors.ts';
@@ -145,26 +148,28 @@ function deliveryWire(row: DeliveryRow): Record<string, unknown> {
 
 /** {"replay": {"event_ids": [...]}} or {"replay": {"since": ..., "until"?: ...}}. */
 function replayRequest(body: unknown): { event_ids: string[] } | { since: Date; until: Date | null } {
-  const replay = (body as { replay?: unknown } | null)?.replay;
+  const r = recordFromBody(body, 'replay');
   const errors: FieldErrors = {};
-  if (!replay || typeof replay !== 'object' || Array.isArray(replay)) {
-    throw validationError({ replay: ['is required: {"replay": {"event_ids": [...]}} or {"replay": {"since": "...", "until": "..."}}'] });
+  for (const key of Object.keys(r)) if (!Object.hasOwn(replayFields, key)) addError(errors, printable(key), 'is not a replay field (event_ids, since, until)');
+  const given = (Object.keys(replayFields) as (keyof typeof replayFields)[]).filter((key) => r[key] !== undefined && r[key] !== null);
+  for (const key of given) {
+    const parsed = valueSchema(replayFields[key]).safeParse(r[key]);
+    if (!parsed.success) Object.assign(errors, zodIssuesToErrors(parsed.error, key));
   }
-  const r = replay as Record<string, unknown>;
-  for (const key of Object.keys(r)) if (!['event_ids', 'since', 'until'].includes(key)) addError(errors, key, 'is not a replay field (event_ids, since, until)');
-  if ('event_ids' in r) {
-    if ('since' in r || 'until' in r) addError(errors, 'event_ids', 'cannot be combined with since and until');
-    const ids = r.event_ids;
-    if (!Array.isArray(ids) || ids.length === 0 || ids.length > 1000 || !ids.every((id) => typeof id === 'string' && isUuid(id))) {
-      addError(errors, 'event_ids', 'must be 1 to 1000 event ids (UUIDs)');
-    }
+  throwIfErrors(errors);
+  if (given.includes('event_ids')) {
+    const ids = r.event_ids as string[];
+    if (given.length > 1) addError(errors, 'event_ids', 'cannot be combined with since and until');
+    if (ids.length === 0) addError(errors, 'event_ids', 'must list at least one event id');
+    ids.forEach((id, index) => {
+      if (!isUuid(id)) addError(errors, `event_ids.${index}`, 'is not a valid UUID');
+    });
     throwIfErrors(errors);
-    return { event_ids: [...new Set(ids as string[])] };
+    return { event_ids: [...new Set(ids)] };
   }
-  const since = typeof r.since === 'string' ? parseTimestamp(r.since) : null;
-  const until = r.until === undefined || r.until === null ? null : typeof r.until === 'string' ? parseTimestamp(r.until) : null;
+  const since = given.includes('since') ? parseTimestamp(r.since as string) : null;
+  const until = given.includes('until') ? parseTimestamp(r.until as string) : null;
   if (!since) addError(errors, 'since', 'is required (an ISO 8601 timestamp) unless event_ids is given');
-  if (r.until !== undefined && r.until !== null && !until) addError(errors, 'until', 'is not a valid ISO 8601 timestamp');
   if (since && until && until <= since) addError(errors, 'until', 'must be after since');
   throwIfErrors(errors);
   return { since: since!, until };

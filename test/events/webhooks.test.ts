@@ -273,6 +273,30 @@ describe('deliveries', () => {
     expect(() => new Webhook(oldSecret).verify(again!.body, again!.headers)).not.toThrow();
   });
 
+  it('replay refuses a malformed request with 422 naming the field, and queues nothing', async () => {
+    const echo = await receiver();
+    const id = (await register(echo.url, ['customer.created'])).body.data.id as string;
+    const cases: [unknown, string][] = [
+      [{}, 'replay'],
+      [{ replay: [] }, 'replay'],
+      [{ replay: {} }, 'since'],
+      [{ replay: { event_ids: [] } }, 'event_ids'],
+      [{ replay: { event_ids: ['not-an-id'] } }, 'event_ids.0'],
+      [{ replay: { event_ids: 'x' } }, 'event_ids'],
+      [{ replay: { event_ids: [crypto.randomUUID()], since: new Date().toISOString() } }, 'event_ids'],
+      [{ replay: { since: 'yesterday' } }, 'since'],
+      [{ replay: { since: '2026-01-02T00:00:00Z', until: '2026-01-01T00:00:00Z' } }, 'until'],
+      [{ replay: { since: '2026-01-01T00:00:00Z', from: 'x' } }, 'from'],
+    ];
+    for (const [body, field] of cases) {
+      const answer = await api.post(`/webhooks/endpoints/${id}/replay`, body);
+      expectProblem(answer, { status: 422, code: 'validation.failed' });
+      expect(Object.keys(answer.body.errors), JSON.stringify(body)).toContain(field);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(echo.requests).toHaveLength(1);
+  });
+
   it('a rolled-back write is never delivered', async () => {
     const echo = await receiver();
     await register(echo.url, ['customer.created']);

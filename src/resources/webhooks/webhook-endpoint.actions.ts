@@ -1,5 +1,5 @@
 import { action, type ActionDefinition } from '../../kernel/action.ts';
-import { webhookDeliveryShape, webhookReplayShape, webhookSecretShape } from './webhook.shapes.ts';
+import { replayFields, webhookDeliveryShape, webhookReplayShape, webhookSecretShape } from './webhook.shapes.ts';
 
 // POST /webhooks/endpoints/{id}/verify, /test, /replay, /rotate_secret and GET .../deliveries, through
 // domain.webhooks (src/events/webhook.service.ts).
@@ -47,11 +47,7 @@ export const webhookEndpointActions: readonly ActionDefinition[] = [
     description:
       'Queues past events of the endpoint\'s topics (those still kept: events are kept for a configured number of days, 30 by default) for delivery to this endpoint only, with their original ids (the `webhook-id` a receiver deduplicates by): either {event_ids} (1 to 1000; ids of other topics or accounts are skipped) or {since} (and optionally {until}) by event time (at most 10,000 events). Refused on a disabled endpoint (endpoint.disabled), a paused one (endpoint.paused) and an unverified one (validation.failed).',
     body: {
-      fields: {
-        event_ids: { kind: 'string[]', create: 'optional', update: 'not_accepted', max: 1000, description: 'Ids of the events to re-send.' },
-        since: { kind: 'datetime', create: 'optional', update: 'not_accepted', description: 'Re-send the events from this time on.' },
-        until: { kind: 'datetime', create: 'optional', update: 'not_accepted', description: 'Up to this time (exclusive); default now.' },
-      },
+      fields: replayFields,
       mode: 'create',
       key: 'replay',
       required: true,

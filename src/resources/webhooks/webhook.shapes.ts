@@ -1,3 +1,4 @@
+import type { FieldSpec } from '../../kernel/fields.ts';
 import { wireShape } from '../../kernel/wire-shape.ts';
 
 // The answers of the webhook endpoint actions: one delivery attempt (GET .../deliveries, POST .../test), a
@@ -49,3 +50,10 @@ export const webhookTopicShape = wireShape({
     description: { kind: 'string', description: 'What an event of the topic means, and what its `data` carries beside the record.' },
   },
 });
+
+/** The body of POST .../replay (under "replay"): the action declares it, the service validates with it. */
+export const replayFields = {
+  event_ids: { kind: 'string[]', create: 'optional', update: 'not_accepted', max: 1000, description: 'Ids of the events to re-send.' },
+  since: { kind: 'datetime', create: 'optional', update: 'not_accepted', description: 'Re-send the events from this time on.' },
+  until: { kind: 'datetime', create: 'optional', update: 'not_accepted', description: 'Up to this time (exclusive); default now.' },
+} as const satisfies Record<string, FieldSpec>;
