@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { buildDomain, type Domain } from './domain.ts';
 import { EventQueue } from './events/queue.ts';
+import { OutboxTail } from './events/tail.ts';
 import type { Clock } from './kernel/clock.ts';
 import { AppError, docSlug } from './kernel/errors.ts';
 import { newId } from './kernel/ids.ts';
@@ -140,14 +141,18 @@ export function buildApp(deps: AppDeps): App {
   const queue = new EventQueue({ database: deps.database, settings: domain.settings, clock: domain.clock, deliverer: domain.webhooks.deliverer, logger });
   let queueStart: Promise<void> | null = null;
   ops.workers.register('webhooks', () => queue.isRunning());
+  // The outbox tail of GraphQL subscriptions (src/events/tail.ts) starts with it: one reader per process.
+  const tail = new OutboxTail(deps.database, logger);
 
   return {
     express: app,
     domain,
     ops,
     async listen(port, host = config.HOST) {
-      queueStart ??= queue.start().then(() => {
+      queueStart ??= Promise.all([queue.start(), tail.start()]).then(() => {
         domain.webhooks.sink = queue;
+        domain.eventStreams.source = tail;
+        domain.eventStreams.startKeyChecks();
       });
       await queueStart;
       const server = http.createServer(app);
@@ -163,8 +168,11 @@ export function buildApp(deps: AppDeps): App {
     },
     async close() {
       domain.webhooks.sink = null;
-      await queue.stop();
+      domain.eventStreams.source = null;
+      domain.eventStreams.stop();
       await graphql.close();
+      await tail.stop();
+      await queue.stop();
       await Promise.all(
         [...servers].map(
           (server) =>

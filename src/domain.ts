@@ -22,6 +22,8 @@ import { BillingService } from './resources/invoices/billing.service.ts';
 import { LookupService } from './resources/lookups/lookup.service.ts';
 import { resources as declaredResources } from './resources/index.ts';
 import { WebhookDeliverer } from './events/delivery.ts';
+import { EventFeedService } from './events/event-feed.service.ts';
+import { EventStreams } from './events/event-streams.ts';
 import { WebhookService } from './events/webhook.service.ts';
 
 /** Every standard resource of the API, in the order they appear in docs (the list is src/resources/index.ts). */
@@ -59,6 +61,7 @@ export function buildDomain(options: DomainOptions) {
     return service;
   };
   const services: Map<string, ResourceService> = new Map(resources.map((def) => [def.name, new ResourceService(def, { db, raw: options.raw ?? db, cursors, clock, resources: lookup, settings })]));
+  const authenticator = new Authenticator(options.prisma, clock, options.authCacheTtlMs ?? 2000);
   return {
     clock,
     settings,
@@ -66,7 +69,7 @@ export function buildDomain(options: DomainOptions) {
     db,
     signingKeys,
     cursors,
-    authenticator: new Authenticator(options.prisma, clock, options.authCacheTtlMs ?? 2000),
+    authenticator,
     rateLimits: new RateLimits({ ...defaultBucketLimits, ...options.rateLimits }, options.redis),
     versions,
     admin: new AdminService(options.prisma, versions),
@@ -78,6 +81,8 @@ export function buildDomain(options: DomainOptions) {
     dispatchBoard: new DispatchBoardService(lookup('job')),
     locator: new RecordLocator(resources, options.raw ?? db),
     idempotency: new IdempotencyStore(options.raw ?? db, clock, { lockMs: options.idempotencyLockMs ?? 60_000 }),
+    eventFeed: new EventFeedService(options.raw ?? db, cursors),
+    eventStreams: new EventStreams(db, authenticator),
     webhooks: new WebhookService(db, settings, lookup, new WebhookDeliverer(db, settings, lookup, options.logger ?? pino({ level: 'silent' }))),
     resources: services,
     resource: lookup,

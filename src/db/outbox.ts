@@ -67,3 +67,34 @@ export async function purgeEventsBefore(prisma: PrismaClient, before: Date): Pro
   const rows = await prisma.$queryRawUnsafe<{ n: number }[]>(`WITH gone AS (DELETE FROM events WHERE created_at < $1::timestamptz RETURNING 1) SELECT count(*)::int AS n FROM gone`, before);
   return rows[0]?.n ?? 0;
 }
+
+/** An event as the subscription tail reads it (every account's, in seq order). */
+export interface TailRow {
+  seq: bigint;
+  id: string;
+  account_id: string;
+  topic: string;
+  record_id: string;
+  payload: unknown;
+  details: unknown;
+  etag: string | null;
+  created_at: Date;
+}
+
+/** The highest seq committed so far (0 with no events): where a process's subscription tail starts. */
+export async function latestSeq(prisma: PrismaClient): Promise<bigint> {
+  const rows = await asBackground(() => prisma.$queryRawUnsafe<{ seq: bigint | null }[]>(`SELECT max(seq) AS seq FROM events`));
+  return BigInt(rows[0]?.seq ?? 0);
+}
+
+/** Up to `limit` events after `seq`, every account's, in commit order (the subscription tail's read). */
+export function eventsAfter(prisma: PrismaClient, seq: bigint, limit: number): Promise<TailRow[]> {
+  return asBackground(() =>
+    prisma.$queryRawUnsafe<TailRow[]>(
+      `SELECT seq, id::text AS id, account_id::text AS account_id, topic, record_id::text AS record_id, payload, details, etag, created_at
+         FROM events WHERE seq > $1 ORDER BY seq LIMIT $2`,
+      seq,
+      limit,
+    ),
+  );
+}

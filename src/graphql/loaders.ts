@@ -41,6 +41,19 @@ export function loadersOf(ctx: GraphQLContext): RelationLoaders {
   return loaders;
 }
 
+const perHolder = new WeakMap<object, RelationLoaders>();
+
+/**
+ * Makes this operation read through the loaders of `holder`, shared by every operation resolving it: one event
+ * fanned out to many subscriptions of one account reads each relation once, and each event reads afresh (a
+ * subscription lives long; what it read for one event must not answer the next).
+ */
+export function shareLoaders(ctx: GraphQLContext, holder: object): void {
+  let loaders = perHolder.get(holder);
+  if (!loaders) perHolder.set(holder, (loaders = createLoaders(ctx)));
+  perOperation.set(ctx, loaders);
+}
+
 /** Forgets everything read so far in this operation. */
 export function clearLoaders(ctx: GraphQLContext): void {
   perOperation.delete(ctx);

@@ -10,6 +10,7 @@ import { referenceTargets } from '../resources/reference-targets.ts';
 import { registerActions } from './actions.ts';
 import { registerResource, type ResourceTypes } from './resource-schema.ts';
 import { registerSharedTypes } from './shared-types.ts';
+import { registerSubscriptions } from './subscriptions.ts';
 
 /**
  * The GraphQL schema: identity, lookups, every declared resource with its relations and actions, and the dispatch
@@ -28,6 +29,7 @@ export function buildSchema(): GraphQLSchema {
   registerNode(builder, types, shared);
   registerDispatchBoard(builder, types.get('job')!);
   for (const def of resources) registerActions(builder, def, types, shared);
+  registerSubscriptions(builder, types);
   return builder.toSchema();
 }
 

@@ -38,6 +38,14 @@ interface KeyRow {
   account: { id: string; name: string; sandbox: boolean; api_access: boolean; active: boolean; deactivation_reason: string | null; modules: unknown; currency: string; time_zone: string; payment_terms_days: number };
 }
 
+const keySelect = {
+  id: true, token_hash: true, scopes: true, api_version: true, expires_at: true, revoked_at: true, created_at: true,
+  user: { select: { id: true, name: true, email: true, role: true, active: true } },
+  account: {
+    select: { id: true, name: true, sandbox: true, api_access: true, active: true, deactivation_reason: true, modules: true, currency: true, time_zone: true, payment_terms_days: true },
+  },
+} as const;
+
 export interface AuthenticateOptions {
   /** Runs before a token that no cache answers is read from the database; what it throws is raised as is. */
   beforeLookup?: () => Promise<void>;
@@ -68,13 +76,7 @@ export class Authenticator {
     try {
       row = (await this.db.apiKey.findUnique({
         where: { token_hash: hash },
-        select: {
-          id: true, token_hash: true, scopes: true, api_version: true, expires_at: true, revoked_at: true, created_at: true,
-          user: { select: { id: true, name: true, email: true, role: true, active: true } },
-          account: {
-            select: { id: true, name: true, sandbox: true, api_access: true, active: true, deactivation_reason: true, modules: true, currency: true, time_zone: true, payment_terms_days: true },
-          },
-        },
+        select: keySelect,
       })) as KeyRow | null;
     } catch {
       throw new AppError('auth.failed', 'The API key could not be verified; retry later.');
@@ -84,6 +86,38 @@ export class Authenticator {
       this.keys.set(hash, true);
     } else this.unknown?.set(hash, true);
     return row;
+  }
+
+  /** Why a key that exists may not be used now (revoked, expired, its account or user off, no API access), or null. */
+  private refusalOf(row: KeyRow): AppError | null {
+    if (row.revoked_at) return new AppError('auth.token_revoked', 'This API key was revoked or rotated.');
+    if (row.expires_at && row.expires_at.getTime() <= this.clock.now().getTime()) {
+      return new AppError('auth.invalid_token', 'The token matches no active, unexpired API key.');
+    }
+    const { account, user } = row;
+    if (!account.active) {
+      return new AppError('account.deactivated', 'The account is deactivated.', account.deactivation_reason ? { reason: account.deactivation_reason } : {});
+    }
+    if (!user.active) return new AppError('account.inactive', "The key's user is inactive.");
+    if (!account.api_access && !account.sandbox) return new AppError('auth.plan_required', "The account's plan has no API access.");
+    return null;
+  }
+
+  /**
+   * Why each of these keys may no longer be used, read now (not from the cache): long-lived connections (GraphQL
+   * subscriptions) re-check their keys with it, so a revocation ends them within the check's interval. A key
+   * missing from the answer is still usable.
+   */
+  async refusals(keyIds: readonly string[]): Promise<Map<string, AppError>> {
+    const rows = (await this.db.apiKey.findMany({ where: { id: { in: [...keyIds] } }, select: keySelect })) as KeyRow[];
+    const refused = new Map<string, AppError>();
+    const found = new Set(rows.map((row) => row.id));
+    for (const id of keyIds) if (!found.has(id)) refused.set(id, new AppError('auth.token_revoked', 'This API key was revoked or rotated.'));
+    for (const row of rows) {
+      const refusal = this.refusalOf(row);
+      if (refusal) refused.set(row.id, refusal);
+    }
+    return refused;
   }
 
   async authenticate(authorization: string | undefined, options: AuthenticateOptions = {}): Promise<Principal> {
@@ -96,16 +130,9 @@ export class Authenticator {
     if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(hash, 'hex'))) {
       throw new AppError('auth.invalid_token', 'The token matches no active, unexpired API key.');
     }
-    if (row.revoked_at) throw new AppError('auth.token_revoked', 'This API key was revoked or rotated.');
-    if (row.expires_at && row.expires_at.getTime() <= this.clock.now().getTime()) {
-      throw new AppError('auth.invalid_token', 'The token matches no active, unexpired API key.');
-    }
+    const refusal = this.refusalOf(row);
+    if (refusal) throw refusal;
     const { account, user } = row;
-    if (!account.active) {
-      throw new AppError('account.deactivated', 'The account is deactivated.', account.deactivation_reason ? { reason: account.deactivation_reason } : {});
-    }
-    if (!user.active) throw new AppError('account.inactive', "The key's user is inactive.");
-    if (!account.api_access && !account.sandbox) throw new AppError('auth.plan_required', "The account's plan has no API access.");
     return {
       accountId: account.id,
       account: {

@@ -464,6 +464,13 @@ const docs = {
     websocket: 'error',
     example: { detail: 'A key may hold at most 100 active subscriptions.' },
   },
+  'subscription.resync_required': {
+    when: 'GraphQL subscriptions only. The stream cannot go on without a gap: `afterSeq` is more than 1,000 events behind, or the client read so slowly that more than 1,000 events waited for it. The last result of the subscription carries this error, then the subscription completes.',
+    fix: 'Read the current state (for a board, `dispatchBoard`), then subscribe again without `afterSeq`, or with the seq of an event you have. `GET /events` pages through any length of history by seq.',
+    apis: graphql,
+    websocket: 'error',
+    example: { detail: 'More than 1000 events followed afterSeq 41; read the current state, then subscribe again without afterSeq.' },
+  },
 } satisfies Record<ErrorCode, ErrorDoc>;
 
 /** The page of every code of the catalog. */

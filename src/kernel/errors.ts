@@ -71,6 +71,7 @@ export const errorCatalog = {
   'graphql.operation_not_allowed': { status: 400, title: 'Operation not persisted' },
   'websocket.too_many_connections': { status: 429, title: 'Too many open sockets' },
   'websocket.too_many_subscriptions': { status: 429, title: 'Too many active subscriptions' },
+  'subscription.resync_required': { status: 409, title: 'Subscription must resync' },
 } as const satisfies Record<string, { status: number; title: string; input?: true }>;
 
 export type ErrorCode = keyof typeof errorCatalog;

@@ -27,6 +27,8 @@ export interface AppendedEvent {
   payload: unknown;
   /** What `data` carries beside the record: changed_fields, previous_status and status, converted_to. */
   details?: Record<string, unknown>;
+  /** The record's ETag after the change (typed GraphQL subscriptions serve it); none for a deletion. */
+  etag?: string;
 }
 
 /** Appends the event; answers its id. */
@@ -43,6 +45,7 @@ export async function appendEvent(tx: TenantTx, origin: RequestContext | SystemO
       action: event.action,
       payload: event.payload as object,
       details: event.details as object | undefined,
+      etag: event.action === 'deleted' ? null : (event.etag ?? null),
       actor: request ? { key_id: request.principal.key.id, user_id: Number(request.principal.user.id) } : { system: (origin as SystemOrigin).system },
       request_id: request?.requestId ?? null,
     },

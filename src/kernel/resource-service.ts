@@ -360,7 +360,7 @@ export class ResourceService {
       row = await this.find(tx, row.id);
     }
     const single = await this.single(tx, row);
-    await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: row.id, action: 'created', payload: single.record });
+    await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: row.id, action: 'created', payload: single.record, etag: single.etag });
     return single;
   }
 
@@ -389,7 +389,7 @@ export class ResourceService {
           row = await this.find(tx, id);
         }
         const updated = await this.single(tx, row);
-        await appendUpdateEvents(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, before, after: updated.record, status: Boolean(def.conventions.status) });
+        await appendUpdateEvents(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, before, after: updated.record, etag: updated.etag, status: Boolean(def.conventions.status) });
         return updated;
       });
       return this.afterCommit(ctx, 'update', single, before);
@@ -466,13 +466,13 @@ export class ResourceService {
       data: { ...columns, updated_at: this.nextUpdatedAt(existing), lock_version: { increment: 1 } },
     });
     const single = await this.single(tx, await this.find(tx, id));
-    await appendUpdateEvents(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, before, after: single.record, status: Boolean(def.conventions.status) });
+    await appendUpdateEvents(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, before, after: single.record, etag: single.etag, status: Boolean(def.conventions.status) });
     return single;
   }
 
   /** Appends an event of this resource beyond the standard ones (`estimate.converted`) in the caller's transaction; answers its id. */
   announceWithin(tx: TenantTx, ctx: RequestContext | SystemOrigin, single: Single, action: EventAction, details?: Record<string, unknown>): Promise<string> {
-    return appendEvent(tx, ctx, { resource: this.def.className, topicPrefix: this.def.name, recordId: single.record.id as string, action, payload: single.record, details });
+    return appendEvent(tx, ctx, { resource: this.def.className, topicPrefix: this.def.name, recordId: single.record.id as string, action, payload: single.record, details, etag: single.etag });
   }
 
   /** updated_at moves forward on every write, even within the same millisecond, so ETags never repeat. */

@@ -224,6 +224,15 @@ export interface ResourceDefinition {
     actions?: readonly EventAction[];
     extra?: readonly { action: EventAction; description: string }[];
     requiresModule?: 'System';
+    /**
+     * Filters of the resource's typed GraphQL subscription (`<resource>Events(filter)`) beyond `ids` (and
+     * `statuses`, with the status convention): `window`, a datetime field that `from` and `to` select on; `members`,
+     * a child collection whose entries' `key` the filter argument `name` (e.g. assigneeIds) selects on.
+     */
+    subscriptionFilters?: {
+      window?: string;
+      members?: { name: string; collection: string; key: string; description: string };
+    };
   };
   /** Operations beyond the five standard ones (REST, OpenAPI and GraphQL are generated from them). */
   actions?: readonly ActionDefinition[];

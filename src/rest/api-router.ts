@@ -127,6 +127,11 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
     sendUnpaginated(res, domain.webhooks.availableTopics(ctx(res)));
   });
 
+  // The change feed: any valid key; what it lists depends on the key's read scopes (src/events/event-feed.service.ts).
+  register('get', '/events', authorize(), async (req, res) => {
+    sendList(req, res, await domain.eventFeed.list(ctx(res), queryEntries(req)), config.PUBLIC_URL);
+  });
+
   register('get', '/system_options', authorize(), async (req, res) => {
     sendUnpaginated(res, (await domain.lookups.systemOptions(queryEntries(req))).data);
   });

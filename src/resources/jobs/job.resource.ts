@@ -96,6 +96,13 @@ export const jobResource = defineResource({
   },
   conventions: { number: true, status: { defaults: ['Pending', 'Scheduled', 'In Progress', 'Completed', 'Cancelled'] }, labels: true, customFields: true, softDelete: true },
   actions: jobActions,
+  // A dispatch board follows one window of scheduled starts and some technicians (jobEvents(filter)).
+  events: {
+    subscriptionFilters: {
+      window: 'scheduled_start',
+      members: { name: 'assignee_ids', collection: 'assignments', key: 'user_id', description: 'Only jobs assigned to one of these users.' },
+    },
+  },
   relations: {
     invoices: { kind: 'collection', model: 'invoice', column: 'job_id', description: 'The live invoice that bills the job (at most one), as a list.' },
     assignees: {

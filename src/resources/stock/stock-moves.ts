@@ -76,7 +76,7 @@ export async function moveStock(tx: TenantTx, ctx: RequestContext, resources: Re
     }
     const level = await levels.getWithin(tx, written.id);
     // A level only ever moves its quantity (updated_at is left out of changed_fields everywhere).
-    await appendEvent(tx, ctx, { resource: 'StockLevel', topicPrefix: 'stock_level', recordId: written.id, action: 'updated', payload: level.record, details: { changed_fields: ['quantity'] } });
+    await appendEvent(tx, ctx, { resource: 'StockLevel', topicPrefix: 'stock_level', recordId: written.id, action: 'updated', payload: level.record, details: { changed_fields: ['quantity'] }, etag: level.etag });
   }
 }
 

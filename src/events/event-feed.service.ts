@@ -1,0 +1,89 @@
+import { requireScope } from '../kernel/auth.ts';
+import type { RequestContext } from '../kernel/context.ts';
+import { runAsTenant } from '../kernel/context.ts';
+import type { CursorCodec } from '../kernel/cursor.ts';
+import { AppError } from '../kernel/errors.ts';
+import { rangeOps, type ListResult, type ListSpec } from '../kernel/listing.ts';
+import { runList } from '../kernel/list-sql.ts';
+import type { Scope } from '../kernel/scopes.ts';
+import { grants } from '../kernel/scopes.ts';
+import { printable } from '../kernel/storable.ts';
+import type { RawRunner } from '../kernel/tenant-sql.ts';
+import { envelopeOf, type EventEnvelope } from './envelope.ts';
+import { topicNamed, topics } from './topics.ts';
+
+// GET /events: the change feed. The account's events in commit order (seq), with the list conventions (cursor,
+// limit, filters), deletions included, each as the webhook envelope plus its seq. Only the topics whose records
+// the key may read are listed; filtering on one it may not read is 403 auth.scope_missing, on an unknown one 400
+// filter.invalid. A client that keeps the last seq it read resumes with seq[gt]=<seq>, however old its cursor.
+// Events are kept EVENT_RETENTION_DAYS (30 by default).
+
+/** One entry of the feed. */
+export type FeedEvent = EventEnvelope & { seq: number };
+
+const filters = {
+  topic: { type: 'string', ops: ['eq', 'in'] },
+  // The topic's first part: `job` for job.created, job.updated ...
+  resource: { type: 'string', ops: ['eq', 'in'], column: `split_part(topic, '.', 1)` },
+  record_id: { type: 'uuid', ops: ['eq', 'in'] },
+  seq: { type: 'integer', ops: rangeOps },
+  created_at: { type: 'datetime', ops: rangeOps },
+} as const satisfies ListSpec['filters'];
+
+/** Catalog names are lower-case words and dots: safe to write into the statement as literals. */
+const SAFE_NAME = /^[a-z_]+(\.[a-z_]+)?$/;
+
+interface EventRow {
+  id: string;
+  seq: bigint;
+  topic: string;
+  payload: unknown;
+  details: unknown;
+  created_at: Date;
+}
+
+export class EventFeedService {
+  constructor(
+    private readonly raw: RawRunner,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  list(ctx: RequestContext, entries: [string, string][]): Promise<ListResult<FeedEvent>> {
+    this.checkNamedTopics(ctx, entries);
+    const readable = topics()
+      .filter((topic) => topic.scope !== null && grants(ctx.principal.key.scopes, `${topic.scope}:read` as Scope))
+      .map((topic) => topic.name)
+      .filter((name) => SAFE_NAME.test(name));
+    const spec: ListSpec = {
+      resource: 'event',
+      table: 'events',
+      columns: ['id', 'seq', 'topic', 'payload', 'details', 'created_at'],
+      live: readable.length > 0 ? `topic IN (${readable.map((name) => `'${name}'`).join(', ')})` : 'false',
+      filters,
+      sorts: { seq: { type: 'integer' } },
+      defaultSort: 'seq',
+    };
+    return runAsTenant(ctx.principal.accountId, async () => {
+      const page = await runList<EventRow>(this.raw, spec, { entries }, { cursors: this.cursors });
+      return { ...page, data: page.data.map((row) => ({ seq: Number(row.seq), ...envelopeOf(row, ctx.apiVersion) })) };
+    });
+  }
+
+  /** topic and resource filters name catalog entries: an unknown name is 400, one the key may not read 403. */
+  private checkNamedTopics(ctx: RequestContext, entries: [string, string][]): void {
+    for (const [key, value] of entries) {
+      const field = key.replace(/\[in\]$/, '');
+      if (field !== 'topic' && field !== 'resource') continue;
+      for (const name of key.endsWith('[in]') ? value.split(',') : [value]) {
+        const matching = field === 'topic' ? [topicNamed(name)].filter((topic) => topic !== undefined) : topics().filter((topic) => topic.recordName === name);
+        if (matching.length === 0) {
+          throw new AppError('filter.invalid', `${key}: "${printable(name.slice(0, 100))}" is not a ${field === 'topic' ? 'topic' : 'resource with events'} (GET /webhooks/available_topics lists the topics)`);
+        }
+        for (const topic of matching) {
+          if (topic.scope === null) continue;
+          requireScope(ctx.principal, `${topic.scope}:read` as Scope);
+        }
+      }
+    }
+  }
+}

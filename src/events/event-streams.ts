@@ -1,0 +1,189 @@
+import { FixedBuffer, Repeater } from '@repeaterjs/repeater';
+import type { Authenticator } from '../kernel/auth.ts';
+import type { RequestContext } from '../kernel/context.ts';
+import { runAsTenant } from '../kernel/context.ts';
+import { AppError } from '../kernel/errors.ts';
+import { requireScope } from '../kernel/auth.ts';
+import type { ResourceDefinition } from '../kernel/resource.ts';
+import type { Scope } from '../kernel/scopes.ts';
+import type { TenantClient } from '../kernel/tenancy.ts';
+import { checkTopics } from './topic-rules.ts';
+import { TailedEvent, type EventSource } from './tail.ts';
+import { topicAvailable, topics, unavailableReason } from './topics.ts';
+
+// Live event streams (GraphQL subscriptions): the events of chosen topics of the caller's account, committed from
+// now on, from the process's outbox tail (src/events/tail.ts), optionally after replaying what followed a seq the
+// client saw last (afterSeq), so a client that reconnects misses nothing. Rules (docs/subscriptions.md):
+//   - topics are checked as a webhook endpoint's are (checkTopics: no_topics, unknown, not_available, scope);
+//   - afterSeq replays at most MAX_REPLAY events, then goes live; more missed than that, or a client that falls
+//     MAX_BUFFERED events behind, ends the stream with subscription.resync_required (re-read the state, then
+//     subscribe again);
+//   - every stream's key is re-read every KEY_CHECK_MS, so a revoked key's streams end within that interval.
+
+export const MAX_REPLAY = 1_000;
+const MAX_BUFFERED = 1_000;
+export const KEY_CHECK_MS = 2_000;
+
+/** An item of a stream: an event, or the refusal that ends the stream (served as the last result's error). */
+export type StreamItem = { event: TailedEvent } | { refusal: AppError };
+
+/** What a typed subscription filters on (<resource>Events(filter)); see matchesRecordFilter. */
+export interface RecordEventFilter {
+  ids?: readonly string[];
+  statuses?: readonly string[];
+  from?: Date;
+  to?: Date;
+  /** Ids of the declared member collection (a job's assignees). */
+  members?: readonly string[];
+}
+
+interface OpenStream {
+  keyId: string;
+  end(refusal: AppError): void;
+}
+
+export class EventStreams {
+  /** The process's outbox tail; set when the app listens (null: subscriptions are not served by this process). */
+  source: EventSource | null = null;
+  private readonly open = new Set<OpenStream>();
+  private keyCheck: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: TenantClient,
+    private readonly authenticator: Authenticator,
+  ) {}
+
+  /** The events of `topics` (GraphQL `events`): checked as a webhook endpoint's topics are. */
+  ofTopics(ctx: RequestContext, sent: readonly string[], afterSeq: number | null | undefined): AsyncIterable<StreamItem> {
+    const names = checkTopics(ctx, sent);
+    return this.stream(ctx, names, afterSeq, () => true);
+  }
+
+  /** The events of one resource's records (GraphQL `<resource>Events`), narrowed by `filter`. */
+  ofResource(ctx: RequestContext, def: ResourceDefinition, filter: RecordEventFilter, afterSeq: number | null | undefined): AsyncIterable<StreamItem> {
+    requireScope(ctx.principal, `${def.scope}:read` as Scope);
+    const own = topics().filter((topic) => topic.recordName === def.name);
+    const unavailable = own.find((topic) => !topicAvailable(topic, ctx.principal.account.modules));
+    if (unavailable) throw new AppError('topic.not_available', unavailableReason(unavailable), { topics: own.map((topic) => topic.name) });
+    if (filter.from && filter.to && filter.to <= filter.from) throw new AppError('validation.failed', 'filter.to must be after filter.from', { errors: { 'filter.to': ['must be after filter.from'] } });
+    return this.stream(ctx, own.map((topic) => topic.name), afterSeq, (event) => matchesRecordFilter(def, filter, event));
+  }
+
+  private stream(ctx: RequestContext, names: string[], afterSeq: number | null | undefined, matches: (event: TailedEvent) => boolean): AsyncIterable<StreamItem> {
+    const source = this.source;
+    if (!source) throw new AppError('internal.error', 'Subscriptions are not served by this process.');
+    if (afterSeq !== null && afterSeq !== undefined && (!Number.isSafeInteger(afterSeq) || afterSeq < 0)) {
+      throw new AppError('validation.failed', 'afterSeq must be a seq the server served (a non-negative integer)', { errors: { afterSeq: ['must be a non-negative integer'] } });
+    }
+    const wanted = new Set(names);
+    const accept = (event: TailedEvent) => wanted.has(event.topic) && matches(event);
+    const buffer = new FixedBuffer(MAX_BUFFERED + 1);
+    return new Repeater<StreamItem>(async (push, stop) => {
+      const entry: OpenStream = {
+        keyId: ctx.principal.key.id,
+        end: (refusal) => {
+          if (!buffer.full) void push({ refusal });
+          stop();
+        },
+      };
+      // Live events are taken from the moment of subscribing; while the replay is read they wait in `pending`, and
+      // an event both replayed and tailed is served once (by seq).
+      let last = afterSeq === null || afterSeq === undefined ? -1n : BigInt(afterSeq);
+      let pending: TailedEvent[] | null = afterSeq === null || afterSeq === undefined ? null : [];
+      const serve = (event: TailedEvent) => {
+        if (event.seq <= last) return;
+        last = event.seq;
+        if (buffer.full) {
+          entry.end(new AppError('subscription.resync_required', `The subscriber fell more than ${MAX_BUFFERED} events behind; read the current state, then subscribe again (afterSeq: ${last - 1n}).`));
+          return;
+        }
+        void push({ event });
+      };
+      const unsubscribe = source.subscribe(ctx.principal.accountId, (event) => {
+        if (!accept(event)) return;
+        if (pending) pending.push(event);
+        else serve(event);
+      });
+      this.open.add(entry);
+      try {
+        if (pending) {
+          const missed = await this.missed(ctx, names, last);
+          if (missed.length > MAX_REPLAY) {
+            entry.end(new AppError('subscription.resync_required', `More than ${MAX_REPLAY} events followed afterSeq ${last}; read the current state, then subscribe again without afterSeq.`));
+          } else {
+            for (const event of missed) if (accept(event)) serve(event);
+            for (const event of pending) serve(event);
+            pending = null;
+          }
+        }
+        await stop;
+      } finally {
+        this.open.delete(entry);
+        unsubscribe();
+      }
+    }, buffer);
+  }
+
+  /** The account's events of these topics after `seq`, in seq order, at most MAX_REPLAY + 1 (one more says "too many"). */
+  private async missed(ctx: RequestContext, names: string[], seq: bigint): Promise<TailedEvent[]> {
+    // Awaited inside: a Prisma query runs when awaited, and must run in the tenant's context.
+    const rows = await runAsTenant(ctx.principal.accountId, async () =>
+      await this.db.event.findMany({
+        where: { seq: { gt: seq }, topic: { in: names } },
+        orderBy: { seq: 'asc' },
+        take: MAX_REPLAY + 1,
+        select: { seq: true, id: true, account_id: true, topic: true, record_id: true, payload: true, details: true, etag: true, created_at: true },
+      }),
+    );
+    return rows.map((row) => new TailedEvent(row));
+  }
+
+  /** Starts re-reading the keys of open streams every KEY_CHECK_MS (the app does, while it listens). */
+  startKeyChecks(): void {
+    this.keyCheck ??= setInterval(() => void this.checkKeys(), KEY_CHECK_MS).unref();
+  }
+
+  /** Ends the streams of keys that may no longer be used (revoked, expired, account or user deactivated). */
+  async checkKeys(): Promise<void> {
+    if (this.open.size === 0) return;
+    try {
+      const refusals = await this.authenticator.refusals([...new Set([...this.open].map((entry) => entry.keyId))]);
+      for (const entry of [...this.open]) {
+        const refusal = refusals.get(entry.keyId);
+        if (refusal) entry.end(refusal);
+      }
+    } catch {
+      // The next check retries; a database that cannot be read ends nothing.
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.keyCheck);
+    this.keyCheck = undefined;
+    for (const entry of [...this.open]) entry.end(new AppError('internal.error', 'The server is shutting down.'));
+  }
+}
+
+/**
+ * Whether a record's event passes a typed subscription's filter. A filtered field the event changed always passes
+ * (its `changed_fields` names it), so a record that leaves the filter is reported too: a board showing one day
+ * hears of the job moved to the next and drops its card. A deletion is matched on the record as it was.
+ */
+export function matchesRecordFilter(def: ResourceDefinition, filter: RecordEventFilter, event: TailedEvent): boolean {
+  const record = event.row.payload as Record<string, unknown>;
+  const details = (event.row.details ?? {}) as { changed_fields?: string[]; previous_status?: string };
+  const changed = new Set(details.changed_fields ?? []);
+  if (filter.ids && !filter.ids.includes(event.row.record_id)) return false;
+  if (filter.statuses && !changed.has('status') && !filter.statuses.includes(record.status as string)) return false;
+  const window = def.events?.subscriptionFilters?.window;
+  if (window && (filter.from || filter.to) && !changed.has(window)) {
+    const value = typeof record[window] === 'string' ? new Date(record[window] as string) : null;
+    if (!value || (filter.from && value < filter.from) || (filter.to && value >= filter.to)) return false;
+  }
+  const members = def.events?.subscriptionFilters?.members;
+  if (members && filter.members && !changed.has(members.collection)) {
+    const entries = Array.isArray(record[members.collection]) ? (record[members.collection] as Record<string, unknown>[]) : [];
+    if (!entries.some((entry) => filter.members!.includes(String(entry[members.key])))) return false;
+  }
+  return true;
+}
