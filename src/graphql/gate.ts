@@ -1,4 +1,7 @@
 import { getOperationAST, parse } from 'graphql';
+
+/** A GraphQL operation's type. */
+export type OperationType = 'query' | 'mutation' | 'subscription';
 import type { Domain } from '../domain.ts';
 import { admittedContext, identifyCaller, type Identity } from '../kernel/admission.ts';
 import { AppError } from '../kernel/errors.ts';
@@ -38,33 +41,38 @@ const MAX_PARSED_QUERY = 64 * 1024;
 const MAX_CACHED_QUERY = 4 * 1024;
 
 export class GraphqlGate {
-  private readonly mutations = new Map<string, boolean>();
+  private readonly operations = new Map<string, OperationType>();
 
   constructor(private readonly domain: Domain) {}
 
   /**
-   * Whether the document's selected operation is a mutation, read before the key is checked (a mutation sent
-   * with GET is refused with 405), so it stays cheap whatever an anonymous client sends: a document without the
-   * word "mutation" is not one, one over MAX_PARSED_QUERY characters that mentions it is taken for one, and only
-   * short documents (what apps send) are remembered, in a cache of bounded size.
+   * The type of the document's selected operation, read before the key is checked (a mutation sent with GET is
+   * refused with 405, a subscription over HTTP with 400), so it stays cheap whatever an anonymous client sends: a
+   * document without the word "mutation" or "subscription" is a query, one over MAX_PARSED_QUERY characters that
+   * mentions "mutation" is taken for a mutation, and only short documents (what apps send) are remembered, in a
+   * cache of bounded size.
    */
-  isMutation(query: string | undefined | null, operationName: string | undefined | null): boolean {
-    if (!query || !/\bmutation\b/.test(query)) return false;
-    if (query.length > MAX_PARSED_QUERY) return true;
+  operationType(query: string | undefined | null, operationName: string | undefined | null): OperationType {
+    if (!query || !/\b(mutation|subscription)\b/.test(query)) return 'query';
+    if (query.length > MAX_PARSED_QUERY) return /\bmutation\b/.test(query) ? 'mutation' : 'query';
     const cacheKey = query.length <= MAX_CACHED_QUERY ? `${operationName ?? ''}\u0000${query}` : null;
-    const known = cacheKey === null ? undefined : this.mutations.get(cacheKey);
+    const known = cacheKey === null ? undefined : this.operations.get(cacheKey);
     if (known !== undefined) return known;
-    let mutation = false;
+    let type: OperationType = 'query';
     try {
-      mutation = getOperationAST(parse(query, { maxTokens: limits.maxTokens }), operationName ?? undefined)?.operation === 'mutation';
+      type = getOperationAST(parse(query, { maxTokens: limits.maxTokens }), operationName ?? undefined)?.operation as OperationType | undefined ?? 'query';
     } catch {
-      mutation = false;
+      type = 'query';
     }
     if (cacheKey !== null) {
-      if (this.mutations.size >= 1000) this.mutations.delete(this.mutations.keys().next().value!);
-      this.mutations.set(cacheKey, mutation);
+      if (this.operations.size >= 1000) this.operations.delete(this.operations.keys().next().value!);
+      this.operations.set(cacheKey, type);
     }
-    return mutation;
+    return type;
+  }
+
+  isMutation(query: string | undefined | null, operationName: string | undefined | null): boolean {
+    return this.operationType(query, operationName) === 'mutation';
   }
 
   /**

@@ -117,6 +117,12 @@ export class OperationCost {
     return this.controller.signal;
   }
 
+  /** A subscription's next event: its result is counted afresh (the limits hold per result, not per subscription). */
+  nextEvent(): void {
+    this.objects = 0;
+    this.bytes = 0;
+  }
+
   /** Why execution was aborted, if it was. */
   get exceeded(): AppError | null {
     return this.failure;
@@ -386,22 +392,36 @@ export function graphqlLimits(options: LimitsOptions): Plugin<{}, {}, GraphQLCon
     errors: [requestError(error, errorsUrl, ctx?.requestId)],
     extensions: ctx?.cost ? { cost: ctx.cost.report() } : undefined,
   });
+  /** Analyzes and charges the operation; answers the refusal to serve instead, if any. */
+  const admit = async (args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: unknown; contextValue: unknown }): Promise<ExecutionResult | null> => {
+    const ctx = args.contextValue as GraphQLContext;
+    try {
+      const analysis = analyzeOperation(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | undefined, ctx);
+      if (analysis) {
+        ctx.cost.requested = analysis.cost;
+        const decision = await options.charge(ctx, analysis);
+        if (decision) ctx.cost.decision = decision;
+      }
+      return null;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      const decision = (error as AppError & { decision?: RateDecision }).decision;
+      if (decision) ctx.cost.decision = decision;
+      return refuse(error, ctx);
+    }
+  };
   return {
+    // A subscription document is analyzed and charged once, when it is subscribed to; each event's result is
+    // metered on its own (OperationCost.nextEvent, called by the subscription fields).
+    async onSubscribe({ args, setResultAndStopExecution }) {
+      const refusal = await admit(args);
+      if (refusal) setResultAndStopExecution(refusal);
+    },
     async onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const ctx = args.contextValue as unknown as GraphQLContext;
-      let analysis: Analysis | null;
-      try {
-        analysis = analyzeOperation(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | undefined, ctx);
-        if (analysis) {
-          ctx.cost.requested = analysis.cost;
-          const decision = await options.charge(ctx, analysis);
-          if (decision) ctx.cost.decision = decision;
-        }
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        const decision = (error as AppError & { decision?: RateDecision }).decision;
-        if (decision) ctx.cost.decision = decision;
-        setResultAndStopExecution(refuse(error, ctx));
+      const refusal = await admit(args);
+      if (refusal) {
+        setResultAndStopExecution(refusal);
         return;
       }
       const meter = ctx.cost;

@@ -203,8 +203,13 @@ export function mountGraphql(
       if (refusal && (refusal.code === 'route.not_found' || refusal.code === 'method.not_allowed')) return sendError(req, res, refusal, decision);
       // A document too long or too deeply nested for the parser is refused before anything parses it.
       const tooBig = options.limits && 'params' in reading ? documentRefusal(reading.params.query) : null;
-      if (!tooBig && req.method === 'GET' && 'params' in reading && gate.isMutation(reading.params.query, reading.params.operationName)) {
+      const type = !tooBig && 'params' in reading ? gate.operationType(reading.params.query, reading.params.operationName) : 'query';
+      if (type === 'mutation' && req.method === 'GET') {
         return sendError(req, res, new AppError('method.not_allowed', 'A mutation must be sent with POST.', {}, { Allow: 'POST' }), decision);
+      }
+      // Subscriptions are served over WebSocket only, where each is admitted, capped per key and re-checked.
+      if (type === 'subscription') {
+        return sendError(req, res, new AppError('graphql.websocket_required', 'Subscriptions are served over WebSocket (graphql-transport-ws) on this path, not over HTTP.'), decision);
       }
       admitted.set(req, gate.contextOf(identity, req.get(VERSION_HEADER), req.requestId));
       if (refusal ?? tooBig) return sendError(req, res, (refusal ?? tooBig)!, decision);

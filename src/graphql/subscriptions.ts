@@ -2,6 +2,8 @@ import type { EnumRef } from '@pothos/core';
 import { MAX_REPLAY, type RecordEventFilter, type StreamItem } from '../events/event-streams.ts';
 import type { TailedEvent } from '../events/tail.ts';
 import { topics } from '../events/topics.ts';
+import { asServed } from '../kernel/record-serialization.ts';
+import type { ResourceDefinition } from '../kernel/resource.ts';
 import { Single } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
@@ -22,8 +24,19 @@ import { enumValueName } from './vocabularies.ts';
 
 const afterSeqText = `Replay the events after this seq (the last one you received) before going live, at most ${MAX_REPLAY}; more than that ends the subscription with subscription.resync_required. Omitted: only events committed from now on.`;
 
-function unwrap(item: StreamItem): TailedEvent {
+const records = new WeakMap<TailedEvent, Single>();
+
+/** The event's record as its GraphQL type reads it, made once per event whatever the number of subscribers. */
+function recordOf(def: ResourceDefinition, event: TailedEvent): Single {
+  let single = records.get(event);
+  if (!single) records.set(event, (single = new Single(asServed(def, event.row.payload as Record<string, unknown>), event.row.etag ?? '')));
+  return single;
+}
+
+/** The event of a stream item (each event's result is metered afresh), or the refusal that ends the stream. */
+function unwrap(item: StreamItem, ctx: GraphQLContext): TailedEvent {
   if ('refusal' in item) throw item.refusal;
+  ctx.cost.nextEvent();
   return item.event;
 }
 
@@ -56,7 +69,7 @@ export function registerSubscriptions(builder: Builder, types: ReadonlyMap<strin
         afterSeq: t.arg({ type: 'SafeInt', description: afterSeqText }),
       },
       subscribe: (_root, args, ctx) => ctx.domain.eventStreams.ofTopics(requestContext(ctx), args.topics, args.afterSeq),
-      resolve: (item: StreamItem) => unwrap(item),
+      resolve: (item: StreamItem, _args, ctx) => unwrap(item, ctx),
     }),
   );
 
@@ -96,7 +109,7 @@ export function registerSubscriptions(builder: Builder, types: ReadonlyMap<strin
           description: `The ${typeName} after the change (before it, for a deletion).`,
           resolve: (event, _args, ctx) => {
             shareLoaders(ctx, event);
-            return new Single(event.row.payload as Record<string, unknown>, event.row.etag ?? '');
+            return recordOf(def, event);
           },
         }),
         etag: t.string({ nullable: true, description: 'The ETag of the record after the change (send it as etag or If-Match to change it next); null for a deletion.', resolve: (event) => event.row.etag }),
@@ -127,7 +140,7 @@ export function registerSubscriptions(builder: Builder, types: ReadonlyMap<strin
           };
           return ctx.domain.eventStreams.ofResource(requestContext(ctx), def, filter, args.afterSeq);
         },
-        resolve: (item: StreamItem) => unwrap(item),
+        resolve: (item: StreamItem, _args, ctx) => unwrap(item, ctx),
       }),
     );
   }

@@ -450,6 +450,12 @@ const docs = {
     apis: graphql,
     example: { detail: 'This server runs only its persisted operations: send the id of one (extensions.persistedQuery.sha256Hash or documentId).' },
   },
+  'graphql.websocket_required': {
+    when: 'GraphQL over HTTP only. The operation is a subscription: subscriptions are served over WebSocket, where each is admitted, counted against the key\'s cap and ended when the key is revoked.',
+    fix: 'Open a WebSocket on the same path with the graphql-transport-ws protocol (the graphql-ws client) and send the key in connection_init: {"authorization": "Bearer svc_..."}.',
+    apis: graphql,
+    example: { detail: 'Subscriptions are served over WebSocket (graphql-transport-ws) on this path, not over HTTP.' },
+  },
   'websocket.too_many_connections': {
     when: 'GraphQL WebSocket only. Opening a socket when the key already holds 20 open sockets on the server. The socket is closed with code 4429 and this code as the close reason.',
     fix: 'Run all your subscriptions over one socket per process, and close sockets you no longer use.',

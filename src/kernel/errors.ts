@@ -69,6 +69,7 @@ export const errorCatalog = {
   'graphql.too_many_tokens': { status: 400, title: 'Query document too long' },
   'graphql.result_too_large': { status: 400, title: 'Result too large' },
   'graphql.operation_not_allowed': { status: 400, title: 'Operation not persisted' },
+  'graphql.websocket_required': { status: 400, title: 'Subscription needs WebSocket' },
   'websocket.too_many_connections': { status: 429, title: 'Too many open sockets' },
   'websocket.too_many_subscriptions': { status: 429, title: 'Too many active subscriptions' },
   'subscription.resync_required': { status: 409, title: 'Subscription must resync' },

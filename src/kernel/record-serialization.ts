@@ -28,6 +28,19 @@ export class ChildEntry {
   [field: string]: unknown;
 }
 
+/**
+ * A wire record read back from JSON (an event's payload) as the serializer would have served it: the entries of
+ * its child collections become ChildEntry objects, so the GraphQL types read them as they read served ones.
+ */
+export function asServed(def: ResourceDefinition, wire: Record<string, unknown>): Record<string, unknown> {
+  const record = { ...wire };
+  for (const field of outputFields(def)) {
+    const entries = record[field.name];
+    if (field.kind === 'children' && Array.isArray(entries)) record[field.name] = entries.map((entry) => Object.assign(new ChildEntry(), entry));
+  }
+  return record;
+}
+
 /** Rows of one resource as served: the REST record, and the source object of its GraphQL type. */
 export class RecordSerializer {
   private readonly fields: WireField[];

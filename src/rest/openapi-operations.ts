@@ -7,7 +7,9 @@ import { wireShape, type WireShape } from '../kernel/wire-shape.ts';
 import { webhookSecretShape, webhookTopicShape } from '../resources/webhooks/webhook.shapes.ts';
 import { systemOptionShape } from '../resources/lookups/lookup.shapes.ts';
 import { actionOperations } from './action-operations.ts';
-import { unpaginatedListEnvelope, unpaginatedListExample } from './openapi/envelopes.ts';
+import { listEnvelope, listExample, unpaginatedListEnvelope, unpaginatedListExample } from './openapi/envelopes.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../kernel/listing.ts';
+import { CURRENT_VERSION } from '../kernel/versioning.ts';
 import { shapeExample } from './openapi/examples.ts';
 import { wireShapeSchema } from './wire-shape-schema.ts';
 
@@ -86,6 +88,26 @@ export const extraComponents: Record<string, ExtraComponent> = {
     schema: (refs) => unpaginatedListEnvelope(z.array(refs.component('WebhookTopic')).openapi({ description: 'By name.' }), 'the catalog is not paginated'),
     example: () => unpaginatedListExample(shapeExample(webhookTopicShape)),
   },
+  FeedEvent: {
+    schema: () =>
+      z
+        .object({
+          seq: z.number().int().min(1).openapi({ description: "The event's position in the account's feed, in commit order: resume with seq[gt]=<the last seq you read>." }),
+          id: z.string().openapi({ format: 'uuid', description: 'The event id (the webhook-id of its webhook deliveries).' }),
+          type: z.string().openapi({ description: 'The topic, e.g. job.updated (GET /webhooks/available_topics).' }),
+          timestamp: z.string().openapi({ format: 'date-time', description: 'When the change was made.' }),
+          api_version: z.string().openapi({ description: 'The API version `data.object` is served in: the calling key\'s.' }),
+          data: z
+            .object({ object: z.object({}).passthrough().openapi({ description: "The record as REST serves it (the topic's resource; see this document's webhooks for each topic's schema): after the change, or before it for a deletion." }) })
+            .passthrough()
+            .openapi({ description: 'The record, and per topic: changed_fields (updated), previous_status and status (status_changed), converted_to (converted).' }),
+        })
+        .openapi({ description: 'An event as a webhook delivers it, with its seq.' }),
+  },
+  FeedEventList: {
+    schema: (refs) => listEnvelope(refs.component('FeedEvent')),
+    example: () => listExample({ seq: 4182, id: '0199a3c2-7d4e-7b1a-9c3f-2e5d6f7a8b9c', type: 'customer.created', timestamp: '2026-05-01T09:30:00.000Z', api_version: CURRENT_VERSION, data: { object: { id: '0199a3c2-1111-7b1a-9c3f-2e5d6f7a8b9c', organization: 'Acme Heating' } } }),
+  },
   SystemOptionList: {
     schema: (refs) => unpaginatedListEnvelope(z.array(refs.component('SystemOption')).openapi({ description: 'Ordered by position, then name.' }), 'the catalog is not paginated'),
     example: () => unpaginatedListExample(shapeExample(systemOptionShape)),
@@ -106,6 +128,38 @@ export const extraOperations: ExtraOperation[] = [
     query: () => z.object({}).strict(),
     ok: { status: 200, description: 'The topics.', schema: (refs) => refs.component('WebhookTopicList') },
     errors: [],
+  },
+  {
+    method: 'get',
+    path: '/events',
+    operationId: 'listEvents',
+    resource: 'webhook_endpoint',
+    summary: 'List events (the change feed)',
+    description:
+      "The account's events in commit order (seq), deletions included, each as a webhook delivers it plus its seq: the same feed as webhooks and GraphQL subscriptions, to read at your pace. Only topics whose records the key may read are listed (any valid key; filtering on a topic it may not read: 403 auth.scope_missing). Keyset-paginated like every list; to follow the feed over days, keep the last seq you read and ask for seq[gt]=<it> (cursors expire after 24 hours). Events are kept 30 days by default (EVENT_RETENTION_DAYS).",
+    scopes: [],
+    query: () =>
+      z
+        .object({
+          cursor: z.string().optional().openapi({ param: { description: 'The next_cursor of the previous page; omit on the first page.' } }),
+          limit: z.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT).optional().openapi({ param: { description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}).` } }),
+          sort: z.enum(['seq', '-seq']).default('seq').optional().openapi({ param: { description: 'seq (oldest first, the default) or -seq.' } }),
+          topic: z.string().optional().openapi({ param: { description: 'Only this topic (an unknown one: 400 filter.invalid).' } }),
+          'topic[in]': z.string().optional().openapi({ param: { description: 'Only these comma-separated topics.' } }),
+          resource: z.string().optional().openapi({ param: { description: "Only topics of this resource: a topic's first part (job for job.created, job.updated ...)." } }),
+          'resource[in]': z.string().optional().openapi({ param: { description: 'Only these comma-separated resources.' } }),
+          record_id: z.string().optional().openapi({ format: 'uuid', param: { description: 'Only events of this record.' } }),
+          'record_id[in]': z.string().optional().openapi({ param: { description: 'Only events of these comma-separated records.' } }),
+          ...Object.fromEntries(
+            (['gt', 'gte', 'lt', 'lte'] as const).flatMap((op) => [
+              [`seq[${op}]`, z.number().int().optional().openapi({ param: { description: `seq ${op} the value: seq[gt]=<last seq read> resumes the feed.` } })],
+              [`created_at[${op}]`, z.string().optional().openapi({ format: 'date-time', param: { description: `Event time ${op} the value (ISO 8601).` } })],
+            ]),
+          ),
+        })
+        .strict(),
+    ok: { status: 200, description: 'A page of events.', schema: (refs) => refs.component('FeedEventList') },
+    errors: ['filter.invalid', 'sort.invalid', 'pagination.limit_too_large', 'cursor.invalid', 'cursor.invalid_filters', 'cursor.expired', 'auth.scope_missing'],
   },
   {
     method: 'get',

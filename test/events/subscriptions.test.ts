@@ -3,6 +3,7 @@ import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
 import { siteFields } from '../helpers/factories/sites.ts';
+import { userClient } from '../helpers/factories/accounts.ts';
 
 // GraphQL subscriptions (graphql-ws on /graphql): events(topics) carries exactly what webhooks carry; the typed
 // <resource>Events carry the record as its GraphQL type, its etag and changed fields; afterSeq replays what a
@@ -153,7 +154,7 @@ describe('the events subscription', () => {
 
 describe('typed subscriptions', () => {
   const JOB_EVENTS = `subscription($filter: JobEventFilter, $afterSeq: SafeInt) {
-    jobEvents(filter: $filter, afterSeq: $afterSeq) { seq topic etag changedFields job { id title scheduledStart customer { organization } assignees { nodes { id } } } }
+    jobEvents(filter: $filter, afterSeq: $afterSeq) { seq topic etag changedFields job { id title scheduledStart customer { organization } assignees { nodes { id } } assignments { nodes { userId } } } }
   }`;
 
   it('jobEvents carries the Job with its relations and etag, and filters by window and assignee, reporting a job that leaves the window', async () => {
@@ -172,6 +173,36 @@ describe('typed subscriptions', () => {
     expect(update).toMatchObject({ topic: 'JOB_UPDATED', etag: moved.headers.get('etag'), changedFields: ['scheduledStart'], job: { id: job.body.data.id } });
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(live.results).toHaveLength(2);
+  });
+
+  it('jobEvents filtered by assignee carries the jobs of those technicians, and reports a job taken from them', async () => {
+    const customer = (await api.post('/customers', { customer: { organization: 'Assigned Customer' } })).body.data;
+    const site = (await api.post('/sites', { site: siteFields({ type: 'Customer', id: customer.id }) })).body.data;
+    const { user: technician } = await userClient(t, tenant, 'technician');
+    const { user: other } = await userClient(t, tenant, 'technician');
+    const live = subscribe(tenant.token, JOB_EVENTS, { filter: { assigneeIds: [String(technician.id)] } });
+    await live.ready();
+    const theirs = await api.post('/jobs', { job: { customer_id: customer.id, site_id: site.id, title: 'Other tech', assignments: [{ user_id: other.id }] } });
+    expect(theirs.status, theirs.text).toBe(201);
+    const mine = await api.post('/jobs', { job: { customer_id: customer.id, site_id: site.id, title: 'Mine', assignments: [{ user_id: technician.id }] } });
+    const handedOver = await api.patch(`/jobs/${mine.body.data.id}`, { job: { assignments: [{ user_id: other.id }] } }, { headers: { 'If-Match': mine.headers.get('etag')! } });
+    expect(handedOver.status, handedOver.text).toBe(200);
+    const [created, moved] = (await live.waitFor(2)).map((result) => result.data?.jobEvents ?? result);
+    expect(created).toMatchObject({ topic: 'JOB_CREATED', job: { id: mine.body.data.id, assignments: { nodes: [{ userId: technician.id }] } } });
+    expect(moved).toMatchObject({ topic: 'JOB_UPDATED', changedFields: ['assignments'], job: { assignments: { nodes: [{ userId: other.id }] } } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(live.results).toHaveLength(2);
+  });
+
+  it('subscription documents pass the cost limits, and are refused over HTTP (graphql.websocket_required)', async () => {
+    const deep = `subscription { jobEvents { job { customer { ${'sites { nodes { customer { '.repeat(5)}id${' } } }'.repeat(5)} } } } }`;
+    const refused = subscribe(tenant.token, deep);
+    await refused.done;
+    const errors = refused.results[0]?.errors ?? refused.results[0]?.transportError;
+    expect(['graphql.depth_exceeded', 'graphql.cost_exceeded'], JSON.stringify(refused.results)).toContain(errors?.[0]?.extensions?.code);
+    const overHttp = await t.graphql(tenant.token)('subscription { events(topics: ["customer.created"]) { seq } }');
+    expect(overHttp.status).toBe(400);
+    expect(overHttp.body.errors?.[0]?.extensions?.code).toBe('graphql.websocket_required');
   });
 
   it('needs the resource read scope', async () => {
