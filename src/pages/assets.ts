@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -11,6 +12,8 @@ import { EncodedBody } from '../http/encoded-body.ts';
 // (/assets/redoc/2.5.4/redoc.standalone.js), read from the package's own package.json, so an asset's bytes never
 // change under one URL: it is cached for a year as immutable, and an upgrade changes the paths the (never
 // cached) HTML pages refer to. Only the files listed here are served; any other path under /assets is not ours.
+// Our own browser scripts (the dispatch board's, next to this file) are served the same way, under a hash of
+// their bytes instead of a package version.
 
 const require = createRequire(import.meta.url);
 
@@ -29,6 +32,16 @@ function installed(name: string, segment: string): Package {
 
 const redoc = installed('redoc', 'redoc');
 const graphiql = installed('@graphql-yoga/graphiql', 'graphiql');
+const graphqlWs = installed('graphql-ws', 'graphql-ws');
+
+/** A file of ours (beside this module), versioned by the first 16 hex digits of the SHA-256 of its bytes. */
+function ours(file: string, segment: string): Package {
+  const dir = import.meta.dirname;
+  const version = createHash('sha256').update(readFileSync(path.join(dir, file))).digest('hex').slice(0, 16);
+  return { segment, version, dir };
+}
+
+const boardClient = ours('board-client.js', 'board');
 
 /** One served file: its URL and the file of the package it is read from. */
 interface Asset {
@@ -61,9 +74,26 @@ export const assets = {
       graphql: asset(graphiql, 'monacoeditorwork/graphql.worker.bundle.js', 'dist/monacoeditorwork/graphql.worker..bundle.js', js),
     },
   },
+  /** The graphql-ws browser client (global `graphqlWs`), for the dispatch board's live updates. */
+  graphqlWs: {
+    version: graphqlWs.version,
+    script: asset(graphqlWs, 'graphql-ws.min.js', 'umd/graphql-ws.min.js', js),
+  },
+  /** The dispatch board's own script (src/pages/board-client.js). */
+  board: {
+    version: boardClient.version,
+    script: asset(boardClient, 'board.js', 'board-client.js', js),
+  },
 } as const;
 
-const served: Asset[] = [assets.redoc.script, assets.graphiql.script, assets.graphiql.css, ...Object.values(assets.graphiql.workers)];
+const served: Asset[] = [
+  assets.redoc.script,
+  assets.graphiql.script,
+  assets.graphiql.css,
+  ...Object.values(assets.graphiql.workers),
+  assets.graphqlWs.script,
+  assets.board.script,
+];
 
 /** Cache-Control of the server's HTML pages: revalidated on every view, so a new version's asset paths are seen at once. */
 export const PAGE_CACHE_CONTROL = 'no-cache';

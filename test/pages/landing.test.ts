@@ -3,7 +3,8 @@ import { useTestApp } from '../helpers/app.ts';
 import { expectNoOutsideRequests, useBrowser } from '../helpers/browser.ts';
 
 // GET / in a browser: a partner's first view of the server. It says what Fieldline is and leads to the API
-// reference, GraphiQL, the OpenAPI document, the error catalog and health; every link resolves on this server.
+// reference, GraphiQL, the dispatch board, the OpenAPI document, the error catalog and health; every link
+// resolves on this server.
 
 const BROWSER_TEST = { timeout: 90_000 };
 
@@ -11,7 +12,7 @@ describe('the landing page', () => {
   const t = useTestApp();
   const browser = useBrowser();
 
-  it('says what the server is and links the API reference, GraphiQL, the OpenAPI document, the error catalog and health', BROWSER_TEST, async () => {
+  it('says what the server is and links the API reference, GraphiQL, the dispatch board, the OpenAPI document, the error catalog and health', BROWSER_TEST, async () => {
     const page = await browser.newPage();
     const response = await page.goto(`${t.url}/`);
     expect(response?.status()).toBe(200);
@@ -22,6 +23,7 @@ describe('the landing page', () => {
       expect.arrayContaining([
         ['API reference', '/docs'],
         ['GraphiQL', '/graphql'],
+        ['Dispatch board', '/board'],
         ['OpenAPI document', '/api/v2/openapi.json'],
         ['Error catalog', '/errors'],
         ['Health', '/healthz'],
