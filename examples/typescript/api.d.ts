@@ -1497,6 +1497,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events (the change feed)
+         * @description The account's events in commit order (seq), deletions included, each as a webhook delivers it plus its seq: the same feed as webhooks and GraphQL subscriptions, to read at your pace. Only topics whose records the key may read are listed (any valid key; filtering on a topic it may not read: 403 auth.scope_missing). Keyset-paginated like every list; to follow the feed over days, keep the last seq you read and ask for `seq[gt]=<it>` (cursors expire after 24 hours). Events are kept 30 days by default (EVENT_RETENTION_DAYS).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/system_options": {
         parameters: {
             query?: never;
@@ -1545,10 +1570,2580 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/asyncapi.json": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The AsyncAPI document of the events
+         * @description The events as AsyncAPI 3.0: the webhook deliveries (one message per topic, the bodies of this document's `webhooks`) and the GraphQL subscriptions over graphql-ws on /graphql. Generated from the topic catalog and served without authentication.
+         */
+        get: operations["getAsyncApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "asset.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * asset.created
+         * @description An asset was created; `data.object` is the record as REST serves it. Registered; available when the API serves assets.
+         *
+         *     asset.created is registered but not available yet: the API does not serve assets. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["assetCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "asset.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * asset.deleted
+         * @description An asset was deleted; `data.object` is the record as it was before. Registered; available when the API serves assets.
+         *
+         *     asset.deleted is registered but not available yet: the API does not serve assets. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["assetDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "asset.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * asset.updated
+         * @description An asset was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves assets.
+         *
+         *     asset.updated is registered but not available yet: the API does not serve assets. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["assetUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.created
+         * @description A contact was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["contactCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.deleted
+         * @description A contact was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["contactDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact.updated
+         * @description A contact was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["contactUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact_linkage.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact_linkage.created
+         * @description A contact linkage was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["contactLinkageCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact_linkage.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact_linkage.deleted
+         * @description A contact linkage was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["contactLinkageDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "contact_linkage.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * contact_linkage.updated
+         * @description A contact linkage was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["contactLinkageUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.created
+         * @description A customer was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["customerCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.deleted
+         * @description A customer was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["customerDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.status_changed
+         * @description The status of a customer moved; `data.previous_status` and `data.status` give both (the same change also emits `customer.updated`).
+         */
+        post: operations["customerStatusChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.updated
+         * @description A customer was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["customerUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer_item_price.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer_item_price.created
+         * @description A customer item price was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["customerItemPriceCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer_item_price.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer_item_price.deleted
+         * @description A customer item price was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["customerItemPriceDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer_item_price.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer_item_price.updated
+         * @description A customer item price was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["customerItemPriceUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.created
+         * @description A deal was created; `data.object` is the record as REST serves it. Registered; available when the API serves deals.
+         *
+         *     deal.created is registered but not available yet: the API does not serve deals. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["dealCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.deleted
+         * @description A deal was deleted; `data.object` is the record as it was before. Registered; available when the API serves deals.
+         *
+         *     deal.deleted is registered but not available yet: the API does not serve deals. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["dealDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.updated
+         * @description A deal was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves deals.
+         *
+         *     deal.updated is registered but not available yet: the API does not serve deals. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["dealUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "estimate.converted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * estimate.converted
+         * @description An accepted estimate was converted into a job or an invoice; `data.converted_to` names it (`job_id` or `invoice_id`).
+         */
+        post: operations["estimateConvertedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "estimate.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * estimate.created
+         * @description An estimate was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["estimateCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "estimate.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * estimate.deleted
+         * @description An estimate was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["estimateDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "estimate.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * estimate.status_changed
+         * @description The status of an estimate moved; `data.previous_status` and `data.status` give both (the same change also emits `estimate.updated`).
+         */
+        post: operations["estimateStatusChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "estimate.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * estimate.updated
+         * @description An estimate was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["estimateUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory_transfer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory_transfer.created
+         * @description An inventory transfer was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["inventoryTransferCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.created
+         * @description An invoice was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["invoiceCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.deleted
+         * @description An invoice was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["invoiceDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.status_changed
+         * @description The status of an invoice moved; `data.previous_status` and `data.status` give both (the same change also emits `invoice.updated`).
+         */
+        post: operations["invoiceStatusChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invoice.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.updated
+         * @description An invoice was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["invoiceUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * item.created
+         * @description An item was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["itemCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * item.deleted
+         * @description An item was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["itemDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "item.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * item.updated
+         * @description An item was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["itemUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * job.created
+         * @description A job was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["jobCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * job.deleted
+         * @description A job was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["jobDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * job.status_changed
+         * @description The status of a job moved; `data.previous_status` and `data.status` give both (the same change also emits `job.updated`).
+         */
+        post: operations["jobStatusChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * job.updated
+         * @description A job was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["jobUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.converted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.converted
+         * @description The lead was converted into a customer; `data.converted_to.customer_id` names it.
+         */
+        post: operations["leadConvertedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.created
+         * @description A lead was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["leadCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.deleted
+         * @description A lead was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["leadDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.status_changed
+         * @description The status of a lead moved; `data.previous_status` and `data.status` give both (the same change also emits `lead.updated`).
+         */
+        post: operations["leadStatusChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * lead.updated
+         * @description A lead was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["leadUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "note.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * note.created
+         * @description A note was created; `data.object` is the record as REST serves it. Registered; available when the API serves notes.
+         *
+         *     note.created is registered but not available yet: the API does not serve notes. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["noteCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "note.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * note.deleted
+         * @description A note was deleted; `data.object` is the record as it was before. Registered; available when the API serves notes.
+         *
+         *     note.deleted is registered but not available yet: the API does not serve notes. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["noteDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "note.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * note.updated
+         * @description A note was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves notes.
+         *
+         *     note.updated is registered but not available yet: the API does not serve notes. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["noteUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.created
+         * @description A payment was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["paymentCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.deleted
+         * @description A payment was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["paymentDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payment.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * payment.updated
+         * @description A payment was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["paymentUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * project.created
+         * @description A project was created; `data.object` is the record as REST serves it. Registered; available when the API serves projects.
+         *
+         *     project.created is registered but not available yet: the API does not serve projects. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["projectCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * project.deleted
+         * @description A project was deleted; `data.object` is the record as it was before. Registered; available when the API serves projects.
+         *
+         *     project.deleted is registered but not available yet: the API does not serve projects. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["projectDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * project.updated
+         * @description A project was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves projects.
+         *
+         *     project.updated is registered but not available yet: the API does not serve projects. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["projectUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase_order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * purchase_order.created
+         * @description A purchase order was created; `data.object` is the record as REST serves it. Registered; available when the API serves purchase orders.
+         *
+         *     purchase_order.created is registered but not available yet: the API does not serve purchase orders. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["purchaseOrderCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase_order.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * purchase_order.deleted
+         * @description A purchase order was deleted; `data.object` is the record as it was before. Registered; available when the API serves purchase orders.
+         *
+         *     purchase_order.deleted is registered but not available yet: the API does not serve purchase orders. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["purchaseOrderDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase_order.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * purchase_order.updated
+         * @description A purchase order was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves purchase orders.
+         *
+         *     purchase_order.updated is registered but not available yet: the API does not serve purchase orders. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["purchaseOrderUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recurring_invoice.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recurring_invoice.created
+         * @description A recurring invoice was created; `data.object` is the record as REST serves it. Registered; available when the API serves recurring invoices.
+         *
+         *     recurring_invoice.created is registered but not available yet: the API does not serve recurring invoices. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["recurringInvoiceCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recurring_invoice.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recurring_invoice.deleted
+         * @description A recurring invoice was deleted; `data.object` is the record as it was before. Registered; available when the API serves recurring invoices.
+         *
+         *     recurring_invoice.deleted is registered but not available yet: the API does not serve recurring invoices. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["recurringInvoiceDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recurring_invoice.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recurring_invoice.updated
+         * @description A recurring invoice was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves recurring invoices.
+         *
+         *     recurring_invoice.updated is registered but not available yet: the API does not serve recurring invoices. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["recurringInvoiceUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recurring_job.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recurring_job.created
+         * @description A recurring job was created; `data.object` is the record as REST serves it. Registered; available when the API serves recurring jobs.
+         *
+         *     recurring_job.created is registered but not available yet: the API does not serve recurring jobs. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["recurringJobCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recurring_job.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recurring_job.deleted
+         * @description A recurring job was deleted; `data.object` is the record as it was before. Registered; available when the API serves recurring jobs.
+         *
+         *     recurring_job.deleted is registered but not available yet: the API does not serve recurring jobs. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["recurringJobDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recurring_job.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * recurring_job.updated
+         * @description A recurring job was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves recurring jobs.
+         *
+         *     recurring_job.updated is registered but not available yet: the API does not serve recurring jobs. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["recurringJobUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sales_order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * sales_order.created
+         * @description A sales order was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["salesOrderCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sales_order.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * sales_order.deleted
+         * @description A sales order was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["salesOrderDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sales_order.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * sales_order.status_changed
+         * @description The status of a sales order moved; `data.previous_status` and `data.status` give both (the same change also emits `sales_order.updated`).
+         */
+        post: operations["salesOrderStatusChangedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "sales_order.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * sales_order.updated
+         * @description A sales order was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["salesOrderUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "site.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * site.created
+         * @description A site was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["siteCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "site.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * site.deleted
+         * @description A site was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["siteDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "site.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * site.updated
+         * @description A site was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["siteUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "stock_adjustment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * stock_adjustment.created
+         * @description A stock adjustment was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["stockAdjustmentCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "stock_level.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * stock_level.updated
+         * @description A stock level was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["stockLevelUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "stock_location.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * stock_location.created
+         * @description A stock location was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["stockLocationCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "stock_location.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * stock_location.deleted
+         * @description A stock location was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["stockLocationDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "stock_location.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * stock_location.updated
+         * @description A stock location was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["stockLocationUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "system.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * system.created
+         * @description A system was created; `data.object` is the record as REST serves it.
+         *
+         *     system.created is not available while the account's System module is off. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["systemCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "system.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * system.deleted
+         * @description A system was deleted; `data.object` is the record as it was before.
+         *
+         *     system.deleted is not available while the account's System module is off. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["systemDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "system.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * system.updated
+         * @description A system was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         *
+         *     system.updated is not available while the account's System module is off. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["systemUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.created
+         * @description A task was created; `data.object` is the record as REST serves it. Registered; available when the API serves tasks.
+         *
+         *     task.created is registered but not available yet: the API does not serve tasks. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["taskCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.deleted
+         * @description A task was deleted; `data.object` is the record as it was before. Registered; available when the API serves tasks.
+         *
+         *     task.deleted is registered but not available yet: the API does not serve tasks. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["taskDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.updated
+         * @description A task was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves tasks.
+         *
+         *     task.updated is registered but not available yet: the API does not serve tasks. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["taskUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tax_rate.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tax_rate.created
+         * @description A tax rate was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["taxRateCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tax_rate.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tax_rate.deleted
+         * @description A tax rate was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["taxRateDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tax_rate.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tax_rate.updated
+         * @description A tax rate was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["taxRateUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ticket.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.created
+         * @description A ticket was created; `data.object` is the record as REST serves it. Registered; available when the API serves tickets.
+         *
+         *     ticket.created is registered but not available yet: the API does not serve tickets. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["ticketCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ticket.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.deleted
+         * @description A ticket was deleted; `data.object` is the record as it was before. Registered; available when the API serves tickets.
+         *
+         *     ticket.deleted is registered but not available yet: the API does not serve tickets. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["ticketDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ticket.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.updated
+         * @description A ticket was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves tickets.
+         *
+         *     ticket.updated is registered but not available yet: the API does not serve tickets. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["ticketUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vendor.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vendor.created
+         * @description A vendor was created; `data.object` is the record as REST serves it. Registered; available when the API serves vendors.
+         *
+         *     vendor.created is registered but not available yet: the API does not serve vendors. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["vendorCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vendor.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vendor.deleted
+         * @description A vendor was deleted; `data.object` is the record as it was before. Registered; available when the API serves vendors.
+         *
+         *     vendor.deleted is registered but not available yet: the API does not serve vendors. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["vendorDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vendor.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vendor.updated
+         * @description A vendor was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves vendors.
+         *
+         *     vendor.updated is registered but not available yet: the API does not serve vendors. Subscribing to it while it is not available answers 422 topic.not_available.
+         */
+        post: operations["vendorUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.created
+         * @description A webhook endpoint was created; `data.object` is the record as REST serves it.
+         */
+        post: operations["webhookEndpointCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.deleted
+         * @description A webhook endpoint was deleted; `data.object` is the record as it was before.
+         */
+        post: operations["webhookEndpointDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.disabled
+         * @description The endpoint was disabled: it answered 410 Gone, or failed continuously for days.
+         */
+        post: operations["webhookEndpointDisabledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.paused
+         * @description The circuit breaker paused the endpoint after consecutive failed attempts; `data.object.paused_until` says until when.
+         */
+        post: operations["webhookEndpointPausedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.test
+         * @description A test event sent by POST /webhooks/endpoints/{id}/test, to that endpoint only.
+         */
+        post: operations["webhookEndpointTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.updated
+         * @description A webhook endpoint was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
+         */
+        post: operations["webhookEndpointUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.verified
+         * @description The endpoint passed the verification handshake and receives deliveries.
+         */
+        post: operations["webhookEndpointVerifiedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description An event: the body of every webhook delivery, and the `envelope` of a GraphQL `events` subscription message, as the same JSON. `data.object` is the record as REST serves it; the fields beside it depend on the action (the topic's schema names them). */
+        Event: {
+            /**
+             * Format: uuid
+             * @description The event id (UUID v7), also the `webhook-id` header: the same on every retry and replay. Deduplicate by it: delivery is at least once.
+             */
+            id: string;
+            /** @description The topic, `<resource>.<action>`. */
+            type: string;
+            /**
+             * Format: date-time
+             * @description When the write that emitted the event happened (UTC). Deliveries may arrive out of order: timestamp, then id, orders them.
+             */
+            timestamp: string;
+            /** @description The API version `data.object` is served in: the webhook endpoint's `api_version` (the version of the key that registered it). */
+            api_version: string;
+            /** @description The record, and what the action adds beside it. */
+            data: {
+                /** @description The record as GET of its resource serves it: after the change, or as it was before a delete. */
+                object: Record<string, never>;
+            };
+        };
+        /** @description What an `*.updated` event adds to `data`. */
+        EventChangedFields: {
+            /** @description The wire fields whose served values differ from before the write, sorted; updated_at is left out and a child collection counts as one field. */
+            changed_fields: string[];
+        };
+        /** @description What a `*.status_changed` event adds to `data` (the same write also emits `*.updated`). */
+        EventStatusChange: {
+            /** @description The status before the write. */
+            previous_status: string;
+            /** @description The status after it, as in `data.object.status`. */
+            status: string;
+        };
+        /** @description What a `*.converted` event adds to `data`. */
+        EventConversion: {
+            /** @description The record the conversion made, by its id field: one `<resource>_id` (the topic's description says which). */
+            converted_to: {
+                [key: string]: string;
+            };
+        };
+        /** @description What a `webhook_endpoint.disabled` event adds to `data`. */
+        EventDisableReason: {
+            /**
+             * @description `gone`: the endpoint answered 410 Gone; `failing`: its deliveries failed continuously for days.
+             * @enum {string}
+             */
+            reason: "gone" | "failing";
+        };
+        AssetCreatedEvent: {
+            /** @constant */
+            type?: "asset.created";
+        } & components["schemas"]["Event"];
+        AssetDeletedEvent: {
+            /** @constant */
+            type?: "asset.deleted";
+        } & components["schemas"]["Event"];
+        AssetUpdatedEvent: {
+            /** @constant */
+            type?: "asset.updated";
+            data?: components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        ContactCreatedEvent: {
+            /** @constant */
+            type?: "contact.created";
+            data?: {
+                object?: components["schemas"]["Contact"];
+            };
+        } & components["schemas"]["Event"];
+        ContactDeletedEvent: {
+            /** @constant */
+            type?: "contact.deleted";
+            data?: {
+                object?: components["schemas"]["Contact"];
+            };
+        } & components["schemas"]["Event"];
+        ContactUpdatedEvent: {
+            /** @constant */
+            type?: "contact.updated";
+            data?: {
+                object?: components["schemas"]["Contact"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        ContactLinkageCreatedEvent: {
+            /** @constant */
+            type?: "contact_linkage.created";
+            data?: {
+                object?: components["schemas"]["ContactLinkage"];
+            };
+        } & components["schemas"]["Event"];
+        ContactLinkageDeletedEvent: {
+            /** @constant */
+            type?: "contact_linkage.deleted";
+            data?: {
+                object?: components["schemas"]["ContactLinkage"];
+            };
+        } & components["schemas"]["Event"];
+        ContactLinkageUpdatedEvent: {
+            /** @constant */
+            type?: "contact_linkage.updated";
+            data?: {
+                object?: components["schemas"]["ContactLinkage"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        CustomerCreatedEvent: {
+            /** @constant */
+            type?: "customer.created";
+            data?: {
+                object?: components["schemas"]["Customer"];
+            };
+        } & components["schemas"]["Event"];
+        CustomerDeletedEvent: {
+            /** @constant */
+            type?: "customer.deleted";
+            data?: {
+                object?: components["schemas"]["Customer"];
+            };
+        } & components["schemas"]["Event"];
+        CustomerStatusChangedEvent: {
+            /** @constant */
+            type?: "customer.status_changed";
+            data?: {
+                object?: components["schemas"]["Customer"];
+            } & components["schemas"]["EventStatusChange"];
+        } & components["schemas"]["Event"];
+        CustomerUpdatedEvent: {
+            /** @constant */
+            type?: "customer.updated";
+            data?: {
+                object?: components["schemas"]["Customer"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        CustomerItemPriceCreatedEvent: {
+            /** @constant */
+            type?: "customer_item_price.created";
+            data?: {
+                object?: components["schemas"]["CustomerItemPrice"];
+            };
+        } & components["schemas"]["Event"];
+        CustomerItemPriceDeletedEvent: {
+            /** @constant */
+            type?: "customer_item_price.deleted";
+            data?: {
+                object?: components["schemas"]["CustomerItemPrice"];
+            };
+        } & components["schemas"]["Event"];
+        CustomerItemPriceUpdatedEvent: {
+            /** @constant */
+            type?: "customer_item_price.updated";
+            data?: {
+                object?: components["schemas"]["CustomerItemPrice"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        DealCreatedEvent: {
+            /** @constant */
+            type?: "deal.created";
+        } & components["schemas"]["Event"];
+        DealDeletedEvent: {
+            /** @constant */
+            type?: "deal.deleted";
+        } & components["schemas"]["Event"];
+        DealUpdatedEvent: {
+            /** @constant */
+            type?: "deal.updated";
+            data?: components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        EstimateConvertedEvent: {
+            /** @constant */
+            type?: "estimate.converted";
+            data?: {
+                object?: components["schemas"]["Estimate"];
+            } & components["schemas"]["EventConversion"];
+        } & components["schemas"]["Event"];
+        EstimateCreatedEvent: {
+            /** @constant */
+            type?: "estimate.created";
+            data?: {
+                object?: components["schemas"]["Estimate"];
+            };
+        } & components["schemas"]["Event"];
+        EstimateDeletedEvent: {
+            /** @constant */
+            type?: "estimate.deleted";
+            data?: {
+                object?: components["schemas"]["Estimate"];
+            };
+        } & components["schemas"]["Event"];
+        EstimateStatusChangedEvent: {
+            /** @constant */
+            type?: "estimate.status_changed";
+            data?: {
+                object?: components["schemas"]["Estimate"];
+            } & components["schemas"]["EventStatusChange"];
+        } & components["schemas"]["Event"];
+        EstimateUpdatedEvent: {
+            /** @constant */
+            type?: "estimate.updated";
+            data?: {
+                object?: components["schemas"]["Estimate"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        InventoryTransferCreatedEvent: {
+            /** @constant */
+            type?: "inventory_transfer.created";
+            data?: {
+                object?: components["schemas"]["InventoryTransfer"];
+            };
+        } & components["schemas"]["Event"];
+        InvoiceCreatedEvent: {
+            /** @constant */
+            type?: "invoice.created";
+            data?: {
+                object?: components["schemas"]["Invoice"];
+            };
+        } & components["schemas"]["Event"];
+        InvoiceDeletedEvent: {
+            /** @constant */
+            type?: "invoice.deleted";
+            data?: {
+                object?: components["schemas"]["Invoice"];
+            };
+        } & components["schemas"]["Event"];
+        InvoiceStatusChangedEvent: {
+            /** @constant */
+            type?: "invoice.status_changed";
+            data?: {
+                object?: components["schemas"]["Invoice"];
+            } & components["schemas"]["EventStatusChange"];
+        } & components["schemas"]["Event"];
+        InvoiceUpdatedEvent: {
+            /** @constant */
+            type?: "invoice.updated";
+            data?: {
+                object?: components["schemas"]["Invoice"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        ItemCreatedEvent: {
+            /** @constant */
+            type?: "item.created";
+            data?: {
+                object?: components["schemas"]["Item"];
+            };
+        } & components["schemas"]["Event"];
+        ItemDeletedEvent: {
+            /** @constant */
+            type?: "item.deleted";
+            data?: {
+                object?: components["schemas"]["Item"];
+            };
+        } & components["schemas"]["Event"];
+        ItemUpdatedEvent: {
+            /** @constant */
+            type?: "item.updated";
+            data?: {
+                object?: components["schemas"]["Item"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        JobCreatedEvent: {
+            /** @constant */
+            type?: "job.created";
+            data?: {
+                object?: components["schemas"]["Job"];
+            };
+        } & components["schemas"]["Event"];
+        JobDeletedEvent: {
+            /** @constant */
+            type?: "job.deleted";
+            data?: {
+                object?: components["schemas"]["Job"];
+            };
+        } & components["schemas"]["Event"];
+        JobStatusChangedEvent: {
+            /** @constant */
+            type?: "job.status_changed";
+            data?: {
+                object?: components["schemas"]["Job"];
+            } & components["schemas"]["EventStatusChange"];
+        } & components["schemas"]["Event"];
+        JobUpdatedEvent: {
+            /** @constant */
+            type?: "job.updated";
+            data?: {
+                object?: components["schemas"]["Job"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        LeadConvertedEvent: {
+            /** @constant */
+            type?: "lead.converted";
+            data?: {
+                object?: components["schemas"]["Lead"];
+            } & components["schemas"]["EventConversion"];
+        } & components["schemas"]["Event"];
+        LeadCreatedEvent: {
+            /** @constant */
+            type?: "lead.created";
+            data?: {
+                object?: components["schemas"]["Lead"];
+            };
+        } & components["schemas"]["Event"];
+        LeadDeletedEvent: {
+            /** @constant */
+            type?: "lead.deleted";
+            data?: {
+                object?: components["schemas"]["Lead"];
+            };
+        } & components["schemas"]["Event"];
+        LeadStatusChangedEvent: {
+            /** @constant */
+            type?: "lead.status_changed";
+            data?: {
+                object?: components["schemas"]["Lead"];
+            } & components["schemas"]["EventStatusChange"];
+        } & components["schemas"]["Event"];
+        LeadUpdatedEvent: {
+            /** @constant */
+            type?: "lead.updated";
+            data?: {
+                object?: components["schemas"]["Lead"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        NoteCreatedEvent: {
+            /** @constant */
+            type?: "note.created";
+        } & components["schemas"]["Event"];
+        NoteDeletedEvent: {
+            /** @constant */
+            type?: "note.deleted";
+        } & components["schemas"]["Event"];
+        NoteUpdatedEvent: {
+            /** @constant */
+            type?: "note.updated";
+            data?: components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        PaymentCreatedEvent: {
+            /** @constant */
+            type?: "payment.created";
+            data?: {
+                object?: components["schemas"]["Payment"];
+            };
+        } & components["schemas"]["Event"];
+        PaymentDeletedEvent: {
+            /** @constant */
+            type?: "payment.deleted";
+            data?: {
+                object?: components["schemas"]["Payment"];
+            };
+        } & components["schemas"]["Event"];
+        PaymentUpdatedEvent: {
+            /** @constant */
+            type?: "payment.updated";
+            data?: {
+                object?: components["schemas"]["Payment"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        ProjectCreatedEvent: {
+            /** @constant */
+            type?: "project.created";
+        } & components["schemas"]["Event"];
+        ProjectDeletedEvent: {
+            /** @constant */
+            type?: "project.deleted";
+        } & components["schemas"]["Event"];
+        ProjectUpdatedEvent: {
+            /** @constant */
+            type?: "project.updated";
+            data?: components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        PurchaseOrderCreatedEvent: {
+            /** @constant */
+            type?: "purchase_order.created";
+        } & components["schemas"]["Event"];
+        PurchaseOrderDeletedEvent: {
+            /** @constant */
+            type?: "purchase_order.deleted";
+        } & components["schemas"]["Event"];
+        PurchaseOrderUpdatedEvent: {
+            /** @constant */
+            type?: "purchase_order.updated";
+            data?: components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        RecurringInvoiceCreatedEvent: {
+            /** @constant */
+            type?: "recurring_invoice.created";
+        } & components["schemas"]["Event"];
+        RecurringInvoiceDeletedEvent: {
+            /** @constant */
+            type?: "recurring_invoice.deleted";
+        } & components["schemas"]["Event"];
+        RecurringInvoiceUpdatedEvent: {
+            /** @constant */
+            type?: "recurring_invoice.updated";
+            data?: components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        RecurringJobCreatedEvent: {
+            /** @constant */
+            type?: "recurring_job.created";
+        } & components["schemas"]["Event"];
+        RecurringJobDeletedEvent: {
+            /** @constant */
+            type?: "recurring_job.deleted";
+        } & components["schemas"]["Event"];
+        RecurringJobUpdatedEvent: {
+            /** @constant */
+            type?: "recurring_job.updated";
+            data?: components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        SalesOrderCreatedEvent: {
+            /** @constant */
+            type?: "sales_order.created";
+            data?: {
+                object?: components["schemas"]["SalesOrder"];
+            };
+        } & components["schemas"]["Event"];
+        SalesOrderDeletedEvent: {
+            /** @constant */
+            type?: "sales_order.deleted";
+            data?: {
+                object?: components["schemas"]["SalesOrder"];
+            };
+        } & components["schemas"]["Event"];
+        SalesOrderStatusChangedEvent: {
+            /** @constant */
+            type?: "sales_order.status_changed";
+            data?: {
+                object?: components["schemas"]["SalesOrder"];
+            } & components["schemas"]["EventStatusChange"];
+        } & components["schemas"]["Event"];
+        SalesOrderUpdatedEvent: {
+            /** @constant */
+            type?: "sales_order.updated";
+            data?: {
+                object?: components["schemas"]["SalesOrder"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        SiteCreatedEvent: {
+            /** @constant */
+            type?: "site.created";
+            data?: {
+                object?: components["schemas"]["Site"];
+            };
+        } & components["schemas"]["Event"];
+        SiteDeletedEvent: {
+            /** @constant */
+            type?: "site.deleted";
+            data?: {
+                object?: components["schemas"]["Site"];
+            };
+        } & components["schemas"]["Event"];
+        SiteUpdatedEvent: {
+            /** @constant */
+            type?: "site.updated";
+            data?: {
+                object?: components["schemas"]["Site"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        StockAdjustmentCreatedEvent: {
+            /** @constant */
+            type?: "stock_adjustment.created";
+            data?: {
+                object?: components["schemas"]["StockAdjustment"];
+            };
+        } & components["schemas"]["Event"];
+        StockLevelUpdatedEvent: {
+            /** @constant */
+            type?: "stock_level.updated";
+            data?: {
+                object?: components["schemas"]["StockLevel"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        StockLocationCreatedEvent: {
+            /** @constant */
+            type?: "stock_location.created";
+            data?: {
+                object?: components["schemas"]["StockLocation"];
+            };
+        } & components["schemas"]["Event"];
+        StockLocationDeletedEvent: {
+            /** @constant */
+            type?: "stock_location.deleted";
+            data?: {
+                object?: components["schemas"]["StockLocation"];
+            };
+        } & components["schemas"]["Event"];
+        StockLocationUpdatedEvent: {
+            /** @constant */
+            type?: "stock_location.updated";
+            data?: {
+                object?: components["schemas"]["StockLocation"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        SystemCreatedEvent: {
+            /** @constant */
+            type?: "system.created";
+            data?: {
+                object?: components["schemas"]["System"];
+            };
+        } & components["schemas"]["Event"];
+        SystemDeletedEvent: {
+            /** @constant */
+            type?: "system.deleted";
+            data?: {
+                object?: components["schemas"]["System"];
+            };
+        } & components["schemas"]["Event"];
+        SystemUpdatedEvent: {
+            /** @constant */
+            type?: "system.updated";
+            data?: {
+                object?: components["schemas"]["System"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        TaskCreatedEvent: {
+            /** @constant */
+            type?: "task.created";
+        } & components["schemas"]["Event"];
+        TaskDeletedEvent: {
+            /** @constant */
+            type?: "task.deleted";
+        } & components["schemas"]["Event"];
+        TaskUpdatedEvent: {
+            /** @constant */
+            type?: "task.updated";
+            data?: components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        TaxRateCreatedEvent: {
+            /** @constant */
+            type?: "tax_rate.created";
+            data?: {
+                object?: components["schemas"]["TaxRate"];
+            };
+        } & components["schemas"]["Event"];
+        TaxRateDeletedEvent: {
+            /** @constant */
+            type?: "tax_rate.deleted";
+            data?: {
+                object?: components["schemas"]["TaxRate"];
+            };
+        } & components["schemas"]["Event"];
+        TaxRateUpdatedEvent: {
+            /** @constant */
+            type?: "tax_rate.updated";
+            data?: {
+                object?: components["schemas"]["TaxRate"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        TicketCreatedEvent: {
+            /** @constant */
+            type?: "ticket.created";
+        } & components["schemas"]["Event"];
+        TicketDeletedEvent: {
+            /** @constant */
+            type?: "ticket.deleted";
+        } & components["schemas"]["Event"];
+        TicketUpdatedEvent: {
+            /** @constant */
+            type?: "ticket.updated";
+            data?: components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        VendorCreatedEvent: {
+            /** @constant */
+            type?: "vendor.created";
+        } & components["schemas"]["Event"];
+        VendorDeletedEvent: {
+            /** @constant */
+            type?: "vendor.deleted";
+        } & components["schemas"]["Event"];
+        VendorUpdatedEvent: {
+            /** @constant */
+            type?: "vendor.updated";
+            data?: components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        WebhookEndpointCreatedEvent: {
+            /** @constant */
+            type?: "webhook_endpoint.created";
+            data?: {
+                object?: components["schemas"]["WebhookEndpoint"];
+            };
+        } & components["schemas"]["Event"];
+        WebhookEndpointDeletedEvent: {
+            /** @constant */
+            type?: "webhook_endpoint.deleted";
+            data?: {
+                object?: components["schemas"]["WebhookEndpoint"];
+            };
+        } & components["schemas"]["Event"];
+        WebhookEndpointDisabledEvent: {
+            /** @constant */
+            type?: "webhook_endpoint.disabled";
+            data?: {
+                object?: components["schemas"]["WebhookEndpoint"];
+            } & components["schemas"]["EventDisableReason"];
+        } & components["schemas"]["Event"];
+        WebhookEndpointPausedEvent: {
+            /** @constant */
+            type?: "webhook_endpoint.paused";
+            data?: {
+                object?: components["schemas"]["WebhookEndpoint"];
+            };
+        } & components["schemas"]["Event"];
+        WebhookEndpointTestEvent: {
+            /** @constant */
+            type?: "webhook_endpoint.test";
+            data?: {
+                object?: components["schemas"]["WebhookEndpoint"];
+            };
+        } & components["schemas"]["Event"];
+        WebhookEndpointUpdatedEvent: {
+            /** @constant */
+            type?: "webhook_endpoint.updated";
+            data?: {
+                object?: components["schemas"]["WebhookEndpoint"];
+            } & components["schemas"]["EventChangedFields"];
+        } & components["schemas"]["Event"];
+        WebhookEndpointVerifiedEvent: {
+            /** @constant */
+            type?: "webhook_endpoint.verified";
+            data?: {
+                object?: components["schemas"]["WebhookEndpoint"];
+            };
+        } & components["schemas"]["Event"];
         /** @description RFC 9457 problem details, served as application/problem+json. */
         Problem: {
             /**
@@ -4229,6 +6824,39 @@ export interface components {
             /** @description Always null: the catalog is not paginated. */
             next_cursor: null;
         };
+        /** @description An event as a webhook delivers it, with its seq. */
+        FeedEvent: {
+            /** @description The event's position in the account's feed, in commit order: resume with `seq[gt]=<the last seq you read>`. */
+            seq: number;
+            /**
+             * Format: uuid
+             * @description The event id (the webhook-id of its webhook deliveries).
+             */
+            id: string;
+            /** @description The topic, e.g. job.updated (GET /webhooks/available_topics). */
+            type: string;
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            timestamp: string;
+            /** @description The API version `data.object` is served in: the calling key's. */
+            api_version: string;
+            /** @description The record, and per topic: changed_fields (updated), previous_status and status (status_changed), converted_to (converted). */
+            data: {
+                /** @description The record as REST serves it (the topic's resource; see this document's webhooks for each topic's schema): after the change, or before it for a deletion. */
+                object: {
+                    [key: string]: unknown;
+                };
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        FeedEventList: {
+            data: components["schemas"]["FeedEvent"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
         SystemOptionList: {
             /** @description Ordered by position, then name. */
             data: components["schemas"]["SystemOption"][];
@@ -4240,6 +6868,12 @@ export interface components {
         /** @description An OpenAPI 3.1 document. */
         OpenApiDocument: {
             openapi: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description An AsyncAPI 3.0 document. */
+        AsyncApiDocument: {
+            asyncapi: string;
         } & {
             [key: string]: unknown;
         };
@@ -5027,6 +7661,27 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description Received: the delivery is done (its body is not read). Answer quickly; a slow answer is a failure. */
+        WebhookReceived: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Gone: the endpoint is disabled at once, with no retry and a `webhook_endpoint.disabled` event; PATCH its status to verified to re-enable it. */
+        WebhookGone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description Any other answer (3xx included: redirects are not followed), no answer within the timeout, or a network or TLS failure: the delivery is retried with the same webhook-id on the retry schedule (about three days by default). Consecutive failures pause the endpoint; failing continuously for days disables it. */
+        WebhookFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
     };
     parameters: {
         /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
@@ -5141,6 +7796,12 @@ export interface components {
         "transfer_date.lt": string;
         /** @description Filter: transfer_date is less than or equal to the value. */
         "transfer_date.lte": string;
+        /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+        WebhookId: string;
+        /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+        WebhookTimestamp: string;
+        /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+        WebhookSignature: string;
         /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
         FieldlineVersion: components["schemas"]["FieldlineVersion"];
         /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
@@ -9498,6 +12159,76 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description The next_cursor of the previous page; omit on the first page. */
+                cursor?: string;
+                /** @description Page size, 1 to 100 (default 25). */
+                limit?: number;
+                /** @description seq (oldest first, the default) or -seq. */
+                sort?: "seq" | "-seq";
+                /** @description Only this topic (an unknown one: 400 filter.invalid). */
+                topic?: string;
+                /** @description Only these comma-separated topics. */
+                "topic[in]"?: string;
+                /** @description Only topics of this resource: a topic's first part (job for job.created, job.updated ...). */
+                resource?: string;
+                /** @description Only these comma-separated resources. */
+                "resource[in]"?: string;
+                /** @description Only events of this record. */
+                record_id?: string;
+                /** @description Only events of these comma-separated records. */
+                "record_id[in]"?: string;
+                /** @description seq gt the value: `seq[gt]=<last seq read>` resumes the feed. */
+                "seq[gt]"?: number;
+                /** @description Event time gt the value (ISO 8601). */
+                "created_at[gt]"?: string;
+                /** @description seq gte the value: `seq[gt]=<last seq read>` resumes the feed. */
+                "seq[gte]"?: number;
+                /** @description Event time gte the value (ISO 8601). */
+                "created_at[gte]"?: string;
+                /** @description seq lt the value: `seq[gt]=<last seq read>` resumes the feed. */
+                "seq[lt]"?: number;
+                /** @description Event time lt the value (ISO 8601). */
+                "created_at[lt]"?: string;
+                /** @description seq lte the value: `seq[gt]=<last seq read>` resumes the feed. */
+                "seq[lte]"?: number;
+                /** @description Event time lte the value (ISO 8601). */
+                "created_at[lte]"?: string;
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedEventList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listSystemOptions: {
         parameters: {
             query?: {
@@ -9565,6 +12296,2362 @@ export interface operations {
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
+        };
+    };
+    getAsyncApiDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The AsyncAPI 3.0 document. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncApiDocument"];
+                };
+            };
+            400: components["responses"]["Problem400_6"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    assetCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    assetDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    assetUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    contactCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    contactDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    contactUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    contactLinkageCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactLinkageCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    contactLinkageDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactLinkageDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    contactLinkageUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactLinkageUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    customerCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    customerDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    customerStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerStatusChangedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    customerUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    customerItemPriceCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerItemPriceCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    customerItemPriceDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerItemPriceDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    customerItemPriceUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerItemPriceUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    dealCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    dealDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    dealUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    estimateConvertedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateConvertedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    estimateCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    estimateDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    estimateStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateStatusChangedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    estimateUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EstimateUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    inventoryTransferCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryTransferCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    invoiceCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    invoiceDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    invoiceStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceStatusChangedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    invoiceUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    itemCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    itemDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    itemUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    jobCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    jobDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    jobStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobStatusChangedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    jobUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    leadConvertedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadConvertedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    leadCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    leadDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    leadStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadStatusChangedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    leadUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LeadUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    noteCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoteCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    noteDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoteDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    noteUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NoteUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    paymentCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    paymentDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    paymentUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    projectCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    projectDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    projectUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    purchaseOrderCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurchaseOrderCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    purchaseOrderDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurchaseOrderDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    purchaseOrderUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurchaseOrderUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    recurringInvoiceCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecurringInvoiceCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    recurringInvoiceDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecurringInvoiceDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    recurringInvoiceUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecurringInvoiceUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    recurringJobCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecurringJobCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    recurringJobDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecurringJobDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    recurringJobUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecurringJobUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    salesOrderCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SalesOrderCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    salesOrderDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SalesOrderDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    salesOrderStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SalesOrderStatusChangedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    salesOrderUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SalesOrderUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    siteCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SiteCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    siteDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SiteDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    siteUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SiteUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    stockAdjustmentCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockAdjustmentCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    stockLevelUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockLevelUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    stockLocationCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockLocationCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    stockLocationDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockLocationDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    stockLocationUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockLocationUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    systemCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SystemCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    systemDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SystemDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    systemUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SystemUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    taskCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    taskDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    taskUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    taxRateCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    taxRateDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    taxRateUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaxRateUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    ticketCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    ticketDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    ticketUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    vendorCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    vendorDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    vendorUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    webhookEndpointCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    webhookEndpointDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    webhookEndpointDisabledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    webhookEndpointPausedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointPausedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    webhookEndpointTestWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointTestEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    webhookEndpointUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdatedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    webhookEndpointVerifiedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointVerifiedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
         };
     };
 }

@@ -135,3 +135,8 @@ export function subscribableTopics(modules: AccountModules, canRead: (scope: Sco
     .filter((topic) => topicAvailable(topic, modules) && topic.scope !== null && canRead(topic.scope))
     .map((topic) => ({ name: topic.name, resource: topic.resource, description: topic.description }));
 }
+
+/** The declared resources that have topics, each with its topics: one typed GraphQL subscription each (`<name>Events`). */
+export function topicsByResource(): { def: ResourceDefinition; topics: Topic[] }[] {
+  return resources.map((def) => ({ def, topics: topics().filter((topic) => topic.recordName === def.name) })).filter((group) => group.topics.length > 0);
+}

@@ -1,8 +1,9 @@
 import type { EnumRef } from '@pothos/core';
 import { MAX_REPLAY, type RecordEventFilter, type StreamItem } from '../events/event-streams.ts';
 import type { TailedEvent } from '../events/tail.ts';
-import { topics } from '../events/topics.ts';
+import { topicsByResource } from '../events/topics.ts';
 import { asServed } from '../kernel/record-serialization.ts';
+import type { EventAction } from '../kernel/events.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
 import { Single } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
@@ -24,6 +25,27 @@ import { enumValueName } from './vocabularies.ts';
 
 const afterSeqText = `Replay the events after this seq (the last one you received) before going live, at most ${MAX_REPLAY}; more than that ends the subscription with subscription.resync_required. Omitted: only events committed from now on.`;
 
+const article = (word: string) => (/^[AEIOU]/.test(word) ? 'an' : 'a');
+
+/** What an event of the action means, for a GraphQL reader (the catalog's texts speak of the webhook body). */
+function topicText(typeName: string, action: EventAction): string {
+  const subject = `${article(typeName) === 'an' ? 'An' : 'A'} ${typeName}`;
+  switch (action) {
+    case 'created':
+      return `${subject} was created.`;
+    case 'updated':
+      return `${subject} was changed; changedFields names what moved.`;
+    case 'deleted':
+      return `${subject} was deleted; the record is served as it was.`;
+    case 'status_changed':
+      return `The status of ${article(typeName)} ${typeName} moved (the same change is also an update).`;
+    case 'test':
+      return `A test event of ${article(typeName)} ${typeName}, sent on request.`;
+    default:
+      return `${subject} was ${action}.`;
+  }
+}
+
 const records = new WeakMap<TailedEvent, Single>();
 
 /** The event's record as its GraphQL type reads it, made once per event whatever the number of subscribers. */
@@ -43,7 +65,7 @@ function unwrap(item: StreamItem, ctx: GraphQLContext): TailedEvent {
 export function registerSubscriptions(builder: Builder, types: ReadonlyMap<string, ResourceTypes>): void {
   builder.subscriptionType({
     description:
-      'Live events over WebSocket (graphql-transport-ws on /graphql, the key in connection_init: {"authorization": "Bearer svc_..."}). Each subscription needs the read scope of the records it carries; a key holds at most 100 active subscriptions; a revoked key\'s subscriptions end within seconds.',
+      'Live events over WebSocket (the graphql-transport-ws protocol on /graphql, the API key in the payload of the connection\'s init message, under authorization, as a Bearer token). Each subscription needs the read scope of the records it carries; a key holds at most 100 active subscriptions; a revoked key\'s subscriptions end within seconds.',
   });
 
   const EventMessage = builder.objectRef<TailedEvent>('EventMessage').implement({
@@ -54,7 +76,7 @@ export function registerSubscriptions(builder: Builder, types: ReadonlyMap<strin
       topic: t.string({ description: 'The topic, e.g. job.updated.', resolve: (event) => event.topic }),
       envelope: t.field({
         type: 'JSON',
-        description: 'The webhook body: {id, type, timestamp, api_version, data: {object, ...}} (docs/webhooks.md).',
+        description: 'The event exactly as a webhook endpoint receives it (its id, type, timestamp, API version and data, with the record as REST serves it), as JSON.',
         resolve: (event, _args, ctx) => event.envelope(ctx.apiVersion),
       }),
     }),
@@ -65,7 +87,7 @@ export function registerSubscriptions(builder: Builder, types: ReadonlyMap<strin
       type: EventMessage,
       description: 'Every event of these topics in your account, as webhooks carry them. Topics are checked as a webhook endpoint\'s are (validation.no_topics, validation.failed, topic.not_available, auth.scope_missing).',
       args: {
-        topics: t.arg.stringList({ required: true, description: 'Topic names (GET /webhooks/available_topics, Query.availableWebhookTopics).' }),
+        topics: t.arg.stringList({ required: true, description: 'Topic names, as availableWebhookTopics lists them.' }),
         afterSeq: t.arg({ type: 'SafeInt', description: afterSeqText }),
       },
       subscribe: (_root, args, ctx) => ctx.domain.eventStreams.ofTopics(requestContext(ctx), args.topics, args.afterSeq),
@@ -73,14 +95,13 @@ export function registerSubscriptions(builder: Builder, types: ReadonlyMap<strin
     }),
   );
 
-  for (const { def, record } of types.values()) {
-    const own = topics().filter((topic) => topic.recordName === def.name);
-    if (own.length === 0) continue;
+  for (const { def, topics: own } of topicsByResource()) {
+    const { record } = types.get(def.name)!;
     const field = camelCase(def.name);
     const typeName = def.className;
     const topicEnum = builder.enumType(`${typeName}EventTopic`, {
       description: `The topics of ${typeName} events.`,
-      values: Object.fromEntries(own.map((topic) => [enumValueName(topic.name), { value: topic.name, description: topic.description }])),
+      values: Object.fromEntries(own.map((topic) => [enumValueName(topic.name), { value: topic.name, description: topicText(typeName, topic.action) }])),
     }) as EnumRef<any, string>;
     const declared = def.events?.subscriptionFilters;
     const members = declared?.members;
@@ -99,7 +120,7 @@ export function registerSubscriptions(builder: Builder, types: ReadonlyMap<strin
       }),
     });
     const Event = builder.objectRef<TailedEvent>(`${typeName}Event`).implement({
-      description: `A change of a ${typeName}.`,
+      description: `A change of ${article(typeName)} ${typeName}.`,
       fields: (t) => ({
         seq: t.field({ type: 'SafeInt', description: 'The position of the event in the account\'s feed; pass the last one you received as afterSeq when you subscribe again.', resolve: (event) => event.seq }),
         id: t.id({ description: 'The event id.', resolve: (event) => event.row.id }),
@@ -112,7 +133,7 @@ export function registerSubscriptions(builder: Builder, types: ReadonlyMap<strin
             return recordOf(def, event);
           },
         }),
-        etag: t.string({ nullable: true, description: 'The ETag of the record after the change (send it as etag or If-Match to change it next); null for a deletion.', resolve: (event) => event.row.etag }),
+        etag: t.string({ nullable: true, description: 'The etag of the record after the change (pass it to the next update mutation); null for a deletion.', resolve: (event) => event.row.etag }),
         changedFields: t.stringList({
           nullable: true,
           description: 'The fields whose values moved (an update), by their GraphQL names; null for other topics.',

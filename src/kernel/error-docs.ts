@@ -451,7 +451,7 @@ const docs = {
     example: { detail: 'This server runs only its persisted operations: send the id of one (extensions.persistedQuery.sha256Hash or documentId).' },
   },
   'graphql.websocket_required': {
-    when: 'GraphQL over HTTP only. The operation is a subscription: subscriptions are served over WebSocket, where each is admitted, counted against the key\'s cap and ended when the key is revoked.',
+    when: 'GraphQL only, over HTTP. The operation is a subscription: subscriptions are served over WebSocket, where each is admitted, counted against the key\'s cap and ended when the key is revoked.',
     fix: 'Open a WebSocket on the same path with the graphql-transport-ws protocol (the graphql-ws client) and send the key in connection_init: {"authorization": "Bearer svc_..."}.',
     apis: graphql,
     example: { detail: 'Subscriptions are served over WebSocket (graphql-transport-ws) on this path, not over HTTP.' },
@@ -471,10 +471,9 @@ const docs = {
     example: { detail: 'A key may hold at most 100 active subscriptions.' },
   },
   'subscription.resync_required': {
-    when: 'GraphQL subscriptions only. The stream cannot go on without a gap: `afterSeq` is more than 1,000 events behind, or the client read so slowly that more than 1,000 events waited for it. The last result of the subscription carries this error, then the subscription completes.',
+    when: 'GraphQL WebSocket only (subscriptions). The stream cannot go on without a gap: `afterSeq` is more than 1,000 events behind, or the client read so slowly that more than 1,000 events waited for it. The last result of the subscription carries this error, then the subscription completes.',
     fix: 'Read the current state (for a board, `dispatchBoard`), then subscribe again without `afterSeq`, or with the seq of an event you have. `GET /events` pages through any length of history by seq.',
     apis: graphql,
-    websocket: 'error',
     example: { detail: 'More than 1000 events followed afterSeq 41; read the current state, then subscribe again without afterSeq.' },
   },
 } satisfies Record<ErrorCode, ErrorDoc>;

@@ -204,6 +204,15 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
   register('get', '/openapi.json', (req, res, next) => {
     document.send(req, res, 'application/json; charset=utf-8').catch(next);
   });
+  // The AsyncAPI document of the events (webhooks and GraphQL subscriptions), open and kept the same way; its
+  // builder is loaded with the first request, as the document is built then.
+  const asyncApi = new EncodedBody(async () => {
+    const [{ asyncApiDocument }, { CURRENT_VERSION }] = await Promise.all([import('../events/asyncapi.ts'), import('../kernel/versioning.ts')]);
+    return Buffer.from(JSON.stringify(asyncApiDocument({ publicUrl: config.PUBLIC_URL, apiVersion: CURRENT_VERSION })));
+  });
+  register('get', '/asyncapi.json', (req, res, next) => {
+    asyncApi.send(req, res, 'application/json; charset=utf-8').catch(next);
+  });
 
 
   router.use((req, res, next) => {

@@ -92,7 +92,7 @@ export const extraComponents: Record<string, ExtraComponent> = {
     schema: () =>
       z
         .object({
-          seq: z.number().int().min(1).openapi({ description: "The event's position in the account's feed, in commit order: resume with seq[gt]=<the last seq you read>." }),
+          seq: z.number().int().min(1).openapi({ description: "The event's position in the account's feed, in commit order: resume with `seq[gt]=<the last seq you read>`." }),
           id: z.string().openapi({ format: 'uuid', description: 'The event id (the webhook-id of its webhook deliveries).' }),
           type: z.string().openapi({ description: 'The topic, e.g. job.updated (GET /webhooks/available_topics).' }),
           timestamp: z.string().openapi({ format: 'date-time', description: 'When the change was made.' }),
@@ -136,7 +136,7 @@ export const extraOperations: ExtraOperation[] = [
     resource: 'webhook_endpoint',
     summary: 'List events (the change feed)',
     description:
-      "The account's events in commit order (seq), deletions included, each as a webhook delivers it plus its seq: the same feed as webhooks and GraphQL subscriptions, to read at your pace. Only topics whose records the key may read are listed (any valid key; filtering on a topic it may not read: 403 auth.scope_missing). Keyset-paginated like every list; to follow the feed over days, keep the last seq you read and ask for seq[gt]=<it> (cursors expire after 24 hours). Events are kept 30 days by default (EVENT_RETENTION_DAYS).",
+      "The account's events in commit order (seq), deletions included, each as a webhook delivers it plus its seq: the same feed as webhooks and GraphQL subscriptions, to read at your pace. Only topics whose records the key may read are listed (any valid key; filtering on a topic it may not read: 403 auth.scope_missing). Keyset-paginated like every list; to follow the feed over days, keep the last seq you read and ask for `seq[gt]=<it>` (cursors expire after 24 hours). Events are kept 30 days by default (EVENT_RETENTION_DAYS).",
     scopes: [],
     query: () =>
       z
@@ -152,7 +152,7 @@ export const extraOperations: ExtraOperation[] = [
           'record_id[in]': z.string().optional().openapi({ param: { description: 'Only events of these comma-separated records.' } }),
           ...Object.fromEntries(
             (['gt', 'gte', 'lt', 'lte'] as const).flatMap((op) => [
-              [`seq[${op}]`, z.number().int().optional().openapi({ param: { description: `seq ${op} the value: seq[gt]=<last seq read> resumes the feed.` } })],
+              [`seq[${op}]`, z.number().int().optional().openapi({ param: { description: `seq ${op} the value: \`seq[gt]=<last seq read>\` resumes the feed.` } })],
               [`created_at[${op}]`, z.string().optional().openapi({ format: 'date-time', param: { description: `Event time ${op} the value (ISO 8601).` } })],
             ]),
           ),

@@ -17,12 +17,14 @@ import { createProblemResponses } from './problem-responses.ts';
 import { registerRequestParameters } from './request-parameters.ts';
 import { registerResourceOperations } from './resource-operations.ts';
 import { documentSecurity, registerSecurityScheme } from './security.ts';
+import { missingRecordSchemas, registerWebhookOperations, WEBHOOKS_TAG } from './webhook-operations.ts';
 
 // GET /api/v2/openapi.json: an OpenAPI 3.1 document generated from the resource declarations (src/domain.ts
 // `resources`), the kernel's field kinds, list rules and error catalog, for exactly the routes api-router.ts
 // mounts. Nothing in this folder is written per resource; a new declaration appears in the document by itself.
 // Routes beyond the five standard ones (linkages, lead and estimate conversion, system options) are declared in
-// openapi-operations.ts. Registration order is document order (components, paths).
+// openapi-operations.ts. Registration order is document order (components, paths). `webhooks` holds one
+// delivery per event topic, read from the topic catalog (webhook-operations.ts).
 
 const BASE_PATH = '/api/v2';
 
@@ -51,6 +53,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
   const records = new Map(resources.map((def) => [def.name, registerResourceOperations(builder, def)]));
   registerExtraOperations(builder, records);
   registerDocumentOperation(builder);
+  registerWebhookOperations(registry);
   problems.registerExamples();
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
@@ -62,8 +65,12 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
       { name: 'Identity', description: 'The caller.' },
       { name: 'Lookups', description: 'Tenant-configured statuses, labels and custom field definitions.' },
       ...resources.map((def) => ({ name: title(def.plural), description: docText(def.description) })),
-      { name: 'Meta', description: 'This document.' },
+      { name: 'Meta', description: 'This document, and the AsyncAPI document of the events.' },
+      WEBHOOKS_TAG,
     ],
   });
+  // A served topic's body refers to its record's component: a topic whose resource has none is a wrong build.
+  const missing = missingRecordSchemas(document.components?.schemas ?? {});
+  if (missing.length > 0) throw new Error(`openapi: the webhooks refer to record schemas the document lacks: ${missing.join(', ')}`);
   return { ...document, paths: withPathParameters(document.paths ?? {}), 'x-error-codes': errorCatalogEntries() };
 }
