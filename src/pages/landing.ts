@@ -12,6 +12,7 @@ export const landingLinks = [
   { href: '/graphql', name: 'GraphiQL', about: 'Write and run GraphQL queries and mutations against /graphql in the browser, with the schema documentation beside them.' },
   { href: '/board', name: 'Dispatch board', about: "The day's jobs in one column per technician, kept live; drag a card to reassign or reschedule it. Needs an API key with jobs:read and jobs:write." },
   { href: '/api/v2/openapi.json', name: 'OpenAPI document', about: 'OpenAPI 3.1 (JSON) of the REST API: generate a client from it or import it into your HTTP tool.' },
+  { href: '/api/v2/asyncapi.json', name: 'AsyncAPI document', about: 'AsyncAPI 3.0 (JSON) of the events: every webhook topic and its body, and the GraphQL subscriptions.' },
   { href: '/errors', name: 'Error catalog', about: 'Every error code the API answers (the code of a problem+json answer, extensions.code in GraphQL): what it means and what to do.' },
   { href: '/healthz', name: 'Health', about: 'Whether this server is up.' },
 ] as const;

@@ -12,7 +12,7 @@ describe('the landing page', () => {
   const t = useTestApp();
   const browser = useBrowser();
 
-  it('says what the server is and links the API reference, GraphiQL, the dispatch board, the OpenAPI document, the error catalog and health', BROWSER_TEST, async () => {
+  it('says what the server is and links the API reference, GraphiQL, the dispatch board, the OpenAPI and AsyncAPI documents, the error catalog and health', BROWSER_TEST, async () => {
     const page = await browser.newPage();
     const response = await page.goto(`${t.url}/`);
     expect(response?.status()).toBe(200);
@@ -25,6 +25,7 @@ describe('the landing page', () => {
         ['GraphiQL', '/graphql'],
         ['Dispatch board', '/board'],
         ['OpenAPI document', '/api/v2/openapi.json'],
+        ['AsyncAPI document', '/api/v2/asyncapi.json'],
         ['Error catalog', '/errors'],
         ['Health', '/healthz'],
       ]),
