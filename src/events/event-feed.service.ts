@@ -9,7 +9,7 @@ import type { Scope } from '../kernel/scopes.ts';
 import { grants } from '../kernel/scopes.ts';
 import { printable } from '../kernel/storable.ts';
 import type { RawRunner } from '../kernel/tenant-sql.ts';
-import { envelopeOf, type EventEnvelope } from './envelope.ts';
+import { envelopeOf, type EventEnvelope, type StoredEvent } from './envelope.ts';
 import { topicNamed, topics } from './topics.ts';
 
 // GET /events: the change feed. The account's events in commit order (seq), with the list conventions (cursor,
@@ -33,14 +33,6 @@ const filters = {
 /** Catalog names are lower-case words and dots: safe to write into the statement as literals. */
 const SAFE_NAME = /^[a-z_]+(\.[a-z_]+)?$/;
 
-interface EventRow {
-  id: string;
-  seq: bigint;
-  topic: string;
-  payload: unknown;
-  details: unknown;
-  created_at: Date;
-}
 
 export class EventFeedService {
   constructor(
@@ -64,7 +56,7 @@ export class EventFeedService {
       defaultSort: 'seq',
     };
     return runAsTenant(ctx.principal.accountId, async () => {
-      const page = await runList<EventRow>(this.raw, spec, { entries }, { cursors: this.cursors });
+      const page = await runList<StoredEvent>(this.raw, spec, { entries }, { cursors: this.cursors });
       return { ...page, data: page.data.map((row) => ({ seq: Number(row.seq), ...envelopeOf(row, ctx.apiVersion) })) };
     });
   }
