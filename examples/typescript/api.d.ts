@@ -12176,9 +12176,9 @@ export interface operations {
                 resource?: string;
                 /** @description Only these comma-separated resources. */
                 "resource[in]"?: string;
-                /** @description Only events of this record. */
+                /** @description Only events of one record: must be the id of a Customer, Job or any other record with events. */
                 record_id?: string;
-                /** @description Only events of these comma-separated records. */
+                /** @description Only events of these comma-separated records: each must be the id of a Customer, Job or any other record with events. */
                 "record_id[in]"?: string;
                 /** @description seq gt the value: `seq[gt]=<last seq read>` resumes the feed. */
                 "seq[gt]"?: number;

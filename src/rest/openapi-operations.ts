@@ -148,8 +148,8 @@ export const extraOperations: ExtraOperation[] = [
           'topic[in]': z.string().optional().openapi({ param: { description: 'Only these comma-separated topics.' } }),
           resource: z.string().optional().openapi({ param: { description: "Only topics of this resource: a topic's first part (job for job.created, job.updated ...)." } }),
           'resource[in]': z.string().optional().openapi({ param: { description: 'Only these comma-separated resources.' } }),
-          record_id: z.string().optional().openapi({ format: 'uuid', param: { description: 'Only events of this record.' } }),
-          'record_id[in]': z.string().optional().openapi({ param: { description: 'Only events of these comma-separated records.' } }),
+          record_id: z.string().optional().openapi({ format: 'uuid', param: { description: 'Only events of one record: must be the id of a Customer, Job or any other record with events.' } }),
+          'record_id[in]': z.string().optional().openapi({ param: { description: 'Only events of these comma-separated records: each must be the id of a Customer, Job or any other record with events.' } }),
           ...Object.fromEntries(
             (['gt', 'gte', 'lt', 'lte'] as const).flatMap((op) => [
               [`seq[${op}]`, z.number().int().optional().openapi({ param: { description: `seq ${op} the value: \`seq[gt]=<last seq read>\` resumes the feed.` } })],

@@ -12,9 +12,10 @@ describe('the API reference at /docs', () => {
   const t = useTestApp();
   const browser = useBrowser();
 
-  it('renders the live OpenAPI document with Redoc, listing every operation in the sidebar, loading nothing from another host', BROWSER_TEST, async () => {
-    const document = (await (await fetch(`${t.url}/api/v2/openapi.json`)).json()) as { info: { title: string }; paths: Record<string, Record<string, unknown>> };
-    const operations = Object.values(document.paths).flatMap((item) => Object.keys(item).filter((key) => METHODS.includes(key)));
+  it('renders the live OpenAPI document with Redoc, listing every operation and webhook in the sidebar, loading nothing from another host', BROWSER_TEST, async () => {
+    const document = (await (await fetch(`${t.url}/api/v2/openapi.json`)).json()) as { info: { title: string }; paths: Record<string, Record<string, unknown>>; webhooks: Record<string, Record<string, unknown>> };
+    // The operations of the paths, and the deliveries of the webhooks (one per topic).
+    const operations = [...Object.values(document.paths), ...Object.values(document.webhooks)].flatMap((item) => Object.keys(item).filter((key) => METHODS.includes(key)));
     expect(operations.length).toBeGreaterThan(10);
 
     const page = await browser.newPage();
