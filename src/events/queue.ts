@@ -1,4 +1,4 @@
-import { PgBoss, fromPglite, type JobInsert } from 'pg-boss';
+import { PgBoss, fromPglite, type JobInsert, type JobResult, type Queue } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
 import { purgeExpiredIdempotencyKeys } from '../db/idempotency-purge.ts';
@@ -24,6 +24,53 @@ const DELIVERY = 'webhook-delivery';
 const EVENTS_PURGE = 'events-purge';
 const KEYS_PURGE = 'idempotency-keys-purge';
 const BATCH = 500;
+
+// Delivery workers: every process runs DELIVERY_WORKERS workers, each claiming up to DELIVERY_BATCH attempts at a
+// time and making them concurrently; a worker whose claim came back full claims again at once (burst), so a backlog
+// drains as fast as the endpoints answer. The queue NOTIFYs when a job becomes runnable (the dispatcher's insert, a
+// retry due now), which wakes the workers; otherwise they look every DELIVERY_POLL_SECONDS (jobs scheduled for
+// later: the retry schedule, the end of a pause). With pg-boss's default (one job per worker per poll, polled every
+// second) a process made at most one delivery a second.
+const DELIVERY_WORKERS = 4;
+const DELIVERY_BATCH = 5;
+const DELIVERY_POLL_SECONDS = 1;
+
+// Supervision (docs/decisions.md, Webhook endpoints, Queue): a job whose worker died (kill -9, a lost machine) stays
+// `active` until pg-boss's supervisor finds it past its expiry and puts it back for a retry. Two things bound how
+// soon that happens, and both are set here:
+//   - the delivery job's expiry: the per-attempt timeout (WEBHOOK_TIMEOUT_MS, which bounds the HTTP exchange) plus
+//     DELIVERY_EXPIRY_MARGIN_SECONDS for the attempt's database work (reading the endpoint, the event and the
+//     secrets, writing the delivery log). pg-boss also fails a job whose handler runs past its expiry, so the
+//     margin must cover a slow database too; past it the attempt may be made twice (deliveries are at least once,
+//     receivers deduplicate by webhook-id). With the defaults: 10 s + 15 s.
+//   - how often the supervisor looks: each process ticks every SUPERVISE_SECONDS and the expiry check runs once per
+//     MONITOR_SECONDS across all processes (a claim on the queue row). pg-boss's defaults are 60 s each; 5 s costs
+//     one short pass per process every 5 s (a few statements on indexed columns; pg-boss backs its statistics
+//     aggregate off by itself when it gets slow).
+// An expired delivery then runs again after pg-boss's retry delay (DELIVERY_RETRY: 1-2 s for the first retry):
+// with the default timeout, within about 25 + 10 + 2 s of the worker's claim.
+// The queue options are written on every start (createQueue, or updateQueue when the queue exists with other
+// options: the database outlives the process, and a job takes its queue's options when it is inserted). Processes
+// started with different WEBHOOK_TIMEOUT_MS overwrite each other's expiry; the last one started wins.
+const DELIVERY_EXPIRY_MARGIN_SECONDS = 15;
+const SUPERVISE_SECONDS = 5;
+const MONITOR_SECONDS = 5;
+/**
+ * pg-boss's own retries of a delivery job: after its handler threw (the database failed mid-attempt) or it expired
+ * (its worker died). Failed deliveries are not these: they are new jobs on the webhook retry schedule. Ten retries
+ * from 1 s, doubling (with jitter), cover 17 to 34 minutes of database trouble.
+ */
+const DELIVERY_RETRY = { retryLimit: 10, retryDelay: 1, retryBackoff: true } as const;
+/** The purge schedules' jobs: a purge of a large table may take a while. */
+const PURGE_OPTIONS = { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 } as const;
+
+type QueueSettings = Pick<Queue, 'retryLimit' | 'retryDelay' | 'retryBackoff' | 'expireInSeconds' | 'notify'>;
+
+/** The options of each queue; the delivery job's expiry follows the per-attempt timeout. */
+export function queueOptions(settings: DomainSettings): Record<string, QueueSettings> {
+  const expireInSeconds = Math.ceil(settings.webhooks.timeoutMs / 1000) + DELIVERY_EXPIRY_MARGIN_SECONDS;
+  return { [DELIVERY]: { ...DELIVERY_RETRY, expireInSeconds, notify: true }, [EVENTS_PURGE]: PURGE_OPTIONS, [KEYS_PURGE]: PURGE_OPTIONS };
+}
 
 export interface QueueDeps {
   database: Database;
@@ -51,22 +98,44 @@ export class EventQueue {
   async start(): Promise<void> {
     const { database, logger } = this.deps;
     const connection = database.queueConnection;
+    const supervision = { superviseIntervalSeconds: SUPERVISE_SECONDS, monitorIntervalSeconds: MONITOR_SECONDS, useListenNotify: true };
     const boss =
       'url' in connection
-        ? new PgBoss({ connectionString: connection.url, max: 3, schema: 'pgboss' })
-        : new PgBoss({ db: fromPglite(connection.pglite), backend: 'pglite', schema: 'pgboss' });
+        ? new PgBoss({ connectionString: connection.url, max: 3, schema: 'pgboss', ...supervision })
+        : new PgBoss({ db: fromPglite(connection.pglite), backend: 'pglite', schema: 'pgboss', ...supervision });
     boss.on('error', (error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'job queue error'));
     await boss.start();
     this.boss = boss;
-    for (const name of [DELIVERY, EVENTS_PURGE, KEYS_PURGE]) {
-      if (!(await boss.getQueue(name))) await boss.createQueue(name, { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 });
+    for (const [name, options] of Object.entries(queueOptions(this.deps.settings))) {
+      const existing = await boss.getQueue(name);
+      if (!existing) await boss.createQueue(name, options);
+      else if (Object.entries(options).some(([option, value]) => existing[option as keyof QueueSettings] !== value)) await boss.updateQueue(name, options);
     }
     // Warms pg-boss's queue cache outside any transaction: the dispatcher's insert runs inside one, where a cache
     // miss would make pg-boss read through its own connection (on the embedded database, the one it waits for).
     await boss.insert(DELIVERY, []);
-    await boss.work<DeliveryJob>(DELIVERY, { batchSize: 1, pollingIntervalSeconds: 1 }, async ([job]) => {
-      if (job) await this.deliver(job.data);
-    });
+    const deliveryWork = {
+      localConcurrency: DELIVERY_WORKERS,
+      batchSize: DELIVERY_BATCH,
+      burstWhenBatchFull: true,
+      pollingIntervalSeconds: DELIVERY_POLL_SECONDS,
+      notifyPollingIntervalSeconds: DELIVERY_POLL_SECONDS,
+      perJobResults: true,
+    } as const;
+    // Each attempt settles on its own: one that throws (the database failed) is retried by pg-boss, the others complete.
+    await boss.work<DeliveryJob, unknown, typeof deliveryWork>(DELIVERY, deliveryWork, (jobs) =>
+      Promise.all(
+        jobs.map(async (job): Promise<JobResult> => {
+          try {
+            await this.deliver(job.data);
+            return { id: job.id, status: 'completed' };
+          } catch (error) {
+            logger.warn({ err: error instanceof Error ? error.message : String(error), event_id: job.data.eventId }, 'webhook delivery attempt failed');
+            return { id: job.id, status: 'failed', output: { message: error instanceof Error ? error.message : String(error) } };
+          }
+        }),
+      ),
+    );
     await boss.work(EVENTS_PURGE, async () => {
       const before = new Date(this.deps.clock.now().getTime() - this.deps.settings.eventRetentionDays * 86_400_000);
       const purged = await purgeEventsBefore(database.prisma, before);

@@ -1,15 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { projectRoot } from '../helpers/cli.ts';
 import { serverDatabase } from '../helpers/database.ts';
 import { createCustomer } from '../helpers/factories/customers.ts';
-import { client, type Client } from '../helpers/http.ts';
 import { expectProblem } from '../helpers/problem.ts';
+import { spawnServer, until, type Spawned } from '../helpers/processes.ts';
 
 // docs/decisions.md "Idempotency keys", lock time: a process killed between the claim of a key and the commit of
 // its record leaves a running claim; once its lock time has passed, a retry with the key creates the record, exactly
@@ -24,72 +21,7 @@ import { expectProblem } from '../helpers/problem.ts';
 
 /** The lock time of the process that dies. */
 const LOCK_SECONDS = 3;
-const node24 = path.join(projectRoot, 'node_modules', '.bin', 'node');
 const withKey = (key: string) => ({ headers: { 'idempotency-key': key } });
-
-interface Spawned {
-  pid: number;
-  api(token: string): Client;
-  /** Resolves when the process has exited (code, signal). */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** SIGKILLs the process group (the server and anything it started). */
-  kill(): void;
-  output(): string;
-}
-
-/** src/main.ts on an ephemeral port, in a process group of its own; resolves once its banner names the port. */
-async function spawnServer(env: Record<string, string>): Promise<Spawned> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-  delete childEnv.NODE_OPTIONS;
-  delete childEnv.REDIS_URL;
-  const child: ChildProcess = spawn(node24, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'src/main.ts'], {
-    cwd: projectRoot,
-    env: childEnv,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let output = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  const kill = () => {
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      child.kill('SIGKILL');
-    }
-  };
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => {
-      output += d;
-      const listening = /Fieldline listening on http:\/\/localhost:(\d+) /.exec(output);
-      if (listening) resolve(Number(listening[1]));
-    });
-    child.on('error', reject);
-    void exited.then(({ code, signal }) => reject(new Error(`the server exited (${code ?? signal}) before it was ready:\n${output}`)));
-  }).catch((error) => {
-    kill();
-    throw error;
-  });
-  return {
-    pid: child.pid!,
-    api: (token) => client(`http://127.0.0.1:${port}/api/v2`, token),
-    exited,
-    kill,
-    output: () => output,
-  };
-}
-
-/** Polls `probe` until it answers something truthy (or throws), for at most `timeoutMs`. */
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe.skipIf(!process.env.TEST_DATABASE_URL)('an idempotency key whose process was killed between claim and commit', () => {
   let server: Awaited<ReturnType<typeof serverDatabase>> = null;
