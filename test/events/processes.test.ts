@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createClient } from 'graphql-ws';
 import pg from 'pg';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -18,7 +20,8 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receivers.ts';
 //   - a process SIGKILLed while a delivery attempt is in flight (the receiver holds the request): the job expires
 //     and another process delivers the event again, with the same webhook-id, once;
 //   - a process SIGKILLed right after a write committed, before any dispatcher handed the event on: another
-//     process dispatches and delivers it, once.
+//     process dispatches and delivers it, once;
+//   - a GraphQL subscriber on one process receives the events of writes made through the other.
 //
 // PostgreSQL only (TEST_DATABASE_URL): the embedded database lives inside one process, which cannot be killed
 // without killing the database too.
@@ -244,11 +247,36 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('server processes on one Postgre
     );
   });
 
-  // GraphQL subscriptions across processes go here, in a describe of their own (a subscriber on one process sees
-  // writes made through the other). In this describe: start() spawns a server process on this database (every
-  // spawned process is stopped after the file), `token` is the account's key; a process's `url` is its base
-  // (http://127.0.0.1:<port>; GraphQL over WebSocket at ws://127.0.0.1:<port>/graphql), `api(token)` its REST
-  // client, stop() ends it gracefully and kill() with SIGKILL.
+  describe('GraphQL subscriptions', () => {
+    it(
+      'a subscriber on one process receives every event of writes made through the other, in seq order, once',
+      async () => {
+        const [one, two] = [await start(), await start()];
+        const received: { seq: number; object: string }[] = [];
+        const client = createClient({ url: `${one.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+        const connected = new Promise<void>((resolve) => client.on('connected', () => resolve()));
+        const stop = client.subscribe<{ events: { seq: number; envelope: { data: { object: { id: string } } } } }>(
+          { query: 'subscription { events(topics: ["customer.created"]) { seq envelope } }' },
+          { next: (result) => result.data && received.push({ seq: Number(result.data.events.seq), object: result.data.events.envelope.data.object.id }), error: () => {}, complete: () => {} },
+        );
+        try {
+          await connected;
+          // The subscribe reaches the server right after the socket is acknowledged; give it a moment to be registered.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          const ids: string[] = [];
+          for (let i = 0; i < 5; i += 1) ids.push((await createCustomer(two.api(token), { organization: `Across ${i}` })).id);
+          await until(`${ids.length} events on the other process`, async () => received.length >= ids.length, 10_000);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          expect(received.map((event) => event.object)).toEqual(ids);
+          expect(received.map((event) => event.seq)).toEqual([...received.map((event) => event.seq)].sort((a, b) => a - b));
+        } finally {
+          stop();
+          await client.dispose();
+        }
+      },
+      120_000,
+    );
+  });
 });
 
 interface AttributedRequest {
