@@ -4,6 +4,7 @@ import { runAsTenant } from '../kernel/context.ts';
 import type { ResourceLookup } from '../kernel/resource.ts';
 import type { DomainSettings } from '../kernel/settings.ts';
 import { inTransaction, type TenantClient } from '../kernel/tenancy.ts';
+import { tenantQuery } from '../kernel/tenant-sql.ts';
 import { CURRENT_VERSION } from '../kernel/versioning.ts';
 import { envelopeOf } from './envelope.ts';
 import { answerSummary, postJson, type OutboundResult } from './outbound.ts';
@@ -108,8 +109,13 @@ export class WebhookDeliverer {
           await tx.webhookEndpoint.updateMany({ where: { id: endpoint.id }, data: { last_delivery_at: endedAt, last_delivery_status: result.status, last_error: failure } });
           return;
         }
-        const failures = endpoint.consecutive_failures + 1;
-        const failingSince = endpoint.failing_since ?? startedAt;
+        // Attempts to one endpoint run concurrently (several workers, several processes): the counters are read
+        // again under the row's lock, so no failure is lost and one pause or disable is decided once.
+        await tenantQuery(tx, `SELECT 1 FROM webhook_endpoints WHERE account_id = $1::uuid AND id = $2::uuid FOR UPDATE`, endpoint.id);
+        const current = await tx.webhookEndpoint.findUnique({ where: { id: endpoint.id } });
+        if (!current || current.status === 'disabled') return;
+        const failures = current.consecutive_failures + 1;
+        const failingSince = current.failing_since ?? startedAt;
         await tx.webhookEndpoint.updateMany({
           where: { id: endpoint.id },
           data: { consecutive_failures: failures, failing_since: failingSince, last_delivery_at: endedAt, last_delivery_status: result.status, last_error: failure },
@@ -119,7 +125,7 @@ export class WebhookDeliverer {
         if (gone || failingMs >= this.settings.webhooks.disableAfterDays * 86_400_000) {
           const disabled = await endpoints.touchWithin(tx, origin, endpoint.id, { status: 'disabled', paused_until: null });
           await endpoints.announceWithin(tx, origin, disabled, 'disabled', { reason: gone ? 'gone' : 'failing' });
-        } else if (failures >= this.settings.webhooks.pauseAfterFailures) {
+        } else if (failures >= this.settings.webhooks.pauseAfterFailures && !(current.paused_until && current.paused_until > endedAt)) {
           const paused = await endpoints.touchWithin(tx, origin, endpoint.id, { paused_until: new Date(endedAt.getTime() + this.settings.webhooks.pauseSeconds * 1000) });
           await endpoints.announceWithin(tx, origin, paused, 'paused');
         }

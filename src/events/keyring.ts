@@ -8,10 +8,23 @@ import type { SecretKeyring } from './secrets.ts';
 
 const DB_KEY = 'webhook-secrets';
 
-async function databaseKey(db: TenantClient | TenantTx): Promise<Buffer> {
+async function readOrMake(db: TenantClient | TenantTx): Promise<Buffer> {
   await db.serverKey.createMany({ data: [{ name: DB_KEY, key: randomBytes(32).toString('base64') }], skipDuplicates: true });
   const row = await db.serverKey.findUnique({ where: { name: DB_KEY } });
   return Buffer.from(row!.key, 'base64');
+}
+
+/** The key once made never changes: each process reads it once per database client (not once per delivery). */
+const known = new WeakMap<object, Promise<Buffer>>();
+
+function databaseKey(db: TenantClient | TenantTx): Promise<Buffer> {
+  let key = known.get(db);
+  if (!key) {
+    key = readOrMake(db);
+    known.set(db, key);
+    key.catch(() => known.delete(db));
+  }
+  return key;
 }
 
 export async function keyring(db: TenantClient | TenantTx, settings: WebhookSettings): Promise<SecretKeyring> {

@@ -5,6 +5,7 @@ import { purgeExpiredIdempotencyKeys } from '../db/idempotency-purge.ts';
 import { dispatchStep, purgeEventsBefore } from '../db/outbox.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { DomainSettings } from '../kernel/settings.ts';
+import { CatchUp } from './catch-up.ts';
 import type { DeliveryJob, WebhookDeliverer } from './delivery.ts';
 
 // The job queue: pg-boss 12 on the same database (its own schema, `pgboss`), on PostgreSQL through its own pool
@@ -13,7 +14,6 @@ import type { DeliveryJob, WebhookDeliverer } from './delivery.ts';
 //   - webhook-delivery: one attempt of one event to one endpoint. A failure schedules the next attempt as a new
 //     job (startAfter: the retry schedule with jitter); a paused endpoint's attempt is moved to the end of the
 //     pause. A process that dies mid-attempt loses nothing: the job expires and runs again (at least once).
-//   - events-dispatch: wakes the dispatcher (below) on every node; the outbox cursor decides who dispatches.
 //   - events-purge (daily) and idempotency-keys-purge (hourly): schedules, run once per occurrence across processes.
 // The dispatcher turns committed events into delivery jobs: woken by the outbox's NOTIFY (and a poll every few
 // seconds as a backstop), it takes the outbox cursor, reads the events after it, and inserts one job per event
@@ -84,11 +84,12 @@ export class EventQueue {
   private boss: PgBoss | null = null;
   private stopListening: (() => Promise<void>) | null = null;
   private poll: NodeJS.Timeout | undefined;
-  private dispatching: Promise<void> | null = null;
-  private again = false;
+  private readonly dispatcher: CatchUp;
   private running = false;
 
-  constructor(private readonly deps: QueueDeps) {}
+  constructor(private readonly deps: QueueDeps) {
+    this.dispatcher = new CatchUp(() => this.dispatchOnce(), BATCH, deps.logger, 'webhook dispatch');
+  }
 
   /** Whether the workers run (readiness). */
   isRunning(): boolean {
@@ -153,23 +154,7 @@ export class EventQueue {
 
   /** Runs the dispatcher now (again after the current run, when one is running). */
   dispatch(): void {
-    if (!this.boss) return;
-    if (this.dispatching) {
-      this.again = true;
-      return;
-    }
-    this.dispatching = (async () => {
-      try {
-        do {
-          this.again = false;
-          while ((await this.dispatchOnce()) === BATCH);
-        } while (this.again);
-      } catch (error) {
-        this.deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'webhook dispatch failed');
-      } finally {
-        this.dispatching = null;
-      }
-    })();
+    if (this.boss) this.dispatcher.wake();
   }
 
   private async dispatchOnce(): Promise<number | null> {
@@ -206,7 +191,7 @@ export class EventQueue {
     this.running = false;
     clearInterval(this.poll);
     await this.stopListening?.();
-    await this.dispatching;
+    await this.dispatcher.idle();
     await this.boss?.stop({ graceful: true, timeout: 5_000, close: true }).catch(() => {});
     this.boss = null;
   }

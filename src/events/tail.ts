@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
 import { eventsAfter, latestSeq, type TailRow } from '../db/outbox.ts';
+import { CatchUp } from './catch-up.ts';
 import { envelopeOf, type EventEnvelope } from './envelope.ts';
 
 // The subscription tail: each process reads the outbox once, in commit order, and hands every event to the live
@@ -48,13 +49,14 @@ export class OutboxTail implements EventSource {
   private last: bigint | null = null;
   private stopListening: (() => Promise<void>) | null = null;
   private poll: NodeJS.Timeout | undefined;
-  private reading: Promise<void> | null = null;
-  private again = false;
+  private readonly reader: CatchUp;
 
   constructor(
     private readonly database: Database,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.reader = new CatchUp(() => this.readOnce(), BATCH, logger, 'event tail read');
+  }
 
   async start(): Promise<void> {
     this.last = await latestSeq(this.database.prisma);
@@ -74,23 +76,7 @@ export class OutboxTail implements EventSource {
 
   /** Reads what committed since the last read (again after the current read, when one is running). */
   wake(): void {
-    if (this.last === null) return;
-    if (this.reading) {
-      this.again = true;
-      return;
-    }
-    this.reading = (async () => {
-      try {
-        do {
-          this.again = false;
-          while ((await this.readOnce()) === BATCH);
-        } while (this.again);
-      } catch (error) {
-        this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'event tail read failed');
-      } finally {
-        this.reading = null;
-      }
-    })();
+    if (this.last !== null) this.reader.wake();
   }
 
   private async readOnce(): Promise<number> {
@@ -120,7 +106,7 @@ export class OutboxTail implements EventSource {
     clearInterval(this.poll);
     await this.stopListening?.();
     this.stopListening = null;
-    await this.reading;
+    await this.reader.idle();
     this.last = null;
     this.listeners.clear();
   }
