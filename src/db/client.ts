@@ -150,7 +150,8 @@ const background = new AsyncLocalStorage<true>();
  * statement counts of a request stay the request's own while the queue works beside it.
  */
 export function asBackground<T>(work: () => Promise<T>): Promise<T> {
-  return background.run(true, work);
+  // Awaited inside: a Prisma query is sent when awaited, and must be sent in this context to be left unreported.
+  return background.run(true, async () => await work());
 }
 
 function reportedOnly(onQuery: (sql: string) => void): (sql: string) => void {
