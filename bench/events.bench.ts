@@ -9,10 +9,8 @@
 //   3. fan-out: one event to BENCH_FANOUT_KEYS x BENCH_FANOUT_SOCKETS x BENCH_FANOUT_SUBSCRIPTIONS (100 x 4 x 25 =
 //      10,000) subscriptions on one process: commit -> last subscriber notified (target < 1 s), and the server's RSS
 //      (target < 400 MB).
-// Parts 2 and 3 run when the server's schema has the subscription field `events`; otherwise they are reported skipped.
-//
-// The server is a child process (this file, FL_BENCH_EVENTS_SERVER=1: buildApp() on the bench database, rate limits
-// out of the way, WEBHOOK_ALLOW_PRIVATE_NETWORKS=true so it may deliver to 127.0.0.1); the bench process is the load
+// The server is a child process (bench/servers/app-server.ts: buildApp() on the bench database, rate limits out of
+// the way, WEBHOOK_ALLOW_PRIVATE_NETWORKS=true so it may deliver to 127.0.0.1); the bench process is the load
 // generator, the webhook receiver and the subscribers. Everything talks to 127.0.0.1 only.
 //
 // "Commit time" is the event's `timestamp` (events.created_at, set while the write's transaction runs, before its
@@ -36,47 +34,9 @@ import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
 import { startWindow } from './lib/machine.ts';
 import { selfTimeByGroup, type CpuProfile } from './lib/profile.ts';
 import { ms, quantile, table } from './lib/stats.ts';
-import { answerControlMessages } from './servers/control.ts';
 
 const unlimited = 1_000_000_000;
 const rateLimits = { read: unlimited, write: unlimited, webhook_ingest: unlimited, graphql: unlimited };
-
-// ---------------------------------------------------------------------------------------------------------------
-// Server process: the app on the bench database (started by the bench over IPC, as bench/servers/app-server.ts).
-
-function serve(): void {
-  answerControlMessages();
-  process.on('message', (message: { type?: string; gc?: boolean }) => {
-    if (message.type !== 'memory') return;
-    // A full collection first, when asked (the bench starts this process with --expose-gc): what stays is retained.
-    const gc = (globalThis as { gc?: () => void }).gc;
-    if (message.gc && gc) gc();
-    process.send?.({ type: 'memory', collected: Boolean(message.gc && gc), ...process.memoryUsage() });
-  });
-  process.once('message', (message: { type: 'start'; databaseUrl: string }) => {
-    void (async () => {
-      const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: message.databaseUrl, HOST: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
-      const database = await openDatabase({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, migrate: false });
-      const app = buildApp({ database, config, rateLimits });
-      const { port } = await app.listen(0, '127.0.0.1');
-      let closing = false;
-      const close = async () => {
-        if (closing) return;
-        closing = true;
-        await app.close().catch(() => {});
-        await database.close().catch(() => {});
-        process.exit(0);
-      };
-      process.on('SIGTERM', () => void close());
-      process.on('SIGINT', () => void close());
-      process.on('disconnect', () => void close());
-      process.send?.({ type: 'ready', port });
-    })().catch((error: unknown) => {
-      process.send?.({ type: 'failed', message: (error as Error)?.message ?? String(error) });
-      process.exit(1);
-    });
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Bench process.
@@ -115,8 +75,7 @@ let setupDatabase: Database | null = null;
 let sqlClient: pg.Client | null = null;
 const sockets: WsClient[] = [];
 let receiverServer: http.Server | null = null;
-/** The bench process's cleanup (not the server's: it would take over the server's SIGTERM). */
-const cleanup = env.FL_BENCH_EVENTS_SERVER === '1' ? async () => {} : benchCleanup(() => ({ benchDb, app: setupApp, database: setupDatabase, sql: sqlClient }), log);
+const cleanup = benchCleanup(() => ({ benchDb, app: setupApp, database: setupDatabase, sql: sqlClient }), log);
 const missed: string[] = [];
 
 function log(message: string): void {
@@ -313,10 +272,10 @@ function subscribe(client: WsClient, onEvent: (message: EventMessage, received: 
   );
 }
 
-/** A server child: this file as a child process (startChild forks an entry under bench/servers/). */
+/** A server child: bench/servers/app-server.ts, allowed to deliver to the receiver on 127.0.0.1, with --expose-gc (the memory report). */
 async function startServer(name: string): Promise<Child> {
   const nodeOptions = `${env.NODE_OPTIONS ?? ''} --expose-gc`.trim();
-  const child = await startChild(name, '../events.bench.ts', { databaseUrl: benchDb!.url }, { FL_BENCH_EVENTS_SERVER: '1', NODE_OPTIONS: nodeOptions });
+  const child = await startChild(name, 'app-server.ts', { databaseUrl: benchDb!.url, config: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } }, { NODE_OPTIONS: nodeOptions });
   log(`${name} on :${child.port} (pid ${child.process.pid})`);
   return child;
 }
@@ -550,151 +509,145 @@ async function main(): Promise<void> {
   for (const [k, id] of endpointIds.entries()) await request(port, agent, accountTokens[k]!, 'DELETE', `/api/v2/webhooks/endpoints/${id}`);
 
   // ---- 2 and 3. GraphQL subscriptions -------------------------------------------------------------------------
-  const introspection = await request(port, agent, token, 'POST', '/graphql', { query: '{ __schema { subscriptionType { fields { name } } } }' });
-  const fields = ((JSON.parse(introspection.body) as { data?: { __schema?: { subscriptionType?: { fields: { name: string }[] } | null } } }).data?.__schema?.subscriptionType?.fields ?? []).map((f) => f.name);
-  if (!fields.includes('events')) {
-    log(`SKIPPED parts 2 and 3: the server's schema has no subscription field \`events\` (subscription fields: ${fields.join(', ') || 'none'})`);
-  } else {
-    // ---- 2. one subscriber ----
-    const socket = await connectSocket(port, token);
-    const notified = new Map<string, { received: number; timestamp: number }>();
-    let failure: unknown = null;
-    const dispose = subscribe(
-      socket,
-      (message, received) => {
-        const organization = ((typeof message.envelope === 'string' ? JSON.parse(message.envelope) : message.envelope) as { data?: { object?: { organization?: string } } })?.data?.object?.organization;
-        if (organization) notified.set(organization, { received, timestamp: timestampOf(message) });
-      },
-      (error) => (failure = error),
-    );
-    // The subscription is live once a write's event arrives.
-    for (let i = 0; notified.size === 0 && i < 100; i++) {
-      await writeLoad(port, agent, token, `Subscribe probe ${i}`, 1, 1);
-      await sleep(200);
-    }
-    if (failure) throw new Error(`the subscription failed: ${JSON.stringify(failure)}`);
-    if (notified.size === 0) throw new Error('the subscriber got no event within 30 s of writes');
-    window = startWindow(await ownPids());
-    cpuBefore = await cpuOf(server);
-    const subscriberWrites = await writeLoad(port, agent, token, 'Subscribed', 10, settings.subscriberSamples / 10);
-    await sleep(2_000);
-    const subscriberCpu = ((await cpuOf(server)) - cpuBefore) / subscriberWrites.length;
-    const subscriberOther = window.end();
-    const latencies = subscriberWrites.map((write) => {
-      const seenBy = notified.get(write.organization);
-      return seenBy ? seenBy.received - seenBy.timestamp : Number.POSITIVE_INFINITY;
-    });
-    const lower = subscriberWrites.map((write) => {
-      const seenBy = notified.get(write.organization);
-      return seenBy ? seenBy.received - write.answered : Number.POSITIVE_INFINITY;
-    });
-    const subscriberTrips = subscriberWrites.map((write) => write.roundTrip);
-    rows.push(['POST /customers round trip, one subscriber (10/s)', ms(pct(subscriberTrips, 0.5)), ms(pct(subscriberTrips, 0.99)), String(subscriberWrites.length), ms(subscriberCpu), other(subscriberOther)]);
-    rows.push(['subscriber: notified - event timestamp (upper bound)', msOrInf(pct(latencies, 0.5)), msOrInf(pct(latencies, 0.99)), String(latencies.length), '', other(subscriberOther)]);
-    rows.push(['subscriber: notified - write answered (lower bound)', msOrInf(pct(lower, 0.5)), msOrInf(pct(lower, 0.99)), String(lower.length), '', other(subscriberOther)]);
-    if (!(pct(latencies, 0.5) < TARGETS.subscriberP50)) missed.push(`subscriber commit -> notified p50 ${msOrInf(pct(latencies, 0.5))} ms (target < ${TARGETS.subscriberP50} ms)`);
-    dispose();
-    await socket.dispose();
-
-    // ---- 3. fan-out, on a server started afresh (the load above grew the first one's heap) ----
-    await server.stop();
-    server = await startServer('fan-out server');
-    port = server.port;
-    const serverPid = server.process.pid!;
-    await writeLoad(port, agent, token, 'Fan-out warm-up', 20, 1);
-    await sleep(2_000);
-    const { fanoutKeys, fanoutSockets, fanoutSubscriptions } = settings;
-    const total = fanoutKeys * fanoutSockets * fanoutSubscriptions;
-    const idle = memoryOf(serverPid);
-    const idleHeap = await heapOf(server);
-    /** Per event seq: arrivals and the event's timestamp. */
-    const arrivals = new Map<string, { times: number[]; timestamp: number }>();
-    const errors: unknown[] = [];
-    const onEvent = (message: EventMessage, received: number) => {
-      const seq = String(message.seq);
-      let entry = arrivals.get(seq);
-      if (!entry) arrivals.set(seq, (entry = { times: [], timestamp: timestampOf(message) }));
-      entry.times.push(received);
-    };
-    const connectStarted = performance.now();
-    const jobs: { token: string }[] = [];
-    for (const key of fanoutTokens.slice(0, fanoutKeys)) for (let s = 0; s < fanoutSockets; s++) jobs.push({ token: key });
-    const disposers: (() => void)[] = [];
-    for (let i = 0; i < jobs.length; i += 20) {
-      const opened = await Promise.all(jobs.slice(i, i + 20).map((job) => connectSocket(port, job.token)));
-      for (const client of opened) for (let k = 0; k < fanoutSubscriptions; k++) disposers.push(subscribe(client, onEvent, (error) => errors.push(error)));
-    }
-    log(`fan-out: ${jobs.length} sockets (${fanoutKeys} keys x ${fanoutSockets}), ${disposers.length} subscriptions in ${((performance.now() - connectStarted) / 1000).toFixed(1)} s`);
-    // Every subscription is live once a write's event has reached all of them.
-    const waitForAll = async (known: Set<string>, timeoutMs: number) => {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const fresh = [...arrivals.entries()].filter(([seq]) => !known.has(seq));
-        const complete = fresh.find(([, entry]) => entry.times.length >= total);
-        if (complete || Date.now() > deadline) return fresh;
-        if (errors.length) throw new Error(`a subscription failed: ${JSON.stringify(errors[0]).slice(0, 400)}`);
-        await sleep(10);
-      }
-    };
-    let live = false;
-    for (let i = 0; i < 20 && !live; i++) {
-      const known = new Set(arrivals.keys());
-      await writeLoad(port, agent, token, `Fan-out probe ${i}`, 1, 1);
-      const fresh = await waitForAll(known, 3_000);
-      live = fresh.some(([, entry]) => entry.times.length >= total);
-    }
-    if (!live) throw new Error(`not every subscription got the probe events (most: ${Math.max(0, ...[...arrivals.values()].map((e) => e.times.length))} of ${total})`);
-    const subscribed = memoryOf(serverPid);
-    const subscribedHeap = await heapOf(server);
-    log(`all ${total} subscriptions live; server RSS ${subscribed.rss.toFixed(0)} MB (before the sockets: ${idle.rss.toFixed(0)} MB)`);
-
-    const lasts: number[] = [];
-    const medians: number[] = [];
-    const clientCpu: number[] = [];
-    const serverCpu: number[] = [];
-    window = startWindow(await ownPids());
-    for (let round = 0; round < settings.fanoutRounds; round++) {
-      await sleep(1_000);
-      const known = new Set(arrivals.keys());
-      const ownCpu = process.cpuUsage();
-      const serverBefore = await cpuOf(server);
-      await writeLoad(port, agent, token, `Fan-out ${round}`, 1, 1);
-      const fresh = await waitForAll(known, 30_000);
-      const used = process.cpuUsage(ownCpu);
-      serverCpu.push((await cpuOf(server)) - serverBefore);
-      const entry = fresh[0]?.[1];
-      if (!entry || entry.times.length < total) throw new Error(`round ${round}: ${entry?.times.length ?? 0} of ${total} subscriptions notified within 30 s`);
-      lasts.push(Math.max(...entry.times) - entry.timestamp);
-      medians.push(quantile(entry.times, 0.5) - entry.timestamp);
-      clientCpu.push((used.user + used.system) / 1000);
-    }
-    const fanoutOther = window.end();
-    const after = memoryOf(serverPid);
-    const afterHeap = await heapOf(server);
-    const collected = await heapOf(server, true);
-    const fanoutRows = [['round', 'commit -> last notified ms', 'commit -> median notified ms', 'server CPU ms', 'bench process CPU ms (subscribers)']];
-    lasts.forEach((last, k) => fanoutRows.push([String(k + 1), ms(last), ms(medians[k]!), ms(serverCpu[k]!), ms(clientCpu[k]!)]));
-    rows.push([`fan-out to ${total}: commit -> last notified (median of rounds)`, ms(quantile(lasts, 0.5)), `max ${ms(Math.max(...lasts))}`, String(lasts.length), `${ms(quantile(serverCpu, 0.5))} (whole round)`, other(fanoutOther)]);
-    extra.push(
-      `fan-out rounds (one write each; arrival times taken in the bench process, which also runs every subscriber, so the figures\n` +
-        `include the subscribers' own work on the shared cores: see its CPU per round):\n${table(fanoutRows)}\n` +
-        `fan-out server memory (RSS from /proc/<pid>/status; the heap from process.memoryUsage() over IPC):\n` +
-        table(
-          [
-            ['moment', 'RSS MB', 'V8 heap'],
-            ['started afresh, before the subscribers', idle.rss.toFixed(0), idleHeap],
-            [`with the ${total} subscriptions`, subscribed.rss.toFixed(0), subscribedHeap],
-            ['after the rounds', `${after.rss.toFixed(0)} (peak ${after.peak.toFixed(0)})`, afterHeap],
-            ['then', '', collected],
-          ],
-          (c) => c === 1,
-        ) +
-        `\n(the first server had ${startRss.rss.toFixed(0)} MB at start)`,
-    );
-    if (!(quantile(lasts, 0.5) < TARGETS.fanoutLast)) missed.push(`fan-out commit -> last of ${total} notified ${ms(quantile(lasts, 0.5))} ms (target < ${TARGETS.fanoutLast} ms)`);
-    if (!(after.peak < TARGETS.rssMb)) missed.push(`server peak RSS with ${total} subscriptions ${after.peak.toFixed(0)} MB (target < ${TARGETS.rssMb} MB; ${idle.rss.toFixed(0)} MB before them)`);
-    for (const dispose of disposers) dispose();
+  // ---- 2. one subscriber ----
+  const socket = await connectSocket(port, token);
+  const notified = new Map<string, { received: number; timestamp: number }>();
+  let failure: unknown = null;
+  const dispose = subscribe(
+    socket,
+    (message, received) => {
+      const organization = ((typeof message.envelope === 'string' ? JSON.parse(message.envelope) : message.envelope) as { data?: { object?: { organization?: string } } })?.data?.object?.organization;
+      if (organization) notified.set(organization, { received, timestamp: timestampOf(message) });
+    },
+    (error) => (failure = error),
+  );
+  // The subscription is live once a write's event arrives.
+  for (let i = 0; notified.size === 0 && i < 100; i++) {
+    await writeLoad(port, agent, token, `Subscribe probe ${i}`, 1, 1);
+    await sleep(200);
   }
+  if (failure) throw new Error(`the subscription failed: ${JSON.stringify(failure)}`);
+  if (notified.size === 0) throw new Error('the subscriber got no event within 30 s of writes');
+  window = startWindow(await ownPids());
+  cpuBefore = await cpuOf(server);
+  const subscriberWrites = await writeLoad(port, agent, token, 'Subscribed', 10, settings.subscriberSamples / 10);
+  await sleep(2_000);
+  const subscriberCpu = ((await cpuOf(server)) - cpuBefore) / subscriberWrites.length;
+  const subscriberOther = window.end();
+  const latencies = subscriberWrites.map((write) => {
+    const seenBy = notified.get(write.organization);
+    return seenBy ? seenBy.received - seenBy.timestamp : Number.POSITIVE_INFINITY;
+  });
+  const lower = subscriberWrites.map((write) => {
+    const seenBy = notified.get(write.organization);
+    return seenBy ? seenBy.received - write.answered : Number.POSITIVE_INFINITY;
+  });
+  const subscriberTrips = subscriberWrites.map((write) => write.roundTrip);
+  rows.push(['POST /customers round trip, one subscriber (10/s)', ms(pct(subscriberTrips, 0.5)), ms(pct(subscriberTrips, 0.99)), String(subscriberWrites.length), ms(subscriberCpu), other(subscriberOther)]);
+  rows.push(['subscriber: notified - event timestamp (upper bound)', msOrInf(pct(latencies, 0.5)), msOrInf(pct(latencies, 0.99)), String(latencies.length), '', other(subscriberOther)]);
+  rows.push(['subscriber: notified - write answered (lower bound)', msOrInf(pct(lower, 0.5)), msOrInf(pct(lower, 0.99)), String(lower.length), '', other(subscriberOther)]);
+  if (!(pct(latencies, 0.5) < TARGETS.subscriberP50)) missed.push(`subscriber commit -> notified p50 ${msOrInf(pct(latencies, 0.5))} ms (target < ${TARGETS.subscriberP50} ms)`);
+  dispose();
+  await socket.dispose();
+
+  // ---- 3. fan-out, on a server started afresh (the load above grew the first one's heap) ----
+  await server.stop();
+  server = await startServer('fan-out server');
+  port = server.port;
+  const serverPid = server.process.pid!;
+  await writeLoad(port, agent, token, 'Fan-out warm-up', 20, 1);
+  await sleep(2_000);
+  const { fanoutKeys, fanoutSockets, fanoutSubscriptions } = settings;
+  const total = fanoutKeys * fanoutSockets * fanoutSubscriptions;
+  const idle = memoryOf(serverPid);
+  const idleHeap = await heapOf(server);
+  /** Per event seq: arrivals and the event's timestamp. */
+  const arrivals = new Map<string, { times: number[]; timestamp: number }>();
+  const errors: unknown[] = [];
+  const onEvent = (message: EventMessage, received: number) => {
+    const seq = String(message.seq);
+    let entry = arrivals.get(seq);
+    if (!entry) arrivals.set(seq, (entry = { times: [], timestamp: timestampOf(message) }));
+    entry.times.push(received);
+  };
+  const connectStarted = performance.now();
+  const jobs: { token: string }[] = [];
+  for (const key of fanoutTokens.slice(0, fanoutKeys)) for (let s = 0; s < fanoutSockets; s++) jobs.push({ token: key });
+  const disposers: (() => void)[] = [];
+  for (let i = 0; i < jobs.length; i += 20) {
+    const opened = await Promise.all(jobs.slice(i, i + 20).map((job) => connectSocket(port, job.token)));
+    for (const client of opened) for (let k = 0; k < fanoutSubscriptions; k++) disposers.push(subscribe(client, onEvent, (error) => errors.push(error)));
+  }
+  log(`fan-out: ${jobs.length} sockets (${fanoutKeys} keys x ${fanoutSockets}), ${disposers.length} subscriptions in ${((performance.now() - connectStarted) / 1000).toFixed(1)} s`);
+  // Every subscription is live once a write's event has reached all of them.
+  const waitForAll = async (known: Set<string>, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const fresh = [...arrivals.entries()].filter(([seq]) => !known.has(seq));
+      const complete = fresh.find(([, entry]) => entry.times.length >= total);
+      if (complete || Date.now() > deadline) return fresh;
+      if (errors.length) throw new Error(`a subscription failed: ${JSON.stringify(errors[0]).slice(0, 400)}`);
+      await sleep(10);
+    }
+  };
+  let live = false;
+  for (let i = 0; i < 20 && !live; i++) {
+    const known = new Set(arrivals.keys());
+    await writeLoad(port, agent, token, `Fan-out probe ${i}`, 1, 1);
+    const fresh = await waitForAll(known, 3_000);
+    live = fresh.some(([, entry]) => entry.times.length >= total);
+  }
+  if (!live) throw new Error(`not every subscription got the probe events (most: ${Math.max(0, ...[...arrivals.values()].map((e) => e.times.length))} of ${total})`);
+  const subscribed = memoryOf(serverPid);
+  const subscribedHeap = await heapOf(server);
+  log(`all ${total} subscriptions live; server RSS ${subscribed.rss.toFixed(0)} MB (before the sockets: ${idle.rss.toFixed(0)} MB)`);
+
+  const lasts: number[] = [];
+  const medians: number[] = [];
+  const clientCpu: number[] = [];
+  const serverCpu: number[] = [];
+  window = startWindow(await ownPids());
+  for (let round = 0; round < settings.fanoutRounds; round++) {
+    await sleep(1_000);
+    const known = new Set(arrivals.keys());
+    const ownCpu = process.cpuUsage();
+    const serverBefore = await cpuOf(server);
+    await writeLoad(port, agent, token, `Fan-out ${round}`, 1, 1);
+    const fresh = await waitForAll(known, 30_000);
+    const used = process.cpuUsage(ownCpu);
+    serverCpu.push((await cpuOf(server)) - serverBefore);
+    const entry = fresh[0]?.[1];
+    if (!entry || entry.times.length < total) throw new Error(`round ${round}: ${entry?.times.length ?? 0} of ${total} subscriptions notified within 30 s`);
+    lasts.push(Math.max(...entry.times) - entry.timestamp);
+    medians.push(quantile(entry.times, 0.5) - entry.timestamp);
+    clientCpu.push((used.user + used.system) / 1000);
+  }
+  const fanoutOther = window.end();
+  const after = memoryOf(serverPid);
+  const afterHeap = await heapOf(server);
+  const collected = await heapOf(server, true);
+  const fanoutRows = [['round', 'commit -> last notified ms', 'commit -> median notified ms', 'server CPU ms', 'bench process CPU ms (subscribers)']];
+  lasts.forEach((last, k) => fanoutRows.push([String(k + 1), ms(last), ms(medians[k]!), ms(serverCpu[k]!), ms(clientCpu[k]!)]));
+  rows.push([`fan-out to ${total}: commit -> last notified (median of rounds)`, ms(quantile(lasts, 0.5)), `max ${ms(Math.max(...lasts))}`, String(lasts.length), `${ms(quantile(serverCpu, 0.5))} (whole round)`, other(fanoutOther)]);
+  extra.push(
+    `fan-out rounds (one write each; arrival times taken in the bench process, which also runs every subscriber, so the figures\n` +
+      `include the subscribers' own work on the shared cores: see its CPU per round):\n${table(fanoutRows)}\n` +
+      `fan-out server memory (RSS from /proc/<pid>/status; the heap from process.memoryUsage() over IPC):\n` +
+      table(
+        [
+          ['moment', 'RSS MB', 'V8 heap'],
+          ['started afresh, before the subscribers', idle.rss.toFixed(0), idleHeap],
+          [`with the ${total} subscriptions`, subscribed.rss.toFixed(0), subscribedHeap],
+          ['after the rounds', `${after.rss.toFixed(0)} (peak ${after.peak.toFixed(0)})`, afterHeap],
+          ['then', '', collected],
+        ],
+        (c) => c === 1,
+      ) +
+      `\n(the first server had ${startRss.rss.toFixed(0)} MB at start)`,
+  );
+  if (!(quantile(lasts, 0.5) < TARGETS.fanoutLast)) missed.push(`fan-out commit -> last of ${total} notified ${ms(quantile(lasts, 0.5))} ms (target < ${TARGETS.fanoutLast} ms)`);
+  if (!(after.peak < TARGETS.rssMb)) missed.push(`server peak RSS with ${total} subscriptions ${after.peak.toFixed(0)} MB (target < ${TARGETS.rssMb} MB; ${idle.rss.toFixed(0)} MB before them)`);
+  for (const dispose of disposers) dispose();
 
   // ---- report ----------------------------------------------------------------------------------------------------
   console.log(`
@@ -708,22 +661,18 @@ ${table(rows, (c) => c > 0)}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-if (env.FL_BENCH_EVENTS_SERVER === '1') {
-  serve();
-} else {
-  main().then(
-    async () => {
-      await Promise.all(sockets.map((client) => client.dispose()));
-      receiverServer?.closeAllConnections();
-      receiverServer?.close();
-      await cleanup();
-      process.exit(0);
-    },
-    async (error: unknown) => {
-      console.error(`bench failed: ${(error as Error)?.stack ?? String(error)}`);
-      await Promise.all(sockets.map((client) => Promise.resolve(client.dispose()).catch(() => {})));
-      await cleanup();
-      process.exit(1);
-    },
-  );
-}
+main().then(
+  async () => {
+    await Promise.all(sockets.map((client) => client.dispose()));
+    receiverServer?.closeAllConnections();
+    receiverServer?.close();
+    await cleanup();
+    process.exit(0);
+  },
+  async (error: unknown) => {
+    console.error(`bench failed: ${(error as Error)?.stack ?? String(error)}`);
+    await Promise.all(sockets.map((client) => Promise.resolve(client.dispose()).catch(() => {})));
+    await cleanup();
+    process.exit(1);
+  },
+);

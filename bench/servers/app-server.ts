@@ -1,5 +1,5 @@
 // Bench-only entry: the real Fieldline app (buildApp) on the bench database, in its own process.
-// Started by bench/customers-list.bench.ts and bench/graphql-limits.bench.ts over IPC; LOG_LEVEL silent, rate
+// Started by bench/customers-list.bench.ts, bench/graphql-limits.bench.ts and bench/events.bench.ts over IPC; LOG_LEVEL silent, rate
 // limits out of the way; `limits: false` turns the GraphQL cost limits off (the graphql-limits baseline).
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -10,6 +10,8 @@ interface StartMessage {
   type: 'start';
   databaseUrl: string;
   limits?: boolean;
+  /** Settings over the bench defaults (config variables, e.g. WEBHOOK_ALLOW_PRIVATE_NETWORKS). */
+  config?: Record<string, string>;
 }
 
 const unlimited = 1_000_000_000;
@@ -18,7 +20,7 @@ answerControlMessages();
 
 process.once('message', (message: StartMessage) => {
   void (async () => {
-    const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: message.databaseUrl, HOST: '127.0.0.1' });
+    const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: message.databaseUrl, HOST: '127.0.0.1', ...message.config });
     const database = await openDatabase({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, migrate: false });
     const app = buildApp({ database, config, rateLimits: { read: unlimited, write: unlimited, webhook_ingest: unlimited, graphql: unlimited }, graphqlLimits: message.limits ?? true });
     const { port } = await app.listen(0, '127.0.0.1');

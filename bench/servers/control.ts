@@ -1,11 +1,16 @@
-// IPC requests the bench sends to its server children: CPU time used so far, and (app only) a CPU profile window.
+// IPC requests the bench sends to its server children: CPU time used so far, memory (after a full collection when
+// asked and the child runs with --expose-gc), and (app only) a CPU profile window.
 import { Session } from 'node:inspector/promises';
 
 let session: Session | null = null;
 
 export function answerControlMessages(): void {
-  process.on('message', (message: { type?: string; action?: string }) => {
-    if (message.type === 'cpu') {
+  process.on('message', (message: { type?: string; action?: string; gc?: boolean }) => {
+    if (message.type === 'memory') {
+      const gc = (globalThis as { gc?: () => void }).gc;
+      if (message.gc && gc) gc();
+      process.send?.({ type: 'memory', collected: Boolean(message.gc && gc), ...process.memoryUsage() });
+    } else if (message.type === 'cpu') {
       const usage = process.cpuUsage();
       process.send?.({ type: 'cpu', micros: usage.user + usage.system });
     } else if (message.type === 'profile') {

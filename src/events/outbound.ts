@@ -4,6 +4,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import ipaddr from 'ipaddr.js';
+import { article } from '../kernel/api-text.ts';
 
 // Webhook URLs are typed in by partners, and the server POSTs to them from inside our network: without care
 // that is a server-side request forgery hole (a URL pointing at 127.0.0.1:5432, 10.x admin consoles or the
@@ -196,10 +197,6 @@ async function resolveChecked(target: Target, policy: OutboundPolicy, deadline: 
 function describeAddress(address: string): string {
   const ip = ipaddr.parse(address);
   return ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? `${address}, i.e. ${(ip as ipaddr.IPv6).toIPv4Address()}` : address;
-}
-
-function article(word: string): string {
-  return /^[aeiou]/i.test(word) && !/^uni/i.test(word) ? 'an' : 'a';
 }
 
 /**

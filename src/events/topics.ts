@@ -1,3 +1,4 @@
+import { article, leadingArticle } from '../kernel/api-text.ts';
 import type { AccountModules } from '../kernel/context.ts';
 import type { EventAction } from '../kernel/events.ts';
 import { serves, type ResourceDefinition } from '../kernel/resource.ts';
@@ -27,16 +28,15 @@ export interface Topic {
   gate: { notServed: true } | { module: 'System' } | null;
 }
 
-const article = (word: string) => (/^[aeiou]/.test(word) ? 'An' : 'A');
 const words = (name: string) => name.replace(/_/g, ' ');
 
 const standardDescriptions: Partial<Record<EventAction, (name: string) => string>> = {
-  created: (name) => `${article(name)} ${words(name)} was created; \`data.object\` is the record as REST serves it.`,
+  created: (name) => `${leadingArticle(name)} ${words(name)} was created; \`data.object\` is the record as REST serves it.`,
   updated: (name) =>
-    `${article(name)} ${words(name)} was changed; \`data.object\` is the record after the change and \`data.changed_fields\` names the fields whose values moved (wire names; updated_at is left out).`,
-  deleted: (name) => `${article(name)} ${words(name)} was deleted; \`data.object\` is the record as it was before.`,
+    `${leadingArticle(name)} ${words(name)} was changed; \`data.object\` is the record after the change and \`data.changed_fields\` names the fields whose values moved (wire names; updated_at is left out).`,
+  deleted: (name) => `${leadingArticle(name)} ${words(name)} was deleted; \`data.object\` is the record as it was before.`,
   status_changed: (name) =>
-    `The status of ${article(name).toLowerCase()} ${words(name)} moved; \`data.previous_status\` and \`data.status\` give both (the same change also emits \`${name}.updated\`).`,
+    `The status of ${article(name)} ${words(name)} moved; \`data.previous_status\` and \`data.status\` give both (the same change also emits \`${name}.updated\`).`,
 };
 
 /** The standard writes a resource serves, and status_changed with a status. */

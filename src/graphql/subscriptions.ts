@@ -2,6 +2,7 @@ import type { EnumRef } from '@pothos/core';
 import { MAX_REPLAY, type RecordEventFilter, type StreamItem } from '../events/event-streams.ts';
 import type { TailedEvent } from '../events/tail.ts';
 import { topicsByResource } from '../events/topics.ts';
+import { article, leadingArticle } from '../kernel/api-text.ts';
 import { asServed } from '../kernel/record-serialization.ts';
 import type { EventAction } from '../kernel/events.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
@@ -25,11 +26,9 @@ import { enumValueName } from './vocabularies.ts';
 
 const afterSeqText = `Replay the events after this seq (the last one you received) before going live, at most ${MAX_REPLAY}; more than that ends the subscription with subscription.resync_required. Omitted: only events committed from now on.`;
 
-const article = (word: string) => (/^[AEIOU]/.test(word) ? 'an' : 'a');
-
 /** What an event of the action means, for a GraphQL reader (the catalog's texts speak of the webhook body). */
 function topicText(typeName: string, action: EventAction): string {
-  const subject = `${article(typeName) === 'an' ? 'An' : 'A'} ${typeName}`;
+  const subject = `${leadingArticle(typeName)} ${typeName}`;
   switch (action) {
     case 'created':
       return `${subject} was created.`;

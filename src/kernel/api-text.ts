@@ -40,6 +40,11 @@ export function article(noun: string): 'a' | 'an' {
   return /^[aeiou]/i.test(noun) && !/^(u[nsr][aeiou]|uni|eu|one)/i.test(noun) ? 'an' : 'a';
 }
 
+/** The article of a noun at the start of a sentence ("A job", "An estimate"). */
+export function leadingArticle(noun: string): 'A' | 'An' {
+  return article(noun) === 'an' ? 'An' : 'A';
+}
+
 /** The noun with its article: "an estimate". */
 export function withArticle(noun: string): string {
   return `${article(noun)} ${noun}`;
