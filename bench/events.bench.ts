@@ -601,6 +601,10 @@ async function main(): Promise<void> {
   const subscribed = memoryOf(serverPid);
   const subscribedHeap = await heapOf(server);
   log(`all ${total} subscriptions live; server RSS ${subscribed.rss.toFixed(0)} MB (before the sockets: ${idle.rss.toFixed(0)} MB)`);
+  if (env.BENCH_HEAP_SNAPSHOT) {
+    const { path } = await server.ask<{ path: string }>('heapsnapshot', { path: env.BENCH_HEAP_SNAPSHOT });
+    log(`heap snapshot of the fan-out server with the subscriptions: ${path}`);
+  }
 
   const lasts: number[] = [];
   const medians: number[] = [];

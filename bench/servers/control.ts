@@ -1,6 +1,7 @@
 // IPC requests the bench sends to its server children: CPU time used so far, memory (after a full collection when
-// asked and the child runs with --expose-gc), and (app only) a CPU profile window.
+// asked and the child runs with --expose-gc), a heap snapshot written to a file, and (app only) a CPU profile window.
 import { Session } from 'node:inspector/promises';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 
 let session: Session | null = null;
 
@@ -9,7 +10,10 @@ export function answerControlMessages(): void {
     if (message.type === 'memory') {
       const gc = (globalThis as { gc?: () => void }).gc;
       if (message.gc && gc) gc();
-      process.send?.({ type: 'memory', collected: Boolean(message.gc && gc), ...process.memoryUsage() });
+      const spaces = Object.fromEntries(getHeapSpaceStatistics().filter((space) => space.space_size > 0).map((space) => [space.space_name, { size: space.space_size, used: space.space_used_size }]));
+      process.send?.({ type: 'memory', collected: Boolean(message.gc && gc), ...process.memoryUsage(), spaces });
+    } else if (message.type === 'heapsnapshot') {
+      process.send?.({ type: 'heapsnapshot', path: writeHeapSnapshot((message as { path?: string }).path) });
     } else if (message.type === 'cpu') {
       const usage = process.cpuUsage();
       process.send?.({ type: 'cpu', micros: usage.user + usage.system });

@@ -1,4 +1,3 @@
-import { FixedBuffer, Repeater } from '@repeaterjs/repeater';
 import type { Authenticator } from '../kernel/auth.ts';
 import type { RequestContext } from '../kernel/context.ts';
 import { runAsTenant } from '../kernel/context.ts';
@@ -25,7 +24,7 @@ const MAX_BUFFERED = 1_000;
 export const KEY_CHECK_MS = 2_000;
 
 /** An item of a stream: an event, or the refusal that ends the stream (served as the last result's error). */
-export type StreamItem = { event: TailedEvent } | { refusal: AppError };
+export type StreamItem = { event: TailedEvent } | { refusal: Error };
 
 /** What a typed subscription filters on (<resource>Events(filter)); see matchesRecordFilter. */
 export interface RecordEventFilter {
@@ -77,51 +76,45 @@ export class EventStreams {
     }
     const wanted = new Set(names);
     const accept = (event: TailedEvent) => wanted.has(event.topic) && matches(event);
-    const buffer = new FixedBuffer(MAX_BUFFERED + 1);
-    return new Repeater<StreamItem>(async (push, stop) => {
-      const entry: OpenStream = {
-        keyId: ctx.principal.key.id,
-        end: (refusal) => {
-          if (!buffer.full) void push({ refusal });
-          stop();
-        },
-      };
-      // Live events are taken from the moment of subscribing; while the replay is read they wait in `pending`, and
-      // an event both replayed and tailed is served once (by seq).
-      let last = afterSeq === null || afterSeq === undefined ? -1n : BigInt(afterSeq);
-      let pending: TailedEvent[] | null = afterSeq === null || afterSeq === undefined ? null : [];
-      const serve = (event: TailedEvent) => {
-        if (event.seq <= last) return;
-        last = event.seq;
-        if (buffer.full) {
-          entry.end(new AppError('subscription.resync_required', `The subscriber fell more than ${MAX_BUFFERED} events behind; read the current state, then subscribe again (afterSeq: ${last - 1n}).`));
-          return;
-        }
-        void push({ event });
-      };
-      const unsubscribe = source.subscribe(ctx.principal.accountId, (event) => {
-        if (!accept(event)) return;
-        if (pending) pending.push(event);
-        else serve(event);
-      });
-      this.open.add(entry);
-      try {
-        if (pending) {
-          const missed = await this.missed(ctx, names, last);
-          if (missed.length > MAX_REPLAY) {
-            entry.end(new AppError('subscription.resync_required', `More than ${MAX_REPLAY} events followed afterSeq ${last}; read the current state, then subscribe again without afterSeq.`));
-          } else {
-            for (const event of missed) if (accept(event)) serve(event);
-            for (const event of pending) serve(event);
-            pending = null;
-          }
-        }
-        await stop;
-      } finally {
-        this.open.delete(entry);
-        unsubscribe();
+    let unsubscribe = () => {};
+    const entry: OpenStream = { keyId: ctx.principal.key.id, end: (refusal) => live.end(refusal) };
+    const live = new LiveStream(() => {
+      this.open.delete(entry);
+      unsubscribe();
+    });
+    // Live events are taken from the moment of subscribing; while the replay is read they wait in `pending`, and an
+    // event both replayed and tailed is served once (by seq).
+    let last = afterSeq === null || afterSeq === undefined ? -1n : BigInt(afterSeq);
+    let pending: TailedEvent[] | null = afterSeq === null || afterSeq === undefined ? null : [];
+    const serve = (event: TailedEvent) => {
+      if (event.seq <= last) return;
+      last = event.seq;
+      if (!live.offer({ event })) {
+        live.end(new AppError('subscription.resync_required', `The subscriber fell more than ${MAX_BUFFERED} events behind; read the current state, then subscribe again (afterSeq: ${last - 1n}).`));
       }
-    }, buffer);
+    };
+    unsubscribe = source.subscribe(ctx.principal.accountId, (event) => {
+      if (!accept(event)) return;
+      if (pending) pending.push(event);
+      else serve(event);
+    });
+    this.open.add(entry);
+    if (pending) {
+      const replayed = pending;
+      this.missed(ctx, names, last).then(
+        (missed) => {
+          if (missed.length > MAX_REPLAY) {
+            live.end(new AppError('subscription.resync_required', `More than ${MAX_REPLAY} events followed afterSeq ${last}; read the current state, then subscribe again without afterSeq.`));
+            return;
+          }
+          pending = null;
+          for (const event of missed) if (accept(event)) serve(event);
+          for (const event of replayed) serve(event);
+        },
+        (error: unknown) => live.end(error instanceof Error ? error : new Error(String(error))),
+      );
+    }
+    return live;
   }
 
   /** The account's events of these topics after `seq`, in seq order, at most MAX_REPLAY + 1 (one more says "too many"). */
@@ -161,6 +154,77 @@ export class EventStreams {
     clearInterval(this.keyCheck);
     this.keyCheck = undefined;
     for (const entry of [...this.open]) entry.end(new AppError('internal.error', 'The server is shutting down.'));
+  }
+}
+
+/**
+ * One subscription's stream: the items its consumer has not taken yet (at most MAX_BUFFERED; `offer` answers false
+ * beyond), handed over as it asks for them. A plain object with one queue and at most one waiting consumer, rather
+ * than a generator library's layers: a process holds one per open subscription (10,000 in the events bench).
+ * `end` serves its refusal after what is queued, then completes; `return` (the client completed) drops what is
+ * queued. Either releases the stream's source once.
+ */
+class LiveStream implements AsyncIterableIterator<StreamItem> {
+  private readonly queue: StreamItem[] = [];
+  private waiting: ((result: IteratorResult<StreamItem, undefined>) => void) | null = null;
+  private finished = false;
+
+  constructor(private release: (() => void) | null) {}
+
+  /** Queues an item, or hands it to the waiting consumer; false when MAX_BUFFERED items are already waiting. */
+  offer(item: StreamItem): boolean {
+    if (this.finished) return true;
+    if (this.waiting) this.hand(item);
+    else if (this.queue.length >= MAX_BUFFERED) return false;
+    else this.queue.push(item);
+    return true;
+  }
+
+  /** Ends the stream: its refusal (if any) is served after the queued items, then it completes. */
+  end(refusal?: Error): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.free();
+    if (!refusal) return this.settle();
+    if (this.waiting) this.hand({ refusal });
+    else this.queue.push({ refusal });
+  }
+
+  next(): Promise<IteratorResult<StreamItem, undefined>> {
+    const item = this.queue.shift();
+    if (item) return Promise.resolve({ value: item, done: false });
+    if (this.finished) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => (this.waiting = resolve));
+  }
+
+  return(): Promise<IteratorResult<StreamItem, undefined>> {
+    this.queue.length = 0;
+    this.end();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  private hand(item: StreamItem): void {
+    const resolve = this.waiting!;
+    this.waiting = null;
+    resolve({ value: item, done: false });
+  }
+
+  /** A consumer waiting on a finished stream with nothing queued learns it is done. */
+  private settle(): void {
+    if (!this.waiting || this.queue.length) return;
+    const resolve = this.waiting;
+    this.waiting = null;
+    resolve({ value: undefined, done: true });
+  }
+
+  private free(): void {
+    const release = this.release;
+    this.release = null;
+    release?.();
   }
 }
 

@@ -385,15 +385,20 @@ export interface LimitsOptions {
   charge(ctx: GraphQLContext, analysis: Analysis): Promise<RateDecision | undefined>;
 }
 
-/** The yoga/envelop plugin applying the limits to every operation (HTTP and WebSocket). */
-export function graphqlLimits(options: LimitsOptions): Plugin<{}, {}, GraphQLContext> {
-  const { errorsUrl } = options;
-  const refuse = (error: AppError, ctx: GraphQLContext | undefined): ExecutionResult => ({
+/** The refusal of an operation as its result: the error, with the cost report when there is a meter. */
+function refusalResult(error: AppError, errorsUrl: string, ctx: GraphQLContext | undefined): ExecutionResult {
+  return {
     errors: [requestError(error, errorsUrl, ctx?.requestId)],
     extensions: ctx?.cost ? { cost: ctx.cost.report() } : undefined,
-  });
-  /** Analyzes and charges the operation; answers the refusal to serve instead, if any. */
-  const admit = async (args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: unknown; contextValue: unknown }): Promise<ExecutionResult | null> => {
+  };
+}
+
+/** Analyzes and charges an operation (its cost on the caller's meter); answers the refusal to serve it, if any. */
+export type OperationAdmission = (args: { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: unknown; contextValue?: unknown }) => Promise<ExecutionResult | null>;
+
+/** The admission of operations under the limits: the plugin's for executions, the WebSocket server's for subscriptions. */
+export function operationAdmission(options: LimitsOptions): OperationAdmission {
+  return async (args) => {
     const ctx = args.contextValue as GraphQLContext;
     try {
       const analysis = analyzeOperation(args.schema, args.document, args.operationName, args.variableValues as Record<string, unknown> | undefined, ctx);
@@ -407,16 +412,19 @@ export function graphqlLimits(options: LimitsOptions): Plugin<{}, {}, GraphQLCon
       if (!(error instanceof AppError)) throw error;
       const decision = (error as AppError & { decision?: RateDecision }).decision;
       if (decision) ctx.cost.decision = decision;
-      return refuse(error, ctx);
+      return refusalResult(error, options.errorsUrl, ctx);
     }
   };
+}
+
+/**
+ * The yoga/envelop plugin applying the limits to every execution (HTTP, and queries and mutations over WebSocket).
+ * Subscriptions are admitted by the WebSocket server with the same operationAdmission (src/graphql/subscribe.ts).
+ */
+export function graphqlLimits(options: LimitsOptions): Plugin<{}, {}, GraphQLContext> {
+  const refuse = (error: AppError, ctx: GraphQLContext | undefined) => refusalResult(error, options.errorsUrl, ctx);
+  const admit = operationAdmission(options);
   return {
-    // A subscription document is analyzed and charged once, when it is subscribed to; each event's result is
-    // metered on its own (OperationCost.nextEvent, called by the subscription fields).
-    async onSubscribe({ args, setResultAndStopExecution }) {
-      const refusal = await admit(args);
-      if (refusal) setResultAndStopExecution(refusal);
-    },
     async onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const ctx = args.contextValue as unknown as GraphQLContext;
       const refusal = await admit(args);

@@ -16,7 +16,7 @@ import { VERSION_HEADER } from '../kernel/versioning.ts';
 import type { GraphQLContext } from './builder.ts';
 import { appErrorExtensions, maskErrorWith, withRequestId } from './errors.ts';
 import { GraphqlGate } from './gate.ts';
-import { documentRefusal, graphqlLimits, meterSchema, OperationCost } from './limits.ts';
+import { documentRefusal, graphqlLimits, meterSchema, OperationCost, operationAdmission, type LimitsOptions } from './limits.ts';
 import { jitExecution } from './jit.ts';
 import { memoryStore, persistedOperations, redisStore } from './persisted.ts';
 import { buildSchema } from './schema.ts';
@@ -179,6 +179,7 @@ export function mountGraphql(
 
   const parse = textParser(config.BODY_LIMIT_BYTES);
   const mask = maskErrorWith(errorsUrl, logger);
+  const limitsOptions: LimitsOptions | null = options.limits ? { errorsUrl, charge: (ctx, analysis) => gate.charge(ctx, analysis) } : null;
 
   // Admission of every HTTP request to /graphql, before yoga sees it; the order of the REST gate:
   // 1. read the operation (its failures kept), authenticate (its failure kept), take one request from the bucket
@@ -263,7 +264,7 @@ export function mountGraphql(
         isMutation: (query, operationName) => gate.isMutation(query, operationName),
       }),
       jitExecution(),
-      ...(options.limits ? [graphqlLimits({ errorsUrl, charge: (ctx, analysis) => gate.charge(ctx, analysis) })] : []),
+      ...(limitsOptions ? [graphqlLimits(limitsOptions)] : []),
       tenantExecution(mask),
       costReport(admitted),
       operationReport(admitted, reportOperation),
@@ -277,7 +278,16 @@ export function mountGraphql(
     return yoga(req, res);
   });
 
-  const websocket = startWebSocketServer({ yoga, gate, errorsUrl, logger, path: GRAPHQL_PATH, maxMessageBytes: config.BODY_LIMIT_BYTES, reportOperation });
+  const websocket = startWebSocketServer({
+    yoga,
+    gate,
+    errorsUrl,
+    logger,
+    path: GRAPHQL_PATH,
+    maxMessageBytes: config.BODY_LIMIT_BYTES,
+    reportOperation,
+    subscriptions: { admit: limitsOptions ? operationAdmission(limitsOptions) : null, mask },
+  });
 
   return {
     attach(server: http.Server) {

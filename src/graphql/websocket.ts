@@ -10,6 +10,7 @@ import { newId } from '../kernel/ids.ts';
 import { fieldError } from './errors.ts';
 import type { GraphqlGate } from './gate.ts';
 import { documentRefusal, limits } from './limits.ts';
+import { subscribeOperation, type SubscriptionHooks } from './subscribe.ts';
 import type { GraphQLContext } from './builder.ts';
 import { operationOf, type OperationReporter } from './operation-report.ts';
 
@@ -27,8 +28,9 @@ import { operationOf, type OperationReporter } from './operation-report.ts';
 //   limits.maxSubscriptionsPerKey active subscriptions (the subscribe is refused with
 //   `websocket.too_many_subscriptions`), counted in this process.
 // - Every operation is admitted again like an HTTP request (key re-checked so revocation applies to open sockets)
-//   and passes the same cost limits and charges as over HTTP (limits.ts, through yoga's plugins); a refusal is a
-//   GraphQL error with extensions.code, the socket stays open.
+//   and passes the same cost limits and charges as over HTTP (limits.ts: through yoga's plugins for queries and
+//   mutations, through subscribeOperation for subscriptions); a refusal is a GraphQL error with extensions.code, the
+//   socket stays open.
 
 type ConnectionParams = {
   authorization?: unknown;
@@ -64,6 +66,8 @@ export function startWebSocketServer(options: {
   path: string;
   maxMessageBytes: number;
   reportOperation: OperationReporter;
+  /** How subscription operations are admitted and their errors masked (src/graphql/subscribe.ts). */
+  subscriptions: SubscriptionHooks;
 }) {
   const { yoga, gate, errorsUrl, logger, path, reportOperation } = options;
   const wss = new WebSocketServer({ noServer: true, maxPayload: options.maxMessageBytes });
@@ -150,7 +154,8 @@ export function startWebSocketServer(options: {
         }
         const errors = enveloped.validate(enveloped.schema, document);
         if (errors.length > 0) return errors;
-        if (getOperationAST(document, payload.operationName)?.operation === 'subscription') {
+        const subscription = getOperationAST(document, payload.operationName)?.operation === 'subscription';
+        if (subscription) {
           const keyId = outcome.context.principal.key.id;
           if ((subscriptionsOfKey.get(keyId) ?? 0) >= limits.maxSubscriptionsPerKey) {
             const refusal = new AppError('websocket.too_many_subscriptions', `A key may hold at most ${limits.maxSubscriptionsPerKey} active subscriptions.`);
@@ -165,7 +170,9 @@ export function startWebSocketServer(options: {
           operationName: payload.operationName,
           variableValues: payload.variables,
           contextValue: await enveloped.contextFactory(),
-          rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+          // A query or mutation runs through yoga's plugins (limits, tenant, masking); a subscription is served by
+          // subscribeOperation, which keeps nothing of yoga's per operation.
+          ...(subscription ? {} : { rootValue: { execute: enveloped.execute } }),
         };
         return args;
       },
@@ -187,7 +194,7 @@ export function startWebSocketServer(options: {
         reportOperation(operation);
       },
       execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => unknown }).execute(args) as never,
-      subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => unknown }).subscribe(args) as never,
+      subscribe: (args) => subscribeOperation(args, options.subscriptions),
     },
     wss,
   );

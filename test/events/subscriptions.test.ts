@@ -205,6 +205,28 @@ describe('typed subscriptions', () => {
     expect(overHttp.body.errors?.[0]?.extensions?.code).toBe('graphql.websocket_required');
   });
 
+  it('serves each subscriber of one event what its own key may read: a key without customers:read gets a null customer and its own error, beside one that reads it', async () => {
+    const customer = (await api.post('/customers', { customer: { organization: 'Scoped Customer' } })).body.data;
+    const site = (await api.post('/sites', { site: siteFields({ type: 'Customer', id: customer.id }) })).body.data;
+    const narrow = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['jobs:read'] });
+    const document = 'subscription { jobEvents { topic job { title customer { organization } } } }';
+    const [full, first, second] = [subscribe(tenant.token, document), subscribe(narrow.token, document), subscribe(narrow.token, document)];
+    await Promise.all([full.ready(), first.ready(), second.ready()]);
+    const job = await api.post('/jobs', { job: { customer_id: customer.id, site_id: site.id, title: 'Scoped job' } });
+    expect(job.status, job.text).toBe(201);
+    const [[seen], [hidden], [alsoHidden]] = await Promise.all([full.waitFor(1), first.waitFor(1), second.waitFor(1)]);
+    expect(seen).toEqual({ data: { jobEvents: { topic: 'JOB_CREATED', job: { title: 'Scoped job', customer: { organization: 'Scoped Customer' } } } } });
+    for (const result of [hidden, alsoHidden]) {
+      expect(result.data, JSON.stringify(result)).toEqual({ jobEvents: { topic: 'JOB_CREATED', job: { title: 'Scoped job', customer: null } } });
+      expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'auth.scope_missing' });
+      expect(result.errors[0].path).toEqual(['jobEvents', 'job', 'customer']);
+    }
+    // One execution may serve both narrow subscribers; each error still names its own subscription's request.
+    expect(hidden.errors[0].extensions.requestId).toEqual(expect.any(String));
+    expect(alsoHidden.errors[0].extensions.requestId).toEqual(expect.any(String));
+    expect(hidden.errors[0].extensions.requestId).not.toBe(alsoHidden.errors[0].extensions.requestId);
+  });
+
   it('needs the resource read scope', async () => {
     const narrow = await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read'] });
     const refused = subscribe(narrow.token, JOB_EVENTS, {});
