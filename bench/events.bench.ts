@@ -28,7 +28,7 @@ import WebSocket from 'ws';
 import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
-import { startChild, type Child } from './lib/children.ts';
+import { startChild, startHeapFlags, type Child } from './lib/children.ts';
 import { benchCleanup } from './lib/cleanup.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
 import { startWindow } from './lib/machine.ts';
@@ -274,9 +274,8 @@ function subscribe(client: WsClient, onEvent: (message: EventMessage, received: 
 
 /** A server child: bench/servers/app-server.ts, allowed to deliver to the receiver on 127.0.0.1, with --expose-gc (the memory report). */
 async function startServer(name: string): Promise<Child> {
-  const nodeOptions = `${env.NODE_OPTIONS ?? ''} --expose-gc`.trim();
-  const child = await startChild(name, 'app-server.ts', { databaseUrl: benchDb!.url, config: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } }, { NODE_OPTIONS: nodeOptions });
-  log(`${name} on :${child.port} (pid ${child.process.pid})`);
+  const child = await startChild(name, 'app-server.ts', { databaseUrl: benchDb!.url, config: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' } }, { NODE_OPTIONS: '--expose-gc' });
+  log(`${name} on :${child.port} (pid ${child.process.pid}; heap flags of npm start: ${startHeapFlags.join(' ') || 'none'})`);
   return child;
 }
 

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export interface Child {
@@ -12,13 +13,19 @@ export interface Child {
 
 const live = new Set<ChildProcess>();
 
+/** The V8 heap flags `npm start` runs the server with (package.json), so a bench server runs as production does. */
+export const startHeapFlags: string[] = (
+  (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start.match(/--max-[a-z-]+-size=\d+/g) ?? []
+);
+
 /**
- * Forks a bench server (a .ts entry under bench/servers, run through the same tsx loader as this process), sends it
- * its start message and waits for {type:'ready', port}.
+ * Forks a bench server (a .ts entry under bench/servers, run through the same tsx loader as this process, with the
+ * heap flags of `npm start`), sends it its start message and waits for {type:'ready', port}.
  */
 export async function startChild(name: string, entry: string, start: object, extraEnv: Record<string, string> = {}, timeoutMs = 60_000): Promise<Child> {
+  const nodeOptions = [...startHeapFlags, process.env.NODE_OPTIONS, extraEnv.NODE_OPTIONS].filter(Boolean).join(' ');
   const child = fork(fileURLToPath(new URL(`../servers/${entry}`, import.meta.url)), [], {
-    env: { ...process.env, NODE_ENV: 'production', ...extraEnv },
+    env: { ...process.env, NODE_ENV: 'production', ...extraEnv, NODE_OPTIONS: nodeOptions },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   live.add(child);

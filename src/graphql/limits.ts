@@ -106,7 +106,8 @@ export class OperationCost {
   objects = 0;
   bytes = 0;
   decision: RateDecision | undefined;
-  private readonly controller = new AbortController();
+  /** Made when an execution asks for the signal: a subscription's meter (one per open subscription) never does. */
+  private controller: AbortController | null = null;
   private failure: AppError | null = null;
 
   constructor(decision?: RateDecision) {
@@ -114,6 +115,10 @@ export class OperationCost {
   }
 
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.failure) this.controller.abort(this.failure);
+    }
     return this.controller.signal;
   }
 
@@ -139,7 +144,7 @@ export class OperationCost {
         'graphql.result_too_large',
         `The result grew past ${limits.maxResultObjects} objects or ${limits.maxResultBytes} characters; select fewer fields or smaller pages.`,
       );
-      this.controller.abort(this.failure);
+      this.controller?.abort(this.failure);
       throw this.failure;
     }
   }

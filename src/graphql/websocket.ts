@@ -169,10 +169,10 @@ export function startWebSocketServer(options: {
           document,
           operationName: payload.operationName,
           variableValues: payload.variables,
-          contextValue: await enveloped.contextFactory(),
-          // A query or mutation runs through yoga's plugins (limits, tenant, masking); a subscription is served by
-          // subscribeOperation, which keeps nothing of yoga's per operation.
-          ...(subscription ? {} : { rootValue: { execute: enveloped.execute } }),
+          // A query or mutation runs through yoga's plugins (limits, tenant, masking) with yoga's context; a
+          // subscription is served by subscribeOperation with the admitted context alone, and keeps nothing of
+          // yoga's per operation (no plugin of ours builds context).
+          ...(subscription ? { contextValue: outcome.context } : { contextValue: await enveloped.contextFactory(), rootValue: { execute: enveloped.execute } }),
         };
         return args;
       },
