@@ -46,55 +46,81 @@ export interface SubscriptionHooks {
 
 export async function subscribeOperation(args: ExecutionArgs, hooks: SubscriptionHooks): Promise<ExecutionResult | AsyncIterableIterator<ExecutionResult>> {
   const ctx = args.contextValue as GraphQLContext;
-  const masked = (result: ExecutionResult): ExecutionResult =>
-    result.errors?.length ? { ...result, errors: withRequestId(result.errors as GraphQLError[], hooks.mask, ctx.requestId) } : result;
   const refusal = await hooks.admit?.(args);
   if (refusal) return refusal;
-  const tenant = ctx.principal.accountId;
-  const source = await runAsTenant(tenant, () => createSourceEventStream(args));
-  if (!(Symbol.asyncIterator in source)) return masked(source as ExecutionResult);
-  const events = (source as AsyncIterable<StreamItem>)[Symbol.asyncIterator]();
-  const signature = signatureOf(args, ctx);
-  const executeItem = async (item: StreamItem): Promise<ExecutionResult> => await runAsTenant(tenant, () => execute({ ...args, rootValue: item }));
-  const run = async (item: StreamItem): Promise<ExecutionResult> => {
-    // A refusal is this subscription's own; an event's result is shared by the subscriptions of the same signature.
-    if (!('event' in item)) return masked(await executeItem(item));
+  const source = await runAsTenant(ctx.principal.accountId, () => createSourceEventStream(args));
+  if (!(Symbol.asyncIterator in source)) return masked(source as ExecutionResult, hooks.mask, ctx);
+  return new SubscriptionResults(args, hooks.mask, (source as AsyncIterable<StreamItem>)[Symbol.asyncIterator]());
+}
+
+/** The result with its errors masked, each with the subscription's request id. */
+function masked(result: ExecutionResult, mask: Mask, ctx: GraphQLContext): ExecutionResult {
+  return result.errors?.length ? { ...result, errors: withRequestId(result.errors as GraphQLError[], mask, ctx.requestId) } : result;
+}
+
+const finished: IteratorResult<ExecutionResult, undefined> = Object.freeze({ value: undefined, done: true });
+
+/** A subscription's results: each item of its source stream executed (or its shared execution awaited) and masked. */
+class SubscriptionResults implements AsyncIterableIterator<ExecutionResult> {
+  private readonly signature: string;
+  private done = false;
+
+  constructor(
+    private readonly args: ExecutionArgs,
+    private readonly mask: Mask,
+    private readonly items: AsyncIterator<StreamItem>,
+  ) {
+    this.signature = signatureOf(args, args.contextValue as GraphQLContext);
+  }
+
+  next(): Promise<IteratorResult<ExecutionResult, undefined>> {
+    if (this.done) return Promise.resolve(finished);
+    return this.items.next().then(
+      async (step) => {
+        if (step.done) {
+          this.done = true;
+          return finished;
+        }
+        try {
+          return { value: await this.run(step.value), done: false };
+        } catch (error) {
+          return { value: this.failed(error), done: false };
+        }
+      },
+      (error: unknown) => {
+        this.done = true;
+        return { value: this.failed(error), done: false };
+      },
+    );
+  }
+
+  async return(): Promise<IteratorResult<ExecutionResult, undefined>> {
+    this.done = true;
+    await this.items.return?.();
+    return finished;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** A refusal is this subscription's own; an event's result is shared by the subscriptions of the same signature. */
+  private async run(item: StreamItem): Promise<ExecutionResult> {
+    const ctx = this.args.contextValue as GraphQLContext;
+    if (!('event' in item)) return masked(await this.execute(item), this.mask, ctx);
     let running = executions.get(item.event);
     if (!running) executions.set(item.event, (running = new Map()));
-    let result = running.get(signature);
-    if (!result) running.set(signature, (result = executeItem(item)));
-    return masked(await result);
-  };
-  const failed = (error: unknown): ExecutionResult => masked({ data: null, errors: [error as GraphQLError] });
-  let done = false;
-  const finished = (): IteratorResult<ExecutionResult, undefined> => ({ value: undefined, done: true });
-  const stream: AsyncIterableIterator<ExecutionResult> = {
-    next: () => {
-      if (done) return Promise.resolve(finished());
-      return events.next().then(
-        async (step) => {
-          if (step.done) {
-            done = true;
-            return finished();
-          }
-          try {
-            return { value: await run(step.value), done: false };
-          } catch (error) {
-            return { value: failed(error), done: false };
-          }
-        },
-        (error: unknown) => {
-          done = true;
-          return { value: failed(error), done: false };
-        },
-      );
-    },
-    return: async () => {
-      done = true;
-      await events.return?.();
-      return finished();
-    },
-    [Symbol.asyncIterator]: () => stream,
-  };
-  return stream;
+    let result = running.get(this.signature);
+    if (!result) running.set(this.signature, (result = this.execute(item)));
+    return masked(await result, this.mask, ctx);
+  }
+
+  private async execute(item: StreamItem): Promise<ExecutionResult> {
+    const ctx = this.args.contextValue as GraphQLContext;
+    return await runAsTenant(ctx.principal.accountId, () => execute({ ...this.args, rootValue: item }));
+  }
+
+  private failed(error: unknown): ExecutionResult {
+    return masked({ data: null, errors: [error as GraphQLError] }, this.mask, this.args.contextValue as GraphQLContext);
+  }
 }

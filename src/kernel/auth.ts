@@ -132,22 +132,34 @@ export class Authenticator {
     }
     const refusal = this.refusalOf(row);
     if (refusal) throw refusal;
-    const { account, user } = row;
-    return {
-      accountId: account.id,
-      account: {
-        id: account.id,
-        name: account.name,
-        sandbox: account.sandbox,
-        modules: { ...defaultModules, ...(account.modules as object) },
-        currency: account.currency,
-        timeZone: account.time_zone,
-        paymentTermsDays: account.payment_terms_days,
-      },
-      user: { id: user.id, name: user.name, email: user.email, role: user.role as Role },
-      key: { id: row.id, scopes: row.scopes, expiresAt: row.expires_at, createdAt: row.created_at, apiVersion: row.api_version },
-    };
+    let principal = principals.get(row);
+    if (!principal) principals.set(row, (principal = principalOf(row)));
+    return principal;
   }
+}
+
+/**
+ * The principal of a key row, made once per row read: requests and subscriptions admitted while the row is cached
+ * share it (nothing changes a principal; an open subscription keeps one, and a process may hold 10,000).
+ */
+const principals = new WeakMap<object, Principal>();
+
+function principalOf(row: KeyRow): Principal {
+  const { account, user } = row;
+  return {
+    accountId: account.id,
+    account: {
+      id: account.id,
+      name: account.name,
+      sandbox: account.sandbox,
+      modules: { ...defaultModules, ...(account.modules as object) },
+      currency: account.currency,
+      timeZone: account.time_zone,
+      paymentTermsDays: account.payment_terms_days,
+    },
+    user: { id: user.id, name: user.name, email: user.email, role: user.role as Role },
+    key: { id: row.id, scopes: row.scopes, expiresAt: row.expires_at, createdAt: row.created_at, apiVersion: row.api_version },
+  };
 }
 
 export function requireScope(principal: Principal, scope: Scope): void {
