@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { serverDatabase } from '../helpers/database.ts';
 import { createCustomer } from '../helpers/factories/customers.ts';
-import { spawnServer, until, type Spawned } from '../helpers/processes.ts';
+import { spawnServer, teardown, until, type Spawned } from '../helpers/processes.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receivers.ts';
 
 // Webhook delivery across real server processes (docs/webhooks.md, src/events/queue.ts): every process runs the
@@ -100,20 +100,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('server processes on one Postgre
   }, 120_000);
 
   afterAll(async () => {
-    // Each step runs even when an earlier one failed; the first failure is reported.
-    const failures: unknown[] = [];
-    const step = async (run: () => Promise<unknown> | undefined) => {
-      try {
-        await run();
-      } catch (error) {
-        failures.push(error);
-      }
-    };
-    for (const child of spawned) await step(() => child.stop());
-    for (const started of receivers) await step(() => started.close());
-    await step(() => observer?.end());
-    await step(() => server?.drop());
-    if (failures.length) throw failures[0];
+    await teardown([
+      ...spawned.map((child) => () => child.stop()),
+      ...receivers.map((started) => () => started.close()),
+      () => observer?.end(),
+      () => server?.drop(),
+    ]);
   }, 60_000);
 
   describe('two processes taking writes at once', () => {

@@ -95,3 +95,19 @@ export async function until<T>(what: string, probe: () => Promise<T | null | und
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * Tears down in order: every step runs even when an earlier one failed (a child process, a connection, a database
+ * left behind would outlive the file), then the first failure is thrown.
+ */
+export async function teardown(steps: readonly (() => unknown)[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const run of steps) {
+    try {
+      await run();
+    } catch (error) {
+      failures.push(error);
+    }
+  }
+  if (failures.length) throw failures[0];
+}

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { serverDatabase } from '../helpers/database.ts';
 import { createCustomer } from '../helpers/factories/customers.ts';
 import { expectProblem } from '../helpers/problem.ts';
-import { spawnServer, until, type Spawned } from '../helpers/processes.ts';
+import { spawnServer, teardown, until, type Spawned } from '../helpers/processes.ts';
 
 // docs/decisions.md "Idempotency keys", lock time: a process killed between the claim of a key and the commit of
 // its record leaves a running claim; once its lock time has passed, a retry with the key creates the record, exactly
@@ -52,25 +52,17 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('an idempotency key whose proces
   }, 180_000);
 
   afterAll(async () => {
-    // Each step runs even when an earlier one failed; the first failure is reported.
-    const failures: unknown[] = [];
-    const step = async (run: () => Promise<unknown> | undefined) => {
-      try {
-        await run();
-      } catch (error) {
-        failures.push(error);
-      }
-    };
-    await step(async () => {
-      spawned?.kill();
-      await spawned?.exited;
-    });
-    await step(() => locker?.end()); // an open transaction ends with its connection (rolled back)
-    await step(() => observer?.end());
-    await step(() => t?.close());
-    await step(() => database?.close());
-    await step(() => server?.drop());
-    if (failures.length) throw failures[0];
+    await teardown([
+      async () => {
+        spawned?.kill();
+        await spawned?.exited;
+      },
+      () => locker?.end(), // an open transaction ends with its connection (rolled back)
+      () => observer?.end(),
+      () => t?.close(),
+      () => database?.close(),
+      () => server?.drop(),
+    ]);
   }, 60_000);
 
   it(
