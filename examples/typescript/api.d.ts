@@ -1351,7 +1351,7 @@ export interface paths {
         put?: never;
         /**
          * Run the verification handshake again
-         * @description Sends the endpoint a signed {"type": "webhook_endpoint.verification", "challenge": "..."}, which it must answer with 2xx and the challenge as its body (verbatim; surrounding whitespace ignored) or as {"challenge": "..."}. Success makes the endpoint verified (webhook_endpoint.verified); a failure is refused with the code of its cause and endpoint_id, and the endpoint stays as it was. Refused on a disabled endpoint (endpoint.disabled) and a paused one (endpoint.paused).
+         * @description Sends the endpoint a signed {"type": "webhook_endpoint.verification", "challenge": "..."}, which it must answer with 2xx and the challenge as its body (verbatim; surrounding whitespace ignored) or as {"challenge": "..."}. Success makes the endpoint verified at its URL (webhook_endpoint.verified); a failure is refused with the code of its cause and endpoint_id, and the endpoint stays as it was (verification.failed too when the endpoint changed while the handshake ran). Refused on a disabled endpoint (endpoint.disabled) and a paused one (endpoint.paused).
          */
         post: operations["verifyWebhookEndpoint"];
         delete?: never;
@@ -1379,7 +1379,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event to the endpoint now
-         * @description Appends a webhook_endpoint.test event (the endpoint as data.object) and delivers it to this endpoint at once, signed like every delivery; answers the attempt, successful or not (a failed test is not retried and does not count toward the circuit breaker). Allowed while the endpoint is paused: a successful test clears the failure count and the pause (spec, Events 4). Refused on a disabled endpoint (endpoint.disabled).
+         * @description Appends a webhook_endpoint.test event (the endpoint as data.object) and delivers it to this endpoint at once, signed like every delivery; answers the attempt, successful or not (a failed test is not retried and does not count toward the circuit breaker). Allowed while the endpoint is paused: a successful test clears the failure count and the pause (spec, Events 4). Refused on a disabled endpoint (endpoint.disabled) and an unverified one (validation.failed: nothing is sent to a URL that has not echoed a challenge).
          */
         post: operations["testWebhookEndpoint"];
         delete?: never;
@@ -6466,7 +6466,7 @@ export interface components {
         };
         /** @description WebhookEndpoint create body (under the key "endpoint"). Not accepted: status. */
         WebhookEndpointCreate: {
-            /** @description Where events are POSTed. An absolute http or https URL without credentials, whose host resolves to public addresses only. Changing it makes the endpoint unverified and runs the verification again. */
+            /** @description Where events are POSTed. An absolute http or https URL without credentials, whose host resolves to public addresses only. Changing it makes an enabled endpoint unverified (its circuit breaker cleared) and runs the verification again; a disabled endpoint stays disabled and is verified at the new URL only once it echoes there. */
             url: string;
             /** @description The topics delivered to the endpoint, by name; the list of available webhook topics names those this key can subscribe to. At least one; each a topic this account can subscribe to now, whose resource the key may read. Duplicates are dropped. */
             topics: string[];
@@ -6488,7 +6488,7 @@ export interface components {
             topics?: components["schemas"]["WebhookEndpointCreate"]["topics"];
             description?: components["schemas"]["WebhookEndpoint"]["description"];
             /**
-             * @description unverified, verified or disabled. disabled stops deliveries; on a disabled endpoint, verified or unverified re-enables it (its failure count and pause are cleared). An unverified endpoint becomes verified only by the verification handshake (the verify action runs it again).
+             * @description unverified, verified or disabled. disabled stops deliveries; on a disabled endpoint, verified or unverified re-enables it (its failure count and pause are cleared). An endpoint is verified only at a URL that echoed a challenge: an unverified endpoint becomes verified only by the verification handshake (the verify action runs it again), and re-enabling with verified an endpoint whose URL changed since it last echoed runs the handshake (422 verification.* when it fails; the endpoint is then enabled, unverified).
              * @enum {string}
              */
             status?: "unverified" | "verified" | "disabled";
@@ -11987,6 +11987,7 @@ export interface operations {
             409: components["responses"]["Problem409_15"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];

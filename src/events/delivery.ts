@@ -10,6 +10,7 @@ import { envelopeOf } from './envelope.ts';
 import { answerSummary, postJson, type OutboundResult } from './outbound.ts';
 import { signedHeaders } from './signing.ts';
 import { signingSecrets } from './verification.ts';
+import { deliverable } from './endpoint-states.ts';
 
 // One delivery attempt of one event to one endpoint (a job of the queue, src/events/queue.ts), and what it
 // does to the endpoint: the delivery log row, the failure count, the circuit breaker (pause after
@@ -67,7 +68,8 @@ export class WebhookDeliverer {
       const endpoint = await this.db.webhookEndpoint.findUnique({ where: { id: job.endpointId } });
       if (!endpoint) return { kind: 'dropped', reason: 'endpoint deleted' };
       if (endpoint.status === 'disabled') return { kind: 'dropped', reason: 'endpoint disabled' };
-      if (endpoint.status !== 'verified' && !options.test) return { kind: 'dropped', reason: 'endpoint not verified' };
+      // Nothing is sent to a URL that did not echo a challenge, not even a test (src/events/endpoint-states.ts).
+      if (!deliverable(endpoint)) return { kind: 'dropped', reason: 'endpoint not verified' };
       const startedAt = this.now();
       if (!options.test && endpoint.paused_until && endpoint.paused_until > startedAt) return { kind: 'deferred', until: endpoint.paused_until };
       const event = await this.db.event.findUnique({ where: { id: job.eventId } });

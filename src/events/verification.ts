@@ -10,6 +10,8 @@ import { keyring } from './keyring.ts';
 import { answerSummary, postJson, type OutboundResult } from './outbound.ts';
 import { decryptSecret } from './secrets.ts';
 import { signedHeaders } from './signing.ts';
+import { checkLifecycle } from './endpoint-states.ts';
+import { tenantQuery } from '../kernel/tenant-sql.ts';
 
 // The verification handshake (spec, Events 3): the service POSTs a signed
 // {"type": "webhook_endpoint.verification", "challenge": "<random>"} to the endpoint, which must answer 2xx
@@ -58,18 +60,6 @@ async function endpointRow(db: TenantClient, id: string) {
   return row;
 }
 
-/** The lifecycle rules: a disabled endpoint refuses with endpoint.disabled, a paused one with endpoint.paused. */
-export function checkLifecycle(row: { status: string; paused_until: Date | null }, now: Date, allowPaused = false): void {
-  if (row.status === 'disabled') {
-    throw new AppError('endpoint.disabled', 'The endpoint is disabled: re-enable it first (PATCH with status verified or unverified).');
-  }
-  if (!allowPaused && row.paused_until && row.paused_until > now) {
-    throw new AppError('endpoint.paused', `The endpoint is paused by the circuit breaker until ${row.paused_until.toISOString()}; POST .../test clears the pause once the cause is fixed.`, {
-      paused_until: row.paused_until.toISOString(),
-    });
-  }
-}
-
 /** The secrets that sign now: the current one, and the previous one for 24 hours after a rotation. */
 export async function signingSecrets(db: TenantClient, settings: DomainSettings, row: { secret_ciphertext: string; previous_secret_ciphertext: string | null; previous_secret_expires_at: Date | null }, now: Date): Promise<string[]> {
   const keys = await keyring(db, settings.webhooks);
@@ -92,7 +82,14 @@ export async function verifyEndpoint(deps: VerificationDeps, id: string): Promis
   const failure = verificationOutcome(result, challenge);
   if (failure) throw new AppError(failure.code, failure.detail, { endpoint_id: id });
   return inTransaction(db, async (tx) => {
-    const verified = await endpoints.touchWithin(tx, ctx, id, { status: 'verified', consecutive_failures: 0, failing_since: null, paused_until: null });
+    // The handshake ran outside any transaction: the endpoint becomes verified only if, under its row lock, it
+    // is still at the URL that echoed and still enabled (a PATCH or a disable that came meanwhile wins).
+    await tenantQuery(tx, `SELECT 1 FROM webhook_endpoints WHERE account_id = $1::uuid AND id = $2::uuid FOR UPDATE`, id);
+    const current = await tx.webhookEndpoint.findUnique({ where: { id } });
+    if (!current || current.url !== row.url || current.status === 'disabled') {
+      throw new AppError('verification.failed', 'The endpoint changed while the verification ran (its URL, or it was disabled or deleted); it stays as it is now: read it again and verify it if needed.', { endpoint_id: id });
+    }
+    const verified = await endpoints.touchWithin(tx, ctx, id, { status: 'verified', verified_url: row.url, consecutive_failures: 0, failing_since: null, paused_until: null });
     await endpoints.announceWithin(tx, ctx, verified, 'verified');
     return verified;
   });

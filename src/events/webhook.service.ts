@@ -14,14 +14,16 @@ import { inTransaction, type TenantClient } from '../kernel/tenancy.ts';
 import type { AttemptOutcome, DeliveryJob, WebhookDeliverer } from './delivery.ts';
 import { keyring } from './keyring.ts';
 import { encryptSecret, newSigningSecret } from './secrets.ts';
-import { checkLifecycle, verifyEndpoint } from './verification.ts';
+import { verifyEndpoint } from './verification.ts';
+import { checkDeliverable, checkLifecycle } from './endpoint-states.ts';
 import { subscribableTopics } from './topics.ts';
 import { grants, type Scope } from '../kernel/scopes.ts';
 
 // The webhook endpoint actions (src/resources/webhooks/webhook-endpoint.actions.ts): verify, test, replay,
-// rotate_secret and the delivery log. Lifecycle rules (spec, webhook endpoint states): a disabled endpoint refuses
-// them with endpoint.disabled; a paused one refuses verify, replay and rotate_secret with endpoint.paused, while
-// test is allowed (its success clears the pause).
+// rotate_secret and the delivery log. Lifecycle rules (spec, webhook endpoint states; src/events/endpoint-states.ts):
+// a disabled endpoint refuses them with endpoint.disabled; a paused one refuses verify, replay and rotate_secret
+// with endpoint.paused, while test is allowed (its success clears the pause); test and replay send nothing to an
+// unverified endpoint (validation.failed on status).
 
 /** Where replays queue their deliveries: the app's job queue (src/events/queue.ts). */
 export interface DeliverySink {
@@ -63,13 +65,17 @@ export class WebhookService {
   test(ctx: RequestContext, id: string): Promise<Record<string, unknown>> {
     return runAsTenant(ctx.principal.accountId, async () => {
       const row = await this.row(id);
-      checkLifecycle(row, this.now(), true);
+      checkDeliverable(row, this.now(), true);
       const endpoints = this.resources('webhook_endpoint');
       const eventId = await inTransaction(this.db, async (tx) => {
         return endpoints.announceWithin(tx, ctx, await endpoints.getWithin(tx, id), 'test');
       });
       const outcome: AttemptOutcome & { deliveryId?: string } = await this.deliverer.attempt({ accountId: ctx.principal.accountId, endpointId: id, eventId, attempt: 1 }, { test: true });
-      if (!outcome.deliveryId) throw new AppError('endpoint.disabled', 'The endpoint was disabled while the test ran.');
+      if (!outcome.deliveryId) {
+        // The endpoint changed between the check and the attempt (disabled, moved to another URL): its refusal now.
+        checkDeliverable(await this.row(id), this.now(), true);
+        throw new AppError('endpoint.disabled', 'The endpoint was disabled while the test ran.');
+      }
       return deliveryWire(await this.db.webhookDelivery.findUniqueOrThrow({ where: { id: outcome.deliveryId } }));
     });
   }
@@ -78,8 +84,7 @@ export class WebhookService {
     return runAsTenant(ctx.principal.accountId, async () => {
       const request = replayRequest(body);
       const row = await this.row(id);
-      checkLifecycle(row, this.now());
-      if (row.status !== 'verified') throw validationError({ status: ['is unverified: verify the endpoint first (POST /webhooks/endpoints/{id}/verify)'] });
+      checkDeliverable(row, this.now());
       if (!this.sink) throw new Error('the job queue is not running');
       const events = await this.db.event.findMany({
         where: {

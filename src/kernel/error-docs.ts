@@ -285,8 +285,8 @@ const docs = {
     example: { instance: `/api/v2/webhooks/endpoints/${ID}`, detail: null },
   },
   'verification.failed': {
-    when: `${verification}: the verification failed for a reason no other verification code describes.`,
-    fix: 'Check your endpoint\'s logs for the verification request and retry the verification. If it keeps failing, contact support and quote the `request_id`.',
+    when: `${verification}: the verification failed for a reason no other verification code describes, or the endpoint changed while it ran (another request moved its URL or disabled it), so what it proved no longer applies.`,
+    fix: 'Read the endpoint again (`GET /webhooks/endpoints/{id}`), check your endpoint\'s logs for the verification request and retry the verification. If it keeps failing, contact support and quote the `request_id`.',
     apis: rest,
     example: { instance: `/api/v2/webhooks/endpoints/${ID}`, detail: null },
   },

@@ -323,14 +323,14 @@ export class ResourceService {
         await idempotency?.complete(tx, created);
         return created;
       });
-      return this.afterCommit(ctx, 'create', single, null);
+      return this.afterCommit(ctx, 'create', single, null, input);
     });
   }
 
   /** The resource's afterCommit hook, when it declares one: what the write answers. */
-  private afterCommit(ctx: RequestContext, mode: 'create' | 'update', single: Single, before: Record<string, unknown> | null): Promise<Single> | Single {
+  private afterCommit(ctx: RequestContext, mode: 'create' | 'update', single: Single, before: Record<string, unknown> | null, input: Record<string, unknown>): Promise<Single> | Single {
     const hook = this.def.hooks?.afterCommit;
-    return hook ? hook({ ctx, mode, single, before, resources: this.deps.resources, settings: this.deps.settings, db: this.deps.db }) : single;
+    return hook ? hook({ ctx, mode, single, before, input, resources: this.deps.resources, settings: this.deps.settings, db: this.deps.db }) : single;
   }
 
   /**
@@ -369,11 +369,12 @@ export class ResourceService {
     const expected = parseIfMatch(ifMatch);
     return runAsTenant(ctx.principal.accountId, async () => {
       let before: Record<string, unknown> = {};
+      let input: Record<string, unknown> = {};
       const single = await this.transaction(async (tx) => {
         const existing = await this.find(tx, id);
         checkExpected(existing, expected);
         before = (await this.single(tx, existing)).record;
-        const input = recordFromBody(body, bodyKeyOf(def));
+        input = recordFromBody(body, bodyKeyOf(def));
         const { values, children } = await validateRecord(def, { tx, ctx, mode: 'update', input, existing, resources: this.deps.resources, settings: this.deps.settings, now: this.deps.clock.now() });
         delete values.number;
         // Compare-and-set in one statement: the row changes only if nobody changed it since it was read.
@@ -392,7 +393,7 @@ export class ResourceService {
         await appendUpdateEvents(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, before, after: updated.record, etag: updated.etag, status: Boolean(def.conventions.status) });
         return updated;
       });
-      return this.afterCommit(ctx, 'update', single, before);
+      return this.afterCommit(ctx, 'update', single, before, input);
     });
   }
 

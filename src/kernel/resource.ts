@@ -35,6 +35,8 @@ export interface CommitHookArgs {
   single: Single;
   /** The record before an update (null on create). */
   before: Record<string, unknown> | null;
+  /** The record under the body key, as sent. */
+  input: Record<string, unknown>;
   resources: ResourceLookup;
   settings: DomainSettings;
   /** The tenant client, for the hook's own transactions (src/kernel/tenancy.ts inTransaction). */

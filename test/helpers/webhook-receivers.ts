@@ -31,7 +31,7 @@ export interface Receiver {
 }
 
 export type Behaviour =
-  | { kind: 'echo' } // 2xx; answers the JSON body's "challenge" verbatim as text/plain body when present, else 204 (verification + deliveries)
+  | { kind: 'echo'; delayMs?: number } // 2xx; answers the JSON body's "challenge" verbatim as text/plain body when present, else 204 (verification + deliveries), after delayMs
   | { kind: 'echo-json' } // answers {"challenge": "<challenge>"} as application/json (204 when there is none)
   | { kind: 'status'; status: number; body?: string } // e.g. 500, 410, or 200 with a wrong body
   | { kind: 'hang' } // accepts the connection, never answers (keeps socket open until close())
@@ -156,6 +156,10 @@ function answer(behaviour: Behaviour, index: number, body: string, res: http.Ser
       }
       return answerEcho(body, res, 'text');
     case 'echo':
+      if (behaviour.delayMs) {
+        setTimeout(() => answerEcho(body, res, 'text'), behaviour.delayMs);
+        return;
+      }
       return answerEcho(body, res, 'text');
     case 'echo-json':
       return answerEcho(body, res, 'json');

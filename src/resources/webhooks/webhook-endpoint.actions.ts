@@ -17,7 +17,7 @@ export const webhookEndpointActions: readonly ActionDefinition[] = [
     scopes: ['webhooks:write'],
     summary: 'Run the verification handshake again',
     description:
-      'Sends the endpoint a signed {"type": "webhook_endpoint.verification", "challenge": "..."}, which it must answer with 2xx and the challenge as its body (verbatim; surrounding whitespace ignored) or as {"challenge": "..."}. Success makes the endpoint verified (webhook_endpoint.verified); a failure is refused with the code of its cause and {endpoint_id}, and the endpoint stays as it was. Refused on a disabled endpoint (endpoint.disabled) and a paused one (endpoint.paused).',
+      'Sends the endpoint a signed {"type": "webhook_endpoint.verification", "challenge": "..."}, which it must answer with 2xx and the challenge as its body (verbatim; surrounding whitespace ignored) or as {"challenge": "..."}. Success makes the endpoint verified at its URL (webhook_endpoint.verified); a failure is refused with the code of its cause and {endpoint_id}, and the endpoint stays as it was (verification.failed too when the endpoint changed while the handshake ran). Refused on a disabled endpoint (endpoint.disabled) and a paused one (endpoint.paused).',
     body: { empty: true, required: false, description: 'Empty.' },
     response: { records: { webhook_endpoint: 'webhook_endpoint' }, status: 200, description: '{webhook_endpoint}: the endpoint, verified.' },
     run: ({ domain, ctx, id }) => domain.webhooks.verify(ctx, id),
@@ -31,12 +31,12 @@ export const webhookEndpointActions: readonly ActionDefinition[] = [
     scopes: ['webhooks:write'],
     summary: 'Send a test event to the endpoint now',
     description:
-      'Appends a webhook_endpoint.test event (the endpoint as data.object) and delivers it to this endpoint at once, signed like every delivery; answers the attempt, successful or not (a failed test is not retried and does not count toward the circuit breaker). Allowed while the endpoint is paused: a successful test clears the failure count and the pause (spec, Events 4). Refused on a disabled endpoint (endpoint.disabled).',
+      'Appends a webhook_endpoint.test event (the endpoint as data.object) and delivers it to this endpoint at once, signed like every delivery; answers the attempt, successful or not (a failed test is not retried and does not count toward the circuit breaker). Allowed while the endpoint is paused: a successful test clears the failure count and the pause (spec, Events 4). Refused on a disabled endpoint (endpoint.disabled) and an unverified one (validation.failed: nothing is sent to a URL that has not echoed a challenge).',
     body: { empty: true, required: false, description: 'Empty.' },
     response: { shape: webhookDeliveryShape, key: 'delivery', status: 200, description: 'The attempt: its status code, duration and error.' },
     run: ({ domain, ctx, id }) => domain.webhooks.test(ctx, id),
     events: ['webhook_endpoint.test'],
-    errors: ['endpoint.disabled'],
+    errors: ['endpoint.disabled', 'validation.failed'],
   }),
   action({
     name: 'replayWebhookEndpoint',

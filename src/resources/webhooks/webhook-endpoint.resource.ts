@@ -8,6 +8,7 @@ import { keyring } from '../../events/keyring.ts';
 import { checkTopics } from '../../events/topic-rules.ts';
 import { verificationCodes, webhookEndpointActions } from './webhook-endpoint.actions.ts';
 import { verifyEndpoint, withSecret } from '../../events/verification.ts';
+import { handshakeDue, patchOutcome, type EndpointState, type EndpointStatus } from '../../events/endpoint-states.ts';
 
 // Partner endpoints that receive events (docs/webhooks.md). Registered unverified; the verification handshake
 // runs after the record committed (afterCommit) and decides the answer: 201 verified, or 422 with the cause's
@@ -43,7 +44,7 @@ export const webhookEndpointResource = defineResource({
       update: 'optional',
       nullable: false,
       description: 'Where events are POSTed.',
-      writeRule: 'An absolute http or https URL without credentials, whose host resolves to public addresses only. Changing it makes the endpoint unverified and runs the verification again.',
+      writeRule: 'An absolute http or https URL without credentials, whose host resolves to public addresses only. Changing it makes an enabled endpoint unverified (its circuit breaker cleared) and runs the verification again; a disabled endpoint stays disabled and is verified at the new URL only once it echoes there.',
     },
     topics: {
       kind: 'string[]',
@@ -64,7 +65,7 @@ export const webhookEndpointResource = defineResource({
       alwaysSet: true,
       description: 'unverified, verified or disabled.',
       writeRule:
-        'disabled stops deliveries; on a disabled endpoint, verified or unverified re-enables it (its failure count and pause are cleared). An unverified endpoint becomes verified only by the verification handshake (the verify action runs it again).',
+        'disabled stops deliveries; on a disabled endpoint, verified or unverified re-enables it (its failure count and pause are cleared). An endpoint is verified only at a URL that echoed a challenge: an unverified endpoint becomes verified only by the verification handshake (the verify action runs it again), and re-enabling with verified an endpoint whose URL changed since it last echoed runs the handshake (422 verification.* when it fails; the endpoint is then enabled, unverified).',
     },
   },
   readOnly: {
@@ -109,20 +110,13 @@ export const webhookEndpointResource = defineResource({
         extra.secret_ciphertext = encryptSecret(await keyring(tx, settings.webhooks), newSigningSecret());
         return;
       }
-      const current = existing!.status;
-      if (values.status === 'verified' && current === 'unverified') {
-        addError(errors, 'status', 'becomes verified by the verification handshake: POST /webhooks/endpoints/{id}/verify');
-      }
-      if (current === 'disabled' && values.status && values.status !== 'disabled') {
-        // Re-enabled: the breaker starts afresh.
-        Object.assign(extra, { consecutive_failures: 0, failing_since: null, paused_until: null });
-      }
-      if ('url' in values && values.url !== existing!.url && (values.status ?? current) !== 'disabled') values.status = 'unverified';
+      const outcome = patchOutcome(existing as unknown as EndpointState, { status: values.status as EndpointStatus | undefined, url: values.url });
+      if ('refused' in outcome) addError(errors, 'status', outcome.refused);
+      else Object.assign(extra, outcome.columns);
     },
     async afterCommit(args) {
-      const { mode, single, before } = args;
-      const urlChanged = mode === 'update' && before?.url !== single.record.url;
-      if (mode === 'create' || (urlChanged && single.record.status === 'unverified')) {
+      const { mode, single, before, input } = args;
+      if (mode === 'create' || handshakeDue(before!, single.record, input.status)) {
         const verified = await verifyEndpoint(args, single.record.id as string);
         return mode === 'create' ? withSecret(args, verified) : verified;
       }
