@@ -7,7 +7,10 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['test/**/*.test.ts'],
+    // The migrations run once per run; each test file's database is a copy (test/helpers/database.ts).
+    globalSetup: ['test/helpers/template-database.ts'],
     pool: 'forks',
+    isolate: false,
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,

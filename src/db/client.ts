@@ -54,6 +54,11 @@ export interface DatabaseOptions {
   url?: string;
   /** Directory for the embedded database; absent means in memory. */
   dataDir?: string;
+  /**
+   * Embedded only: start from this dump of a data directory (PGlite's dumpDataDir, an uncompressed tar), for example
+   * one already migrated (the test suite migrates once and starts every file from a copy).
+   */
+  snapshot?: Blob;
   poolSize?: number;
   migrate?: boolean;
   /**
@@ -193,7 +198,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   } else {
     kind = 'pglite';
     if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-    const pglite = await PGlite.create({ dataDir: options.dataDir, extensions: pgliteExtensions });
+    const pglite = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.snapshot, extensions: pgliteExtensions });
     // What holds or waits for the one connection: every call of the adapter (query, exec, transaction; a
     // transaction's own statements run inside its call). PGlite keeps its queue private, so the calls are counted.
     let calls = 0;

@@ -47,6 +47,20 @@ function routeParts(req: Request): { base: string; path: string } | null {
   return null;
 }
 
+let processRegistry: Registry | undefined;
+/**
+ * The process's own metrics (CPU, memory, event loop, GC), collected once per process: prom-client observes GC
+ * with a PerformanceObserver it never disconnects, so a registry given to collectDefaultMetrics lives as long as
+ * the process, and with it everything its metrics' collect() functions reach (an app, its database).
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 export class OpsMetrics {
   readonly registry = new Registry();
   private readonly duration: Histogram<'method' | 'route' | 'status_code'>;
@@ -60,8 +74,8 @@ export class OpsMetrics {
   private readonly templates = new Map<string, Map<string, string>>();
 
   constructor(options: MetricsOptions) {
+    processMetrics();
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
 
     this.duration = new Histogram({
       name: 'fieldline_http_request_duration_seconds',
@@ -192,6 +206,6 @@ export class OpsMetrics {
 
   /** The exposition text and its Content-Type. */
   async scrape(): Promise<{ contentType: string; text: string }> {
-    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+    return { contentType: this.registry.contentType, text: await Registry.merge([processMetrics(), this.registry]).metrics() };
   }
 }

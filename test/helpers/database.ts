@@ -1,40 +1,42 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { readFileSync } from 'node:fs';
+import { inject } from 'vitest';
 import { openDatabase, type Database } from '../../src/db/client.ts';
-
-/** Runs one statement on the TEST_DATABASE_URL server, in a connection of its own. */
-async function onServer(serverUrl: string, sql: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
-}
+import { onServer } from './template-database.ts';
 
 /**
- * With TEST_DATABASE_URL: a new, empty database on that server (named `<prefix>_<random>`), its URL and drop().
- * Without it: null (the caller uses the embedded database).
+ * With TEST_DATABASE_URL: a new database on that server (named `<prefix>_<random>`; empty, or a copy of `template`),
+ * its URL and drop(). Without it: null (the caller uses the embedded database).
  */
-export async function serverDatabase(prefix = 'fl_test'): Promise<{ url: string; drop(): Promise<void> } | null> {
+export async function serverDatabase(prefix = 'fl_test', template?: string): Promise<{ url: string; drop(): Promise<void> } | null> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) return null;
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await onServer(serverUrl, `CREATE DATABASE ${name}`);
+  await onServer(serverUrl, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
+let snapshot: Blob | undefined;
+/** The migrated embedded database made once per run (test/helpers/template-database.ts), read once per worker. */
+function migratedSnapshot(): Blob {
+  const file = inject('pgliteSnapshot');
+  if (!file) throw new Error('no migrated snapshot: vitest.config.ts runs test/helpers/template-database.ts as globalSetup');
+  snapshot ??= new Blob([readFileSync(file)]);
+  return snapshot;
+}
+
 /**
- * A fresh database for one test file: in-memory PGlite by default; with TEST_DATABASE_URL, a new database
- * created on that PostgreSQL server (and dropped when the file is done).
+ * A fresh, migrated database for one test file: in-memory PGlite loaded from the run's migrated snapshot by default;
+ * with TEST_DATABASE_URL, a copy of the run's migrated template database on that server (dropped when the file is
+ * done). The migrations ran once for the whole run (test/helpers/template-database.ts).
  */
 export async function freshDatabase(options: { onQuery?: (sql: string) => void } = {}): Promise<Database> {
-  const server = await serverDatabase();
-  if (!server) return openDatabase({ onQuery: options.onQuery });
-  const database = await openDatabase({ url: server.url, poolSize: 5, onQuery: options.onQuery });
+  const template = inject('templateDatabase');
+  const server = await serverDatabase('fl_test', template ?? undefined);
+  if (!server) return openDatabase({ snapshot: migratedSnapshot(), migrate: false, onQuery: options.onQuery });
+  const database = await openDatabase({ url: server.url, poolSize: 5, migrate: false, onQuery: options.onQuery });
   return {
     ...database,
     async close() {
