@@ -22,6 +22,7 @@ import { GRAPHQL_PATH, mountGraphql } from './graphql/server.ts';
 import { pagesRouter } from './pages/index.ts';
 import { errorPages } from './pages/errors.ts';
 import { corsMiddleware } from './http/cors.ts';
+import { bodyGuard } from './http/body-guard.ts';
 import { requestLog } from './http/request-log.ts';
 
 export interface AppDeps {
@@ -116,6 +117,7 @@ export function buildApp(deps: AppDeps): App {
   app.set('trust proxy', config.TRUST_PROXY ?? false);
   app.use(requestId);
   app.use(requestLog(logger));
+  app.use(bodyGuard());
   const cors = corsMiddleware(config.CORS_ORIGINS);
   app.use('/api/v2', cors);
   app.use(GRAPHQL_PATH, cors);

@@ -71,10 +71,11 @@ const MAX_MESSAGE_LENGTH = 200;
  * Addresses that are never a webhook receiver, allowPrivateNetworks or not. 169.254.169.254 (AWS, GCP, Azure,
  * OpenStack) is link-local and fd00:ec2::254 (AWS IPv6) unique-local and 100.100.100.200 (Alibaba)
  * carrier-grade NAT, so the range check refuses them anyway; they are listed so that the flag does not let
- * them through and the message says what they are. 168.63.129.16 (Azure's wire server) is a public unicast
+ * them through and the message says what they are. 169.254.170.2 is the container credentials endpoint (AWS ECS
+ * task roles, also used by other container platforms), link-local like the first. 168.63.129.16 (Azure's wire server) is a public unicast
  * address that only answers from inside Azure, so nothing else would catch it.
  */
-const METADATA_ADDRESSES = new Set(['169.254.169.254', '100.100.100.200', '168.63.129.16', 'fd00:ec2::254']);
+const METADATA_ADDRESSES = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', '168.63.129.16', 'fd00:ec2::254']);
 
 /**
  * Special-purpose blocks ipaddr.js (1.x) calls 'unicast' although they are not reachable public hosts. Small

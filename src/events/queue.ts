@@ -1,3 +1,4 @@
+import { errorText } from '../logger.ts';
 import { PgBoss, fromPglite, type JobInsert, type JobResult, type Queue } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
@@ -104,7 +105,7 @@ export class EventQueue {
       'url' in connection
         ? new PgBoss({ connectionString: connection.url, max: 3, schema: 'pgboss', ...supervision })
         : new PgBoss({ db: fromPglite(connection.pglite), backend: 'pglite', schema: 'pgboss', ...supervision });
-    boss.on('error', (error: unknown) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'job queue error'));
+    boss.on('error', (error: unknown) => logger.warn({ err: errorText(error) }, 'job queue error'));
     await boss.start();
     this.boss = boss;
     for (const [name, options] of Object.entries(queueOptions(this.deps.settings))) {
@@ -131,8 +132,8 @@ export class EventQueue {
             await this.deliver(job.data);
             return { id: job.id, status: 'completed' };
           } catch (error) {
-            logger.warn({ err: error instanceof Error ? error.message : String(error), event_id: job.data.eventId }, 'webhook delivery attempt failed');
-            return { id: job.id, status: 'failed', output: { message: error instanceof Error ? error.message : String(error) } };
+            logger.warn({ err: errorText(error), event_id: job.data.eventId }, 'webhook delivery attempt failed');
+            return { id: job.id, status: 'failed', output: { message: errorText(error) } };
           }
         }),
       ),

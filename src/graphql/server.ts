@@ -1,4 +1,4 @@
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 import type http from 'node:http';
 import type { Redis } from 'ioredis';
 import type { ExecutionResult, GraphQLError } from 'graphql';
@@ -10,7 +10,8 @@ import { runAsTenant } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
 import { parseJsonRequest } from '../kernel/json-depth.ts';
 import { rateHeaders } from '../kernel/admission.ts';
-import { bodyReadRefusal, bodyTooLarge, mediaTypeRefusal } from '../kernel/request-body.ts';
+import { bodyReadRefusal, mediaTypeRefusal } from '../kernel/request-body.ts';
+import { readBodyText } from '../http/body-reader.ts';
 import type { RateDecision } from '../kernel/rate-limit.ts';
 import { VERSION_HEADER } from '../kernel/versioning.ts';
 import type { GraphQLContext } from './builder.ts';
@@ -92,17 +93,13 @@ type Reading = { params: { query?: string; operationName?: string } } | { refusa
 
 const ALLOWED_METHODS = 'GET, POST';
 
-function textParser(limitBytes: number) {
-  return express.text({ type: () => true, limit: limitBytes, defaultCharset: 'utf-8' });
-}
-
 /**
  * Reads the operation of a request without raising anything: the page of GraphiQL (a browser's GET), the
  * query string of a GET, or the JSON body of a POST. A body is read (at most the limit) only when it is
  * declared JSON and not announced larger than the limit: its operation chooses the rate bucket, so it is read
  * before the key is checked. A failure is kept as the catalog error that admission answers in its turn.
  */
-async function readOperation(req: Request, res: Response, limitBytes: number, parse: ReturnType<typeof textParser>): Promise<Reading> {
+async function readOperation(req: Request, limitBytes: number): Promise<Reading> {
   if (req.path !== '/') return { refusal: new AppError('route.not_found', `No endpoint ${req.method} ${req.originalUrl.split('?')[0]}.`) };
   if (req.method === 'GET') {
     if (shouldRenderGraphiQL({ method: 'GET', headers: { get: (name: string) => req.get(name) ?? null } } as unknown as globalThis.Request)) {
@@ -126,16 +123,18 @@ async function readOperation(req: Request, res: Response, limitBytes: number, pa
   }
   const unsupported = mediaTypeRefusal(req.get('content-type'));
   if (unsupported) return { refusal: unsupported };
-  if (Number(req.get('content-length') ?? 0) > limitBytes) return { refusal: bodyTooLarge(limitBytes) };
-  const failure = await new Promise<unknown>((resolve) => parse(req, res, resolve));
-  if (failure) {
+  let text: string;
+  try {
+    // yoga takes the body read here from req.body (the request stream is consumed).
+    text = req.body = await readBodyText(req, limitBytes);
+  } catch (failure) {
     const refusal = bodyReadRefusal(failure, limitBytes);
     if (refusal) return { refusal };
     throw failure;
   }
   let body: unknown;
   try {
-    body = parseJsonRequest(typeof req.body === 'string' ? req.body : '');
+    body = parseJsonRequest(text);
   } catch (error) {
     if (error instanceof AppError) return { refusal: error };
     throw error;
@@ -177,7 +176,6 @@ export function mountGraphql(
     });
   };
 
-  const parse = textParser(config.BODY_LIMIT_BYTES);
   const mask = maskErrorWith(errorsUrl, logger);
   const limitsOptions: LimitsOptions | null = options.limits ? { errorsUrl, charge: (ctx, analysis) => gate.charge(ctx, analysis) } : null;
 
@@ -191,7 +189,7 @@ export function mountGraphql(
   const admission = async (req: Request, res: Response, next: NextFunction) => {
     let charged: RateDecision | undefined;
     try {
-      const reading = await readOperation(req, res, config.BODY_LIMIT_BYTES, parse);
+      const reading = await readOperation(req, config.BODY_LIMIT_BYTES);
       const identity = await gate.identify({ authorization: req.get('authorization'), ip: req.ip ?? 'unknown' });
       const { decision } = identity;
       charged = decision;

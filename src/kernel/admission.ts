@@ -7,9 +7,12 @@ import type { ApiVersions } from './versioning.ts';
 
 // Admission of every request, REST, GraphQL over HTTP and GraphQL over WebSocket alike: authenticate the bearer
 // key (keeping a failure for the caller to raise in its turn) and take from a rate bucket of the key, or of the
-// source IP when there is no valid key. A token never seen to be a key is looked up in the database only after
-// one request has been taken from the source IP's bucket (given back when it proves to be a key), so a client
-// whose IP bucket is exhausted gets 429 without costing a read, however many random tokens it sends.
+// source IP when there is no valid key. The bucket is chosen after the key is looked up, so a valid key is never
+// refused by the anonymous bucket of its address (an office or a carrier NAT shared with a misbehaving client).
+// What a flood of guessed tokens costs is bounded in kernel/auth.ts: only well-formed tokens are read (one indexed
+// point read, the cost of the cheapest authenticated request), an unknown token is not read again while it is
+// cached, and once its address's bucket is spent each failure answers 429. Guessing itself is hopeless: a token's
+// UUID v7 carries 74 random bits (docs/decisions.md, Identity and keys).
 
 /** Outcome of authentication and of the rate bucket, before either is raised. */
 export interface Identity {
@@ -40,31 +43,20 @@ function rateRefusal(error: unknown): { decision?: RateDecision; rateError: AppE
 }
 
 export async function identifyCaller(deps: AdmissionDeps, request: AdmissionRequest): Promise<Identity> {
-  const ipSubject = `ip:${request.ip}`;
-  let ipDecision: RateDecision | undefined;
   let principal: Principal | null = null;
   let authError: AppError | null = null;
   try {
-    principal = await deps.authenticator.authenticate(request.authorization, {
-      beforeLookup: async () => {
-        ipDecision = await deps.rateLimits.consume(request.bucket, ipSubject, request.points ?? 1);
-      },
-    });
+    principal = await deps.authenticator.authenticate(request.authorization);
   } catch (error) {
-    const refused = rateRefusal(error);
-    if (refused) return { principal: null, authError: null, ...refused };
     if (!(error instanceof AppError)) throw error;
     authError = error;
   }
-  // Without a valid key, the request is the source IP's: charged once, before the lookup when there was one.
-  if (!principal && ipDecision) return { principal, authError, decision: ipDecision };
-  // A token that proved to be a key gives its address back what its lookup took: the key's bucket pays.
-  if (principal && ipDecision) await deps.rateLimits.refund(request.bucket, ipSubject, request.points ?? 1);
+  // Who pays is decided after the lookup: a key pays from its own bucket, a request that does not authenticate
+  // (no token, a malformed or unknown one, a refused key) from its source address's. So an address that spent its
+  // bucket on failures is refused for failures only, and a valid key from the same address is still served.
+  const subject = principal ? `key:${principal.key.id}` : `ip:${request.ip}`;
   try {
-    const decision = principal
-      ? await deps.rateLimits.consume(request.bucket, `key:${principal.key.id}`, request.points ?? 1)
-      : await deps.rateLimits.consume(request.bucket, ipSubject, request.points ?? 1);
-    return { principal, authError, decision };
+    return { principal, authError, decision: await deps.rateLimits.consume(request.bucket, subject, request.points ?? 1) };
   } catch (error) {
     const refused = rateRefusal(error);
     if (!refused) throw error;

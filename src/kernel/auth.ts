@@ -14,10 +14,10 @@ import { grants, type Scope } from './scopes.ts';
 // key, user or account takes effect within the cache lifetime.
 // Known keys and unknown tokens are cached apart, each an LRU of bounded size that evicts one entry at a
 // time: a flood of random tokens fills only the cache of unknown tokens and never evicts a valid key.
-// A token never seen to be a key costs a database read only after the caller's `beforeLookup` (the source
-// IP's rate bucket, see admission.ts), so an exhausted IP cannot make the server read at all. Tokens that were
-// once found to be keys (a bounded LRU of their hashes, kept whatever AUTH_CACHE_TTL_MS says) are re-read
-// without it when their cached row expires.
+// A token is read from the database only when it has the key format (svc_ and a UUID) and no cache answers it:
+// garbage never costs a read, and a repeated unknown token costs one per cache lifetime. Who pays for the request
+// (the key's rate bucket, or the source address's when it does not authenticate) is decided after the lookup, so a
+// valid key is never refused for what other clients of its address did (admission.ts, docs/decisions.md).
 
 /** Known keys cached at most (an account's keys are few; this bounds memory, not correctness). */
 const KNOWN_KEYS_CACHED = 10_000;
@@ -46,16 +46,9 @@ const keySelect = {
   },
 } as const;
 
-export interface AuthenticateOptions {
-  /** Runs before a token that no cache answers is read from the database; what it throws is raised as is. */
-  beforeLookup?: () => Promise<void>;
-}
-
 export class Authenticator {
   private readonly known: LRUCache<string, KeyRow> | null;
   private readonly unknown: LRUCache<string, true> | null;
-  /** Hashes of tokens found to be keys: their lookups need no beforeLookup. */
-  private readonly keys = new LRUCache<string, true>({ max: KNOWN_KEYS_CACHED });
 
   constructor(
     private readonly db: PrismaClient,
@@ -66,12 +59,10 @@ export class Authenticator {
     this.unknown = ttlMs > 0 ? new LRUCache({ max: UNKNOWN_TOKENS_CACHED, ttl: ttlMs }) : null;
   }
 
-  private async load(hash: string, options: AuthenticateOptions): Promise<KeyRow | null> {
+  private async load(hash: string): Promise<KeyRow | null> {
     const cached = this.known?.get(hash);
     if (cached) return cached;
-    const wasKey = this.keys.has(hash);
-    if (!wasKey && this.unknown?.has(hash)) return null;
-    if (!wasKey) await options.beforeLookup?.();
+    if (this.unknown?.has(hash)) return null;
     let row: KeyRow | null;
     try {
       row = (await this.db.apiKey.findUnique({
@@ -81,10 +72,8 @@ export class Authenticator {
     } catch {
       throw new AppError('auth.failed', 'The API key could not be verified; retry later.');
     }
-    if (row) {
-      this.known?.set(hash, row);
-      this.keys.set(hash, true);
-    } else this.unknown?.set(hash, true);
+    if (row) this.known?.set(hash, row);
+    else this.unknown?.set(hash, true);
     return row;
   }
 
@@ -120,13 +109,13 @@ export class Authenticator {
     return refused;
   }
 
-  async authenticate(authorization: string | undefined, options: AuthenticateOptions = {}): Promise<Principal> {
+  async authenticate(authorization: string | undefined): Promise<Principal> {
     const match = authorization ? /^Bearer[ ]+(\S+)\s*$/i.exec(authorization) : null;
     if (!match) throw new AppError('auth.missing_token', 'Send the API key as Authorization: Bearer <API_KEY>.');
     const token = match[1];
     if (!looksLikeToken(token)) throw new AppError('auth.invalid_token', 'The token matches no active, unexpired API key.');
     const hash = hashToken(token);
-    const row = await this.load(hash, options);
+    const row = await this.load(hash);
     if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(hash, 'hex'))) {
       throw new AppError('auth.invalid_token', 'The token matches no active, unexpired API key.');
     }

@@ -1,7 +1,7 @@
 import { AppError } from './errors.ts';
 
 // The problems of a JSON request body, the same on every endpoint (REST, GraphQL over HTTP): the media type, the
-// size limit and what the body reader reports (body-parser's error types).
+// size limit and what the body reader reports (src/http/body-reader.ts, with body-parser's error types).
 
 const JSON_TYPE = /^application\/(json|[a-z0-9.+-]+\+json)$/;
 
@@ -21,7 +21,7 @@ export function bodyTooLarge(limitBytes: number): AppError {
 }
 
 /**
- * The catalog problem of a failure of the body reader (body-parser): too large, not JSON, not UTF-8, or another
+ * The catalog problem of a failure of the body reader (src/http/body-reader.ts): too large, not JSON, not UTF-8, or another
  * client-side failure (undecodable Content-Encoding, length mismatch, aborted upload); null for a server fault.
  */
 export function bodyReadRefusal(error: unknown, limitBytes: number): AppError | null {

@@ -1,4 +1,5 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { readBodyText } from '../http/body-reader.ts';
 import type { Domain } from '../domain.ts';
 import { admittedContext, identifyCaller, rateHeaders } from '../kernel/admission.ts';
 import type { RequestContext } from '../kernel/context.ts';
@@ -55,17 +56,14 @@ export function ctx(res: Response): RequestContext {
   return res.locals.ctx as RequestContext;
 }
 
-const jsonParser = (limit: number) =>
-  express.json({ limit, type: () => true, strict: false });
-
 /**
  * JSON bodies: a body must be declared application/json (or +json); malformed JSON, other media types,
- * bodies over the limit and bodies nested deeper than MAX_JSON_DEPTH (json-depth.ts) are problems with their
+ * bodies over the limit (refused from Content-Length before reading, and stopped at the limit when streamed:
+ * src/http/body-reader.ts) and bodies nested deeper than MAX_JSON_DEPTH (json-depth.ts) are problems with their
  * own codes.
  */
 export function jsonBody(limitBytes: number): RequestHandler {
-  const parse = jsonParser(limitBytes);
-  return (req, res, next) => {
+  return async (req, res, next) => {
     const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
     if (!hasBody) {
       req.body = undefined;
@@ -73,16 +71,25 @@ export function jsonBody(limitBytes: number): RequestHandler {
     }
     const unsupported = mediaTypeRefusal(req.get('content-type'));
     if (unsupported) return next(unsupported);
-    parse(req, res, (error?: unknown) => {
-      if (error) return next(bodyReadRefusal(error, limitBytes) ?? error);
-      // JSON.parse takes any nesting; what walks the value later might not (src/kernel/json-depth.ts).
-      try {
-        assertJsonDepth(req.body);
-      } catch (tooDeep) {
-        req.body = undefined;
-        return next(tooDeep);
-      }
-      next();
-    });
+    let text: string;
+    try {
+      text = await readBodyText(req, limitBytes);
+    } catch (error) {
+      return next(bodyReadRefusal(error, limitBytes) ?? error);
+    }
+    try {
+      // An empty body reads as {} (as body-parser's did): the route then names what is missing.
+      req.body = text.length === 0 ? {} : JSON.parse(text);
+    } catch {
+      return next(new AppError('request.malformed_json', 'The body is not valid JSON.'));
+    }
+    // JSON.parse takes any nesting; what walks the value later might not (src/kernel/json-depth.ts).
+    try {
+      assertJsonDepth(req.body);
+    } catch (tooDeep) {
+      req.body = undefined;
+      return next(tooDeep);
+    }
+    next();
   };
 }

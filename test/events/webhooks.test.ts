@@ -167,6 +167,15 @@ describe('outbound safety', () => {
   });
 });
 
+describe('cloud credential addresses', () => {
+  it('are refused on url even with WEBHOOK_ALLOW_PRIVATE_NETWORKS: instance metadata and container credentials', async () => {
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://169.254.170.2/v2/credentials', 'http://100.100.100.200/latest', 'http://168.63.129.16/machine', 'http://[fd00:ec2::254]/latest']) {
+      const res = await register(url);
+      expectProblem(res, { status: 422, code: 'validation.failed', errors: { url: true } });
+    }
+  });
+});
+
 describe('deliveries', () => {
   it('a committed write is delivered signed (Standard Webhooks), with the record as REST serves it; an update names its changed fields', async () => {
     const echo = await receiver();

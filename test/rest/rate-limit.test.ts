@@ -133,7 +133,7 @@ describe('with small limits (read 3, write 2)', () => {
     expect(new Set(values).size, `Retry-After values ${values.join(', ')}`).toBeGreaterThan(1);
   });
 
-  it('limits unauthenticated requests per source IP, whatever X-Forwarded-For says, without touching key buckets', async () => {
+  it('limits unauthenticated requests per source IP, whatever X-Forwarded-For says, without touching key buckets or refusing a valid key from that IP', async () => {
     const key = await newKey();
     const unseen = await newKey();
     // The key has been used from this address before the flood: its token is known to be a key.
@@ -152,8 +152,12 @@ describe('with small limits (read 3, write 2)', () => {
     const keyed = await t.client(key).get('/me');
     expect(keyed.status).toBe(200);
     expect(rateLimitHeaders(keyed).remaining).toBe(1);
-    // A token never seen before is looked up only after its address pays for the lookup: refused, unread.
-    expectExceeded(await t.client(unseen).get('/me'), 3, '/api/v2/me');
+    // A valid key never seen by this process is not refused for what other clients of its address did: its own bucket pays.
+    const first = await t.client(unseen).get('/me');
+    expect(first.status, first.text).toBe(200);
+    expect(rateLimitHeaders(first).remaining).toBe(2);
+    // Failures from the address stay refused, whatever token they carry.
+    expectExceeded(await t.client('svc_0190c0de-0000-7000-8000-000000000001').get('/me'), 3, '/api/v2/me');
     // Unauthenticated writes have their own bucket.
     const write = await anonymous.post('/customers', { customer: {} });
     expectProblem(write, { status: 401, code: 'auth.missing_token' });
