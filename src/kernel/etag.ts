@@ -16,14 +16,15 @@ export interface ExpectedVersion {
 }
 
 /**
- * Parses If-Match. Absent: 428 precondition.required. Anything that is not one of our ETags can never match
- * the current one: 412 precondition.failed. Weak and strong spellings of the same tag are accepted.
+ * Parses If-Match. Absent: 428 precondition.required. Anything that is not one of our ETags can never match the
+ * current one: null, refused with 412 precondition.failed once the record is found (the spec's order is
+ * 428 -> 404 -> 412: a malformed If-Match on a missing record is 404). Weak and strong spellings are accepted.
  */
-export function parseIfMatch(header: string | undefined | null): ExpectedVersion {
+export function parseIfMatch(header: string | undefined | null): ExpectedVersion | null {
   if (header === undefined || header === null || header.trim() === '') {
     throw new AppError('precondition.required', 'This request needs an If-Match header holding the ETag of a prior GET.');
   }
   const match = /^\s*(?:W\/)?"(\d{1,16})-(\d{1,10})"\s*$/.exec(header);
-  if (!match) throw new AppError('precondition.failed', 'If-Match does not match the current ETag of the record.');
+  if (!match) return null;
   return { updatedAt: new Date(Number(match[1])), lockVersion: Number(match[2]) };
 }

@@ -100,8 +100,8 @@ function uniqueViolation(def: ResourceDefinition, error: unknown): FieldErrors |
 }
 
 /** Early 412 when the record already differs from If-Match; the compare-and-set statement stays the guarantee. */
-function checkExpected(existing: RecordRow, expected: ExpectedVersion): void {
-  if (existing.lock_version !== expected.lockVersion || existing.updated_at.getTime() !== expected.updatedAt.getTime()) {
+function checkExpected(existing: RecordRow, expected: ExpectedVersion | null): asserts expected is ExpectedVersion {
+  if (!expected || existing.lock_version !== expected.lockVersion || existing.updated_at.getTime() !== expected.updatedAt.getTime()) {
     throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
   }
 }

@@ -82,6 +82,15 @@ describe('If-Match', () => {
     expect((await api.get(`/customers/${created.id}`)).headers.get('etag')).toBe(created.etag);
   });
 
+  it('answers in the order 428, 404, 412: a malformed If-Match on a record that does not exist is 404', async () => {
+    const missing = '0190f7a2-5b1c-7d3e-8f4a-2b6c9d0e1f23';
+    for (const value of ['garbage', '*', 'W/"x-y"']) {
+      expectProblem(await api.patch(`/customers/${missing}`, { customer: { reference: 'x' } }, ifMatch(value)), { status: 404, code: 'resource.not_found' });
+      expectProblem(await api.delete(`/customers/${missing}`, ifMatch(value)), { status: 404, code: 'resource.not_found' });
+    }
+    expectProblem(await api.patch(`/customers/${missing}`, { customer: { reference: 'x' } }), { status: 428, code: 'precondition.required' });
+  });
+
   it('checks If-Match before validating the body (a stale tag answers 412 even for an invalid body)', async () => {
     const created = await createCustomer(api);
     const updated = await updateCustomer(api, created, { reference: 'moved' });
