@@ -4,12 +4,11 @@ import { runAsTenant } from '../kernel/context.ts';
 import type { ResourceLookup } from '../kernel/resource.ts';
 import type { DomainSettings } from '../kernel/settings.ts';
 import { inTransaction, type TenantClient } from '../kernel/tenancy.ts';
-import { tenantQuery } from '../kernel/tenant-sql.ts';
 import { CURRENT_VERSION } from '../kernel/versioning.ts';
 import { envelopeOf } from './envelope.ts';
 import { answerSummary, postJson, type OutboundResult } from './outbound.ts';
 import { signedHeaders } from './signing.ts';
-import { signingSecrets } from './verification.ts';
+import { lockedEndpoint, signingSecrets } from './verification.ts';
 import { deliverable } from './endpoint-states.ts';
 
 // One delivery attempt of one event to one endpoint (a job of the queue, src/events/queue.ts), and what it
@@ -113,8 +112,7 @@ export class WebhookDeliverer {
         }
         // Attempts to one endpoint run concurrently (several workers, several processes): the counters are read
         // again under the row's lock, so no failure is lost and one pause or disable is decided once.
-        await tenantQuery(tx, `SELECT 1 FROM webhook_endpoints WHERE account_id = $1::uuid AND id = $2::uuid FOR UPDATE`, endpoint.id);
-        const current = await tx.webhookEndpoint.findUnique({ where: { id: endpoint.id } });
+        const current = await lockedEndpoint(tx, endpoint.id);
         if (!current || current.status === 'disabled') return;
         const failures = current.consecutive_failures + 1;
         const failingSince = current.failing_since ?? startedAt;

@@ -5,7 +5,7 @@ import { isUuid, newId } from '../kernel/ids.ts';
 import type { ResourceLookup } from '../kernel/resource.ts';
 import { Single } from '../kernel/resource-service.ts';
 import type { DomainSettings } from '../kernel/settings.ts';
-import { inTransaction, type TenantClient } from '../kernel/tenancy.ts';
+import { inTransaction, type TenantClient, type TenantTx } from '../kernel/tenancy.ts';
 import { keyring } from './keyring.ts';
 import { answerSummary, postJson, type OutboundResult } from './outbound.ts';
 import { decryptSecret } from './secrets.ts';
@@ -60,6 +60,12 @@ async function endpointRow(db: TenantClient, id: string) {
   return row;
 }
 
+/** The endpoint's row read under its row lock (null when it is gone): for decisions made after network I/O. */
+export async function lockedEndpoint(tx: TenantTx, id: string) {
+  await tenantQuery(tx, `SELECT 1 FROM webhook_endpoints WHERE account_id = $1::uuid AND id = $2::uuid FOR UPDATE`, id);
+  return tx.webhookEndpoint.findUnique({ where: { id } });
+}
+
 /** The secrets that sign now: the current one, and the previous one for 24 hours after a rotation. */
 export async function signingSecrets(db: TenantClient, settings: DomainSettings, row: { secret_ciphertext: string; previous_secret_ciphertext: string | null; previous_secret_expires_at: Date | null }, now: Date): Promise<string[]> {
   const keys = await keyring(db, settings.webhooks);
@@ -84,8 +90,7 @@ export async function verifyEndpoint(deps: VerificationDeps, id: string): Promis
   return inTransaction(db, async (tx) => {
     // The handshake ran outside any transaction: the endpoint becomes verified only if, under its row lock, it
     // is still at the URL that echoed and still enabled (a PATCH or a disable that came meanwhile wins).
-    await tenantQuery(tx, `SELECT 1 FROM webhook_endpoints WHERE account_id = $1::uuid AND id = $2::uuid FOR UPDATE`, id);
-    const current = await tx.webhookEndpoint.findUnique({ where: { id } });
+    const current = await lockedEndpoint(tx, id);
     if (!current || current.url !== row.url || current.status === 'disabled') {
       throw new AppError('verification.failed', 'The endpoint changed while the verification ran (its URL, or it was disabled or deleted); it stays as it is now: read it again and verify it if needed.', { endpoint_id: id });
     }
