@@ -10,45 +10,11 @@ import type { ErrorCode } from './errors.ts';
 // Texts are plain prose for partners (no internals: no file names, settings or stack), with `backticks` around
 // what a client types or reads (headers, fields, paths, values), which the pages render as code.
 
-/** Which API answers a code: REST as problem+json, GraphQL in extensions.code (or a mutation payload's userErrors). */
-export type ErrorApi = 'rest' | 'graphql';
+import { both, graphql, ID, OTHER_ID, rest, verification, type ErrorDoc } from './error-docs-common.ts';
+import { graphqlErrorDocs } from './error-docs-graphql.ts';
+import { ruleErrorDocs } from './error-docs-rules.ts';
 
-/** An example of the error as the server sends it. */
-export interface ErrorExample {
-  /** The request path the REST problem names in `instance`. */
-  instance?: string;
-  /**
-   * The problem's `detail` (the GraphQL error's message), as the server writes it: a field named in it is a
-   * `{wire_name}` marker, which each API renders in its own names (REST main_phone, GraphQL mainPhone). null: none.
-   */
-  detail: string | null;
-  /** Top-level problem fields the code adds (snake_case; GraphQL carries them in camelCase in extensions). */
-  fields?: Record<string, unknown>;
-  /** Response headers that belong to the error. */
-  headers?: Record<string, string>;
-}
-
-export interface ErrorDoc {
-  /** When the server answers the code: which requests, which header, field or limit. */
-  when: string;
-  /** What the client does about it. */
-  fix: string;
-  /** Which APIs answer it. */
-  apis: readonly ErrorApi[];
-  /** GraphQL WebSocket codes: the socket is closed with this code as its reason, or a subscribe is answered with an error. */
-  websocket?: { close: number } | 'error';
-  example: ErrorExample;
-}
-
-const both: readonly ErrorApi[] = ['rest', 'graphql'];
-const rest: readonly ErrorApi[] = ['rest'];
-const graphql: readonly ErrorApi[] = ['graphql'];
-
-const ID = '0190f7a2-5b1c-7d3e-8f4a-2b6c9d0e1f23';
-const OTHER_ID = '0190f7a2-6c2d-7e4f-9a5b-3c7d0e1f2a34';
-
-const verification =
-  'Registering or re-verifying a webhook endpoint: the server posts a challenge token to the endpoint, which must answer with the token verbatim in its response body. The endpoint stays `unverified`';
+export type { ErrorApi, ErrorDoc, ErrorExample } from './error-docs-common.ts';
 
 const docs = {
   'auth.missing_token': {
@@ -360,122 +326,8 @@ const docs = {
     apis: both,
     example: { instance: '/api/v2/me', detail: 'Unknown API version "2025-01-01" in Fieldline-Version; supported: 2026-04-30.' },
   },
-  'lead.already_converted': {
-    when: '`POST /leads/{id}/convert` (GraphQL `convertLead`) of a lead that was already converted. The detail names the customer it became.',
-    fix: 'A lead converts once: use the customer in the lead\'s `converted_customer_id`.',
-    apis: both,
-    example: { instance: `/api/v2/leads/${ID}/convert`, detail: `The lead was already converted into customer ${OTHER_ID}.` },
-  },
-  'estimate.not_accepted': {
-    when: '`POST /estimates/{id}/convert` (GraphQL `convertEstimate`) of an estimate whose status is not `Accepted`.',
-    fix: 'Move the estimate to `Accepted` first (a `PATCH` of its `status`, with a key whose user may decide estimates), then convert it.',
-    apis: both,
-    example: { instance: `/api/v2/estimates/${ID}/convert`, detail: 'Only an Accepted estimate converts to a job (this one is Sent).' },
-  },
-  'estimate.already_converted': {
-    when: '`POST /estimates/{id}/convert` (GraphQL `convertEstimate`) of an estimate that was already converted into a job. The detail names the job.',
-    fix: 'An estimate converts once: use the job in the estimate\'s `converted_job_id`.',
-    apis: both,
-    example: { instance: `/api/v2/estimates/${ID}/convert`, detail: `The estimate was already converted into job ${OTHER_ID}.` },
-  },
-  'idempotency_key.invalid': {
-    when: 'The `Idempotency-Key` header (GraphQL `idempotencyKey`) of a financial create is empty, longer than 255 characters, or holds a character outside printable ASCII (letters, digits and `!` to `~`; no spaces), or the header is sent twice.',
-    fix: 'Send one key of 1 to 255 printable ASCII characters per operation: a UUID is the usual choice.',
-    apis: both,
-    example: { instance: '/api/v2/invoices', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters (no spaces).' },
-  },
-  'invoice.has_payments': {
-    when: '`DELETE /invoices/{id}` (GraphQL `deleteInvoice`) of an invoice that live payments apply to (its `balance` is below its `amount`).',
-    fix: 'Delete (void) the payments that apply to the invoice, or change their `applications`, then delete the invoice.',
-    apis: both,
-    example: { instance: `/api/v2/invoices/${ID}`, detail: 'Payments apply 125.50 to this invoice: delete (void) them first.' },
-  },
-  'job.already_invoiced': {
-    when: '`POST /jobs/{id}/invoice` (GraphQL `invoiceJob`) of a job that a live invoice already bills (an invoice whose `job_id` is the job).',
-    fix: 'Read the existing invoice (`GET /invoices?q=` or GraphQL `job.invoices`) and change it; to bill the job again from scratch, delete that invoice first.',
-    apis: both,
-    example: { instance: `/api/v2/jobs/${ID}/invoice`, detail: `The job is billed by invoice 1042 (${ID}); delete that invoice to invoice the job again.` },
-  },
-  'sales_order.already_invoiced': {
-    when: '`POST /sales_orders/{id}/invoice` (GraphQL `invoiceSalesOrder`) of a sales order that a live invoice already bills (an invoice whose `sales_order_id` is the sales order).',
-    fix: 'Read the existing invoice (GraphQL `salesOrder.invoices`, or `GET /invoices/{id}` with the id the detail names) and change it; to bill the sales order again from scratch, delete that invoice first.',
-    apis: both,
-    example: { instance: `/api/v2/sales_orders/${ID}/invoice`, detail: `The sales order is billed by invoice 1042 (${OTHER_ID}); delete that invoice to invoice the sales order again.` },
-  },
-  'stock.insufficient': {
-    when: '`POST /stock_adjustments` or `POST /inventory_transfers` (GraphQL `createStockAdjustment`, `createInventoryTransfer`) that would take what a location holds of an item below zero. Nothing is stored and no stock moves.',
-    fix: 'Read what the location holds (`GET /stock_levels?item_id=...&location_id=...`), then move at most that, or count the stock in first with a stock adjustment.',
-    apis: both,
-    example: { instance: '/api/v2/inventory_transfers', detail: `Location ${ID} holds 2.0000 of item ${ID}; the write takes 3.0000. Nothing was moved.` },
-  },
-  'stock_location.has_stock': {
-    when: '`DELETE /stock_locations/{id}` (GraphQL `deleteStockLocation`) of a location that holds a quantity of some item.',
-    fix: 'Transfer the stock to another location, or adjust it out, then delete the location (or make it inactive instead).',
-    apis: both,
-    example: { instance: `/api/v2/stock_locations/${ID}`, detail: 'The location holds 3 item(s): transfer or adjust them out first.' },
-  },
-  'graphql.cost_exceeded': {
-    when: 'GraphQL only. The operation\'s computed cost is over 50,000 points. A field returning an object costs 1 plus its selection; a connection costs 1 plus `first` (default 25 for lists, 10 for collections below a record) times one item\'s selection; a mutation field 10 more. Nothing runs.',
-    fix: 'Ask for smaller pages (`first`), fewer nested connections or fewer fields, or split the operation into several. Every answer reports the cost in `extensions.cost`.',
-    apis: graphql,
-    example: { detail: 'The operation costs 62601 points; at most 50000. Ask for smaller pages (limit) or fewer relations.' },
-  },
-  'graphql.depth_exceeded': {
-    when: 'GraphQL only. The selection is more than 15 levels deep (fragments expanded), or the document nests brackets (`{`, `[`, `(`) more than 64 levels. Nothing runs.',
-    fix: 'Select less deeply: read nested records in a second operation, by id (`node`, `nodes`), instead of following relations back and forth.',
-    apis: graphql,
-    example: { detail: 'The selection is 17 levels deep; at most 15.' },
-  },
-  'graphql.too_many_aliases': {
-    when: 'GraphQL only. The operation has more than 100 aliased fields, fragments counted in full. Nothing runs.',
-    fix: 'Use fewer aliases: read many records with one list field or `nodes(ids:)` instead of one alias per record, or split the operation.',
-    apis: graphql,
-    example: { detail: 'The operation has more than 100 aliased fields (fragments counted in full).' },
-  },
-  'graphql.too_many_tokens': {
-    when: 'GraphQL only. The document has more than 5,000 tokens (names, punctuation, values). Nothing runs.',
-    fix: 'Shorten the document: pass values as variables, drop unused fragments and fields, or split it into several operations.',
-    apis: graphql,
-    example: { detail: 'The document has more than 5000 tokens.' },
-  },
-  'graphql.result_too_large': {
-    when: 'GraphQL only. While it ran, the result grew past 50,000 objects or 16 MiB of values; execution stops and no data is returned. Mutation fields that already ran stand.',
-    fix: 'Select fewer fields or smaller pages, and page through large collections with `first` and `after`.',
-    apis: graphql,
-    example: { detail: 'The result grew past 50000 objects or 16777216 characters; select fewer fields or smaller pages.' },
-  },
-  'graphql.operation_not_allowed': {
-    when: 'GraphQL only. The server runs only its persisted operations (an allowlist), and the request sent a document, or an id, that is not one of them. Over HTTP and over WebSocket.',
-    fix: 'Send the id of a persisted operation (`extensions.persistedQuery.sha256Hash` or `documentId`). To run a new operation, ask the server\'s operator to add it to the allowlist.',
-    apis: graphql,
-    example: { detail: 'This server runs only its persisted operations: send the id of one (extensions.persistedQuery.sha256Hash or documentId).' },
-  },
-  'graphql.websocket_required': {
-    when: 'GraphQL only, over HTTP. The operation is a subscription: subscriptions are served over WebSocket, where each is admitted, counted against the key\'s cap and ended when the key is revoked.',
-    fix: 'Open a WebSocket on the same path with the graphql-transport-ws protocol (the graphql-ws client) and send the key in connection_init: {"authorization": "Bearer svc_..."}.',
-    apis: graphql,
-    example: { detail: 'Subscriptions are served over WebSocket (graphql-transport-ws) on this path, not over HTTP.' },
-  },
-  'websocket.too_many_connections': {
-    when: 'GraphQL WebSocket only. Opening a socket when the key already holds 20 open sockets on the server. The socket is closed with code 4429 and this code as the close reason.',
-    fix: 'Run all your subscriptions over one socket per process, and close sockets you no longer use.',
-    apis: graphql,
-    websocket: { close: 4429 },
-    example: { detail: null },
-  },
-  'websocket.too_many_subscriptions': {
-    when: 'GraphQL WebSocket only. A `subscribe` when the key already holds 100 active subscriptions on the server. The subscribe is answered with an `error` message carrying this code; the socket stays open.',
-    fix: 'Complete subscriptions you no longer need, or subscribe to broader events and filter on your side.',
-    apis: graphql,
-    websocket: 'error',
-    example: { detail: 'A key may hold at most 100 active subscriptions.' },
-  },
-  'subscription.resync_required': {
-    when: 'GraphQL WebSocket only (subscriptions). The stream cannot go on without a gap: `afterSeq` is more than 1,000 events behind, or the client read so slowly that more than 1,000 events waited for it. The last result of the subscription carries this error, then the subscription completes.',
-    fix: 'Read the current state (for a board, `dispatchBoard`), then subscribe again without `afterSeq`, or with the seq of an event you have. `GET /events` pages through any length of history by seq.',
-    apis: graphql,
-    example: { detail: 'More than 1000 events followed afterSeq 41; read the current state, then subscribe again without afterSeq.' },
-  },
+  ...ruleErrorDocs,
+  ...graphqlErrorDocs,
 } satisfies Record<ErrorCode, ErrorDoc>;
 
 /** The page of every code of the catalog. */

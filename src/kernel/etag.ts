@@ -28,3 +28,10 @@ export function parseIfMatch(header: string | undefined | null): ExpectedVersion
   if (!match) return null;
   return { updatedAt: new Date(Number(match[1])), lockVersion: Number(match[2]) };
 }
+
+/** Early 412 when the record already differs from If-Match; the compare-and-set statement stays the guarantee. */
+export function checkExpected(existing: { lock_version: number; updated_at: Date }, expected: ExpectedVersion | null): asserts expected is ExpectedVersion {
+  if (!expected || existing.lock_version !== expected.lockVersion || existing.updated_at.getTime() !== expected.updatedAt.getTime()) {
+    throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
+  }
+}

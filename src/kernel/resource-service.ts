@@ -1,11 +1,13 @@
 import type { DomainSettings } from './settings.ts';
 import { recordFromBody } from './body.ts';
-import { ChildCollections, type ChildRead, type ChildRows } from './child-collections.ts';
+import { ChildCollections, type ChildRows } from './child-collections.ts';
 import type { Clock } from './clock.ts';
 import { runAsTenant, type RequestContext } from './context.ts';
 import type { CursorCodec } from './cursor.ts';
 import { AppError, notFound, validationError, type FieldErrors } from './errors.ts';
-import { etagOf, parseIfMatch, type ExpectedVersion } from './etag.ts';
+import { checkExpected, etagOf, parseIfMatch } from './etag.ts';
+import { Single, type ListOptions, type Projection, type ReadOptions, type TrustedValues } from './served-record.ts';
+import { uniqueViolation } from './unique-violation.ts';
 import { idempotencyOf } from './idempotency.ts';
 import { appendEvent, appendUpdateEvents, type EventAction, type SystemOrigin } from './events.ts';
 import { toStorage } from './fields.ts';
@@ -13,29 +15,16 @@ import { isUuid, newId } from './ids.ts';
 import { runList } from './list-sql.ts';
 import type { ListResult, ListSpec } from './listing.ts';
 import { customFieldDefinitions, liveStatuses } from './lookups.ts';
+import { checkStatusFilter } from './status-filter.ts';
 import { modelDelegate, type ModelDelegate, type RecordRow } from './model-delegates.ts';
 import { nextNumber } from './numbering.ts';
 import { RecordSerializer } from './record-serialization.ts';
 import { validateRecord } from './record-validation.ts';
 import { bodyKeyOf, childOutputFields, outputFields, selectColumns, type ResourceDefinition } from './resource.ts';
-import { assertStorableParameters } from './storable.ts';
 import { inTransaction, type TenantClient, type TenantTx } from './tenancy.ts';
 import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 
-export type WireRecord = Record<string, unknown>;
-
-/**
- * A record as served, with its ETag. A class, so every record an adapter gets is one (object literals are not
- * Singles): the GraphQL adapter reads record fields through its prototype (src/graphql/record-source.ts).
- */
-export class Single {
-  declare private readonly nominal: never;
-
-  constructor(
-    readonly record: WireRecord,
-    readonly etag: string,
-  ) {}
-}
+export { Single, type ListOptions, type ReadOptions, type TrustedValues, type WireRecord } from './served-record.ts';
 
 export interface ResourceServiceDeps {
   db: TenantClient;
@@ -46,64 +35,6 @@ export interface ResourceServiceDeps {
   /** The other resources' services (hooks cascade through them). */
   resources: (name: string) => ResourceService;
   settings: DomainSettings;
-}
-
-/** See createWithin. */
-export interface TrustedValues {
-  /** Columns of the record (storage values). */
-  values?: Record<string, unknown>;
-  /** Child rows per collection, with their stored (computed) columns. */
-  children?: Record<string, Record<string, unknown>[]>;
-}
-
-/** What a read serves beside the record's own columns. */
-export interface ListOptions extends ReadOptions {
-  /** Widens limit for a service's own bounded reads (the dispatch board). */
-  maxLimit?: number;
-  /**
-   * Refuse a status filter value that is not a live status of the resource (400 filter.invalid) instead of
-   * answering an empty page: GraphQL asks for it; REST keeps the spec's rule (any string filters).
-   */
-  liveStatusesOnly?: boolean;
-}
-
-export interface ReadOptions {
-  /**
-   * The wire fields to serve, by wire name: own fields, child collections (whole entries) and fields of a child
-   * collection's entries as `<collection>.<field>` (e.g. ["number", "customer_id", "lineitems.quantity"]); all
-   * when omitted. Only their columns are read (with id and what the ETag needs) and only the child collections
-   * named are read; the record (and each entry) served holds id and these fields, nothing else. An adapter passes
-   * what its caller selected, so a board of 1,000 jobs does not read and serialize the columns it does not show.
-   */
-  fields?: readonly string[];
-}
-
-/** How a read with ReadOptions.fields reads and serves: its columns, its child collections, its serializer. */
-interface Projection {
-  columns: readonly string[];
-  /** The list spec reading these columns. */
-  listSpec: ListSpec;
-  /** Child collections to read, with their entry fields; undefined: all. */
-  children: ChildRead | undefined;
-  serializer: RecordSerializer;
-}
-
-/** Maps a unique-index violation raised by the database to the field it protects, if it is one we know. */
-function uniqueViolation(def: ResourceDefinition, error: unknown): FieldErrors | null {
-  const e = error as { code?: string; meta?: unknown; message?: string };
-  const text = `${e?.message ?? ''} ${JSON.stringify(e?.meta ?? {})}`;
-  if (e?.code !== 'P2002' && !text.includes('23505') && !/unique/i.test(text)) return null;
-  for (const [index, target] of Object.entries(def.uniqueIndexes ?? {})) {
-    if (text.includes(index)) return { [target.field]: [target.message] };
-  }
-  return null;
-}
-
-/** Early 412 when the record already differs from If-Match; the compare-and-set statement stays the guarantee. */
-function checkExpected(existing: RecordRow, expected: ExpectedVersion | null): asserts expected is ExpectedVersion {
-  if (!expected || existing.lock_version !== expected.lockVersion || existing.updated_at.getTime() !== expected.updatedAt.getTime()) {
-    throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
-  }
 }
 
 /**
@@ -263,7 +194,7 @@ export class ResourceService {
   /** A page of the list (the spec's list parameters as entries); `maxLimit` widens limit for a service's own bounded reads. */
   list(ctx: RequestContext, entries: [string, string][], options: ListOptions = {}): Promise<ListResult<Single>> {
     return runAsTenant(ctx.principal.accountId, async () => {
-      if (options.liveStatusesOnly) await this.checkStatusFilter(entries);
+      if (options.liveStatusesOnly) await checkStatusFilter(this.deps.db, this.def, entries);
       const projection = this.projection(options.fields);
       const page = await runList<RecordRow>(
         this.deps.raw,
@@ -274,21 +205,6 @@ export class ResourceService {
       const children = await this.loadChildren(this.deps.raw, page.data.map((row) => row.id), projection);
       return { ...page, data: page.data.map((row) => this.served(row, children, projection)) };
     });
-  }
-
-  /** A status filter (status, status[in]) naming a status that is not live is 400 filter.invalid (see ListOptions). */
-  private async checkStatusFilter(entries: [string, string][]): Promise<void> {
-    const given = entries.filter(([key]) => key === 'status' || key === 'status[in]');
-    if (given.length === 0 || !this.def.conventions.status) return;
-    // Text the database cannot store is refused first, as every list parameter is (never echoed back).
-    assertStorableParameters(given);
-    const live = await liveStatuses(this.deps.db, this.def.className);
-    for (const [key, value] of given) {
-      const unknown = (key === 'status' ? [value] : value.split(',')).find((status) => !live.includes(status));
-      if (unknown !== undefined) {
-        throw new AppError('filter.invalid', `${key}: "${unknown}" is not a status of ${this.def.className} records (configured: ${live.join(', ')})`);
-      }
-    }
   }
 
   private storage(values: Record<string, unknown>): Record<string, unknown> {

@@ -1,0 +1,61 @@
+import { RecordSerializer } from './record-serialization.ts';
+import type { ChildRead } from './child-collections.ts';
+import type { ListSpec } from './listing.ts';
+
+// What the resource services serve and take besides bodies: a record with its ETag, the options of a read, the
+// values a composing service trusts, and how a read of some fields is planned (src/kernel/resource-service.ts).
+
+export type WireRecord = Record<string, unknown>;
+
+/**
+ * A record as served, with its ETag. A class, so every record an adapter gets is one (object literals are not
+ * Singles): the GraphQL adapter reads record fields through its prototype (src/graphql/record-source.ts).
+ */
+export class Single {
+  declare private readonly nominal: never;
+
+  constructor(
+    readonly record: WireRecord,
+    readonly etag: string,
+  ) {}
+}
+
+/** See createWithin. */
+export interface TrustedValues {
+  /** Columns of the record (storage values). */
+  values?: Record<string, unknown>;
+  /** Child rows per collection, with their stored (computed) columns. */
+  children?: Record<string, Record<string, unknown>[]>;
+}
+
+/** What a read serves beside the record's own columns. */
+export interface ListOptions extends ReadOptions {
+  /** Widens limit for a service's own bounded reads (the dispatch board). */
+  maxLimit?: number;
+  /**
+   * Refuse a status filter value that is not a live status of the resource (400 filter.invalid) instead of
+   * answering an empty page: GraphQL asks for it; REST keeps the spec's rule (any string filters).
+   */
+  liveStatusesOnly?: boolean;
+}
+
+export interface ReadOptions {
+  /**
+   * The wire fields to serve, by wire name: own fields, child collections (whole entries) and fields of a child
+   * collection's entries as `<collection>.<field>` (e.g. ["number", "customer_id", "lineitems.quantity"]); all
+   * when omitted. Only their columns are read (with id and what the ETag needs) and only the child collections
+   * named are read; the record (and each entry) served holds id and these fields, nothing else. An adapter passes
+   * what its caller selected, so a board of 1,000 jobs does not read and serialize the columns it does not show.
+   */
+  fields?: readonly string[];
+}
+
+/** How a read with ReadOptions.fields reads and serves: its columns, its child collections, its serializer. */
+export interface Projection {
+  columns: readonly string[];
+  /** The list spec reading these columns. */
+  listSpec: ListSpec;
+  /** Child collections to read, with their entry fields; undefined: all. */
+  children: ChildRead | undefined;
+  serializer: RecordSerializer;
+}
