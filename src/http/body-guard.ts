@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import { declaresBody } from './body-reader.ts';
 
 // What a request body may cost before the server has read it. Each route that reads a body refuses a declared
 // Content-Length over its limit from the header alone, and stops reading a chunked body at the limit (the REST
@@ -12,10 +13,6 @@ import type { Request, RequestHandler, Response } from 'express';
 /** How long, and how much, an unread body is still taken in after the answer before the connection is dropped. */
 const LINGER_MS = 1_000;
 const LINGER_BYTES = 4 * 1024 * 1024;
-
-function declaresBody(req: Request): boolean {
-  return Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
-}
 
 function lingeringClose(req: Request): void {
   const socket = req.socket;

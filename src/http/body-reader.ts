@@ -25,6 +25,11 @@ function charsetOf(contentType: string | undefined): string | null {
   return match ? match[2]!.toLowerCase() : null;
 }
 
+/** Whether the request carries a body at all: a Content-Length above 0, or a streamed (chunked) one. */
+export function declaresBody(req: Request): boolean {
+  return Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+}
+
 export async function readBodyText(req: Request, limitBytes: number): Promise<string> {
   const charset = charsetOf(req.get('content-type')) ?? 'utf-8';
   if (charset !== 'utf-8' && charset !== 'utf8') throw failure(415, 'charset.unsupported', `unsupported charset "${charset.toUpperCase()}"`);

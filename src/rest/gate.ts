@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { readBodyText } from '../http/body-reader.ts';
+import { declaresBody, readBodyText } from '../http/body-reader.ts';
 import type { Domain } from '../domain.ts';
 import { admittedContext, identifyCaller, rateHeaders } from '../kernel/admission.ts';
 import type { RequestContext } from '../kernel/context.ts';
@@ -64,8 +64,7 @@ export function ctx(res: Response): RequestContext {
  */
 export function jsonBody(limitBytes: number): RequestHandler {
   return async (req, res, next) => {
-    const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
-    if (!hasBody) {
+    if (!declaresBody(req)) {
       req.body = undefined;
       return next();
     }
