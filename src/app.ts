@@ -10,9 +10,10 @@ import { EventQueue } from './events/queue.ts';
 import { OutboxTail } from './events/tail.ts';
 import type { Clock } from './kernel/clock.ts';
 import { AppError, docSlug } from './kernel/errors.ts';
+import { CURRENT_VERSION } from './kernel/versioning.ts';
 import { newId } from './kernel/ids.ts';
 import type { Bucket } from './kernel/rate-limit.ts';
-import { createLogger } from './logger.ts';
+import { createLogger } from './kernel/logger.ts';
 import { mountOps, type Ops } from './ops/index.ts';
 import { buildApiRouter } from './rest/api-router.ts';
 import { buildOpenApiDocument } from './rest/openapi/document.ts';
@@ -21,6 +22,7 @@ import { sendProblem } from './rest/problem.ts';
 import { GRAPHQL_PATH, mountGraphql } from './graphql/server.ts';
 import { pagesRouter } from './pages/index.ts';
 import { errorPages } from './pages/errors.ts';
+import { graphiqlIde } from './pages/graphiql.ts';
 import { corsMiddleware } from './http/cors.ts';
 import { bodyGuard } from './http/body-guard.ts';
 import { requestLog } from './http/request-log.ts';
@@ -126,11 +128,14 @@ export function buildApp(deps: AppDeps): App {
   // The landing page, the API reference and the GraphiQL assets (src/pages/); mounted first for /api/v2/docs.
   app.use(pagesRouter(config));
   const openapi = () => buildOpenApiDocument({ errorsUrl: config.ERRORS_URL, versions: domain.versions.supported, publicUrl: config.PUBLIC_URL });
-  app.use('/api/v2', buildApiRouter(domain, config, logger, openapi));
+  // The AsyncAPI document (src/docs/asyncapi.ts) is loaded with its first request, as it is built then.
+  const asyncapi = async () => (await import('./docs/asyncapi.ts')).asyncApiDocument({ publicUrl: config.PUBLIC_URL, apiVersion: CURRENT_VERSION });
+  app.use('/api/v2', buildApiRouter(domain, config, logger, { openapi, asyncapi }));
   const graphql = mountGraphql(app, domain, config, logger, {
     limits: deps.graphqlLimits ?? true,
     redis: deps.redis,
     reportOperation: ops.metrics.graphqlOperation,
+    ide: graphiqlIde(),
   });
   app.use('/errors', errorPages(config));
   // Any other path: the catalog's 404 as problem+json, like an unknown path under /api/v2.

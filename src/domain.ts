@@ -21,10 +21,11 @@ import { DispatchBoardService } from './resources/jobs/dispatch-board.service.ts
 import { BillingService } from './resources/invoices/billing.service.ts';
 import { LookupService } from './resources/lookups/lookup.service.ts';
 import { resources as declaredResources } from './resources/index.ts';
-import { WebhookDeliverer } from './events/delivery.ts';
+import { WebhookDeliverer } from './resources/webhooks/delivery.ts';
 import { EventFeedService } from './events/event-feed.service.ts';
 import { EventStreams } from './events/event-streams.ts';
-import { WebhookService } from './events/webhook.service.ts';
+import { WebhookService } from './resources/webhooks/webhook.service.ts';
+import { topicCatalog } from './events/topics.ts';
 
 /** Every standard resource of the API, in the order they appear in docs (the list is src/resources/index.ts). */
 export const resources: ResourceDefinition[] = declaredResources;
@@ -60,7 +61,7 @@ export function buildDomain(options: DomainOptions) {
     if (!service) throw new Error(`unknown resource ${name}`);
     return service;
   };
-  const services: Map<string, ResourceService> = new Map(resources.map((def) => [def.name, new ResourceService(def, { db, raw: options.raw ?? db, cursors, clock, resources: lookup, settings })]));
+  const services: Map<string, ResourceService> = new Map(resources.map((def) => [def.name, new ResourceService(def, { db, raw: options.raw ?? db, cursors, clock, resources: lookup, settings, topics: topicCatalog })]));
   const authenticator = new Authenticator(options.prisma, clock, options.authCacheTtlMs ?? 2000);
   return {
     clock,
@@ -83,10 +84,25 @@ export function buildDomain(options: DomainOptions) {
     idempotency: new IdempotencyStore(options.raw ?? db, clock, { lockMs: options.idempotencyLockMs ?? 60_000 }),
     eventFeed: new EventFeedService(options.raw ?? db, cursors),
     eventStreams: new EventStreams(db, authenticator),
-    webhooks: new WebhookService(db, settings, lookup, new WebhookDeliverer(db, settings, lookup, options.logger ?? pino({ level: 'silent' }))),
+    webhooks: new WebhookService(db, settings, lookup, new WebhookDeliverer(db, settings, lookup, options.logger ?? pino({ level: 'silent' })), topicCatalog),
     resources: services,
     resource: lookup,
   };
 }
 
 export type Domain = ReturnType<typeof buildDomain>;
+
+// What the adapters and the app use of the resources besides the services above, so that nothing above the domain
+// imports src/resources/ directly (the dependency rule: .dependency-cruiser.cjs): answers that are not records
+// (`me`, lookups, webhook topics and secrets), what the declarations add up to (scopes, lookup classes, reference
+// targets), the board's limits, and the administration of accounts and keys (the CLI, the demo account).
+export { meShape } from './resources/identity/me.shape.ts';
+export { describeCaller } from './resources/identity/me.service.ts';
+export { lookupKinds, type LookupKind } from './resources/lookups/lookup.service.ts';
+export { systemOptionShape } from './resources/lookups/lookup.shapes.ts';
+export { webhookSecretShape, webhookTopicShape } from './resources/webhooks/webhook.shapes.ts';
+export { allScopes, isScope, relatedNames } from './resources/catalog.ts';
+export { referenceTargets } from './resources/reference-targets.ts';
+export { DISPATCH_DEFAULT_LIMIT, DISPATCH_MAX_LIMIT } from './resources/jobs/dispatch-board.service.ts';
+export { AdminError, AdminService, isCurrencyCode, isTimeZone, type CreatedKey } from './resources/accounts/admin.service.ts';
+export { bootstrapDemo } from './resources/accounts/bootstrap.ts';

@@ -2,8 +2,8 @@ import { loadConfig } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { acquireDataDirLock } from './db/data-dir-lock.ts';
 import { buildApp } from './app.ts';
-import { createLogger } from './logger.ts';
-import { bootstrapDemo } from './resources/accounts/bootstrap.ts';
+import { createLogger } from './kernel/logger.ts';
+import { bootstrapDemo } from './domain.ts';
 import { Redis } from 'ioredis';
 
 const config = loadConfig();

@@ -1,7 +1,7 @@
 import type { PrismaClient } from '../generated/prisma/client.ts';
 import type { SigningKeys } from '../kernel/cursor.ts';
 import type { ApiVersions } from '../kernel/versioning.ts';
-import type { AdminService } from '../resources/accounts/admin.service.ts';
+import { type AdminService } from '../domain.ts';
 
 /** What a command action gets: lazy access to the database (opened only after its arguments are valid) and output. */
 export interface CommandContext {

@@ -5,7 +5,6 @@ import type { Database } from '../db/client.ts';
 import { acquireDataDirLock, DataDirLockedError } from '../db/data-dir-lock.ts';
 import { SigningKeys } from '../kernel/cursor.ts';
 import { ApiVersions, parseApiVersions } from '../kernel/versioning.ts';
-import { AdminError, AdminService } from '../resources/accounts/admin.service.ts';
 import { registerAccountCommands } from './commands/account.ts';
 import { registerCursorKeyCommands } from './commands/cursor-key.ts';
 import { registerIdempotencyKeyCommands } from './commands/idempotency-keys.ts';
@@ -14,6 +13,7 @@ import { registerLookupCommands } from './commands/lookup.ts';
 import { registerUserCommands } from './commands/user.ts';
 import type { CommandContext } from './context.ts';
 import { UsageError } from './validate.ts';
+import { AdminError, AdminService } from '../domain.ts';
 
 // The `fieldline` admin command. runCli is the whole program minus the process: tests call it in-process
 // with an open database and string sinks; src/cli/main.ts calls it with the real stdio.

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { accountModuleValues, type AccountModules } from '../kernel/context.ts';
 import { customFieldTypes } from '../kernel/lookups.ts';
-import { allScopes, isScope, relatedNames } from '../resources/catalog.ts';
 import { roles, type Role } from '../kernel/permissions.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import type { ApiVersions } from '../kernel/versioning.ts';
+import { allScopes, isScope, relatedNames } from '../domain.ts';
 
 // Parsing and validation of command-line values. Every failure is a UsageError whose message names the
 // option and says what is accepted; nothing touches the database before these pass.

@@ -9,7 +9,7 @@ import type { Scope } from '../kernel/scopes.ts';
 import { grants } from '../kernel/scopes.ts';
 import { printable } from '../kernel/storable.ts';
 import type { RawRunner } from '../kernel/tenant-sql.ts';
-import { envelopeOf, type EventEnvelope, type StoredEvent } from './envelope.ts';
+import { envelopeOf, type EventEnvelope, type StoredEvent } from '../kernel/envelope.ts';
 import { topicNamed, topics } from './topics.ts';
 
 // GET /events: the change feed. The account's events in commit order (seq), with the list conventions (cursor,

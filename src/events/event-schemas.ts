@@ -1,5 +1,6 @@
 import type { EventAction } from '../kernel/events.ts';
-import { topics, unavailableReason, type Topic } from './topics.ts';
+import { topics } from './topics.ts';
+import { unavailableReason, type Topic } from '../kernel/topics.ts';
 
 // The machine-readable description of the events, written once for both documents that publish it: the OpenAPI
 // document's `webhooks` (src/rest/openapi/webhook-operations.ts) and the AsyncAPI document (asyncapi.ts). Both put

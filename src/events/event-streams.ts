@@ -6,9 +6,10 @@ import { requireScope } from '../kernel/auth.ts';
 import type { ResourceDefinition } from '../kernel/resource.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import type { TenantClient } from '../kernel/tenancy.ts';
-import { checkTopics } from './topic-rules.ts';
+import { checkTopics } from '../resources/webhooks/topic-rules.ts';
 import { TailedEvent, type EventSource } from './tail.ts';
-import { topicAvailable, topics, unavailableReason } from './topics.ts';
+import { topicCatalog, topics } from './topics.ts';
+import { topicAvailable, unavailableReason } from '../kernel/topics.ts';
 
 // Live event streams (GraphQL subscriptions): the events of chosen topics of the caller's account, committed from
 // now on, from the process's outbox tail (src/events/tail.ts), optionally after replaying what followed a seq the
@@ -54,7 +55,7 @@ export class EventStreams {
 
   /** The events of `topics` (GraphQL `events`): checked as a webhook endpoint's topics are. */
   ofTopics(ctx: RequestContext, sent: readonly string[], afterSeq: number | null | undefined): AsyncIterable<StreamItem> {
-    const names = checkTopics(ctx, sent);
+    const names = checkTopics(ctx, sent, topicCatalog);
     return this.stream(ctx, names, afterSeq, () => true);
   }
 

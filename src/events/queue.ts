@@ -1,4 +1,4 @@
-import { errorText } from '../logger.ts';
+import { errorText } from '../kernel/logger.ts';
 import { PgBoss, fromPglite, type JobInsert, type JobResult, type Queue } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
@@ -7,7 +7,7 @@ import { dispatchStep, purgeEventsBefore } from '../db/outbox.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { DomainSettings } from '../kernel/settings.ts';
 import { CatchUp } from './catch-up.ts';
-import type { DeliveryJob, WebhookDeliverer } from './delivery.ts';
+import type { DeliveryJob, WebhookDeliverer } from '../resources/webhooks/delivery.ts';
 
 // The job queue: pg-boss 12 on the same database (its own schema, `pgboss`), on PostgreSQL through its own pool
 // and on the embedded database through the PGlite instance (fromPglite). Every process runs the workers; a job

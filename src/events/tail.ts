@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
 import { eventsAfter, latestSeq, type TailRow } from '../db/outbox.ts';
 import { CatchUp } from './catch-up.ts';
-import { envelopeOf, type EventEnvelope } from './envelope.ts';
+import { envelopeOf, type EventEnvelope } from '../kernel/envelope.ts';
 
 // The subscription tail: each process reads the outbox once, in commit order, and hands every event to the live
 // subscriptions of its account in this process (src/events/event-streams.ts). Woken by the outbox's NOTIFY

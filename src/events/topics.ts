@@ -1,4 +1,5 @@
 import { article, leadingArticle } from '../kernel/api-text.ts';
+import { topicAvailable, unavailableReason, type Topic, type TopicCatalog } from '../kernel/topics.ts';
 import type { AccountModules } from '../kernel/context.ts';
 import type { EventAction } from '../kernel/events.ts';
 import { serves, type ResourceDefinition } from '../kernel/resource.ts';
@@ -13,20 +14,6 @@ import { resources } from '../resources/index.ts';
 // available" when its module is off for the account (system.* with the System module off) or when its resource
 // is catalogued by the spec but not served yet (purchase_order.*): subscribing to one is 422 topic.not_available.
 
-export interface Topic {
-  /** `job.status_changed` */
-  name: string;
-  /** The class of the record the event carries in `data.object`: "Job". */
-  resource: string;
-  /** The record's body key and GraphQL stem: "job". */
-  recordName: string;
-  /** The scope whose read permission a subscriber needs. */
-  scope: ScopeResource | null;
-  action: EventAction;
-  description: string;
-  /** Why it cannot be subscribed to: its resource is not served yet, or a module gates it. */
-  gate: { notServed: true } | { module: 'System' } | null;
-}
 
 const words = (name: string) => name.replace(/_/g, ' ');
 
@@ -112,31 +99,10 @@ export function topicNamed(name: string): Topic | undefined {
   return built().byName.get(name);
 }
 
-/** Whether an account can subscribe to the topic now (its resource served, its module on). */
-export function topicAvailable(topic: Topic, modules: AccountModules): boolean {
-  if (!topic.gate) return true;
-  if ('notServed' in topic.gate) return false;
-  return modules[topic.gate.module] === 'on';
-}
-
-/** The reason a registered topic is not available, for the 422's detail. */
-export function unavailableReason(topic: Topic): string {
-  if (!topic.gate) return '';
-  if ('notServed' in topic.gate) return `${topic.name} is registered but not available yet: the API does not serve ${words(topic.recordName)}s.`;
-  return `${topic.name} is not available while the account's ${topic.gate.module} module is off.`;
-}
-
-/**
- * The topics a key can subscribe to now: available to its account (module on, resource served) and carrying
- * records the key may read.
- */
-export function subscribableTopics(modules: AccountModules, canRead: (scope: ScopeResource) => boolean): { name: string; resource: string; description: string }[] {
-  return topics()
-    .filter((topic) => topicAvailable(topic, modules) && topic.scope !== null && canRead(topic.scope))
-    .map((topic) => ({ name: topic.name, resource: topic.resource, description: topic.description }));
-}
-
 /** The declared resources that have topics, each with its topics: one typed GraphQL subscription each (`<name>Events`). */
 export function topicsByResource(): { def: ResourceDefinition; topics: Topic[] }[] {
   return resources.map((def) => ({ def, topics: topics().filter((topic) => topic.recordName === def.name) })).filter((group) => group.topics.length > 0);
 }
+
+/** The catalog as one value, for those below the domain that check topics (HookArgs.topics, the webhook service). */
+export const topicCatalog: TopicCatalog = { topics, topicNamed };

@@ -8,7 +8,7 @@ import type { WireShape } from '../kernel/wire-shape.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
 import { written } from './loaders.ts';
 import { payloadOf } from './user-errors.ts';
-import { camelCase, pascalCase } from './naming.ts';
+import { camelCase, pascalCase } from '../kernel/naming.ts';
 import { actionTexts, inputFieldText } from './descriptions.ts';
 import { graphqlType, recordInput, toWireBody, type RecordShape, type ResourceTypes } from './resource-schema.ts';
 import type { SharedTypes } from './shared-types.ts';

@@ -2,7 +2,7 @@ import type { ActionDefinition } from '../kernel/action.ts';
 import { renderText, withArticle, writeDescription } from '../kernel/api-text.ts';
 import type { FieldSpec } from '../kernel/fields.ts';
 import type { ChildCollection, RecordFieldInfo, ResourceDefinition } from '../kernel/resource.ts';
-import { camelCase } from './naming.ts';
+import { camelCase } from '../kernel/naming.ts';
 
 // Every description of the GraphQL schema that is not plain prose in place: the declarations' texts rendered for
 // GraphQL readers (their `{wire_name}` markers become camelCase field names, src/kernel/api-text.ts), and the

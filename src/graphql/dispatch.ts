@@ -1,8 +1,8 @@
-import { DISPATCH_DEFAULT_LIMIT, DISPATCH_MAX_LIMIT } from '../resources/jobs/dispatch-board.service.ts';
 import { requestContext, type Builder } from './builder.ts';
 import { pageCost } from './limits.ts';
 import { selectedRead } from './selection.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
+import { DISPATCH_DEFAULT_LIMIT, DISPATCH_MAX_LIMIT } from '../domain.ts';
 
 // dispatchBoard(from, to, limit): the adapter of domain.dispatchBoard (src/resources/jobs/dispatch-board.service.ts),
 // which validates the window and the limit and reads the jobs. This file only maps the arguments and serves

@@ -1,7 +1,7 @@
 import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
 import type { Logger } from 'pino';
 import { AppError, docSlug, errorCatalog } from '../kernel/errors.ts';
-import { camelPath } from './naming.ts';
+import { camelPath } from '../kernel/naming.ts';
 import { graphqlText } from './descriptions.ts';
 
 // Every AppError becomes a GraphQL error whose extensions carry the same dotted code as the REST problem, its

@@ -1,7 +1,6 @@
-import { describeCaller } from '../resources/identity/me.service.ts';
-import { meShape } from '../resources/identity/me.shape.ts';
 import { requestContext, type Builder } from './builder.ts';
 import { wireObject } from './wire-object.ts';
+import { describeCaller, meShape } from '../domain.ts';
 
 /** `me`: the content of GET /api/v2/me in camelCase; any valid key may ask, no scope needed. */
 export function registerIdentity(builder: Builder): void {

@@ -1,12 +1,9 @@
 import { withArgumentNames } from './errors.ts';
-import { systemOptionShape } from '../resources/lookups/lookup.shapes.ts';
-import { webhookTopicShape } from '../resources/webhooks/webhook.shapes.ts';
-import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
 import { requestContext, type Builder } from './builder.ts';
-import { camelCase } from './naming.ts';
-import { relatedNames } from '../resources/catalog.ts';
+import { camelCase } from '../kernel/naming.ts';
 import { vocabularyEnum } from './vocabularies.ts';
 import { wireObject } from './wire-object.ts';
+import { systemOptionShape, webhookTopicShape, lookupKinds, type LookupKind, relatedNames } from '../domain.ts';
 
 /**
  * statuses, labels, customFieldDefinitions (relatedName) and systemOptions (systemType): as the REST lookups,

@@ -15,7 +15,7 @@ import type { Scope } from '../kernel/scopes.ts';
 import type { WireShape } from '../kernel/wire-shape.ts';
 import type { Builder, GraphQLContext } from './builder.ts';
 import { loadersOf } from './loaders.ts';
-import { camelCase } from './naming.ts';
+import { camelCase } from '../kernel/naming.ts';
 import type { RecordShape, ResourceTypes } from './resource-schema.ts';
 import { selectedRead } from './selection.ts';
 import { typenameOf, withTypename } from './record-source.ts';

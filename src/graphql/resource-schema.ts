@@ -12,7 +12,7 @@ import { written } from './loaders.ts';
 import { withArgumentNames } from './errors.ts';
 import { payloadOf, type UserError } from './user-errors.ts';
 import type { SharedTypes } from './shared-types.ts';
-import { camelCase, pascalCase } from './naming.ts';
+import { camelCase, pascalCase } from '../kernel/naming.ts';
 import { vocabularyType } from './vocabularies.ts';
 import { childTexts, enumTexts, inputFieldText, inputTexts, listTexts, outputFieldText, resourceTexts } from './descriptions.ts';
 

@@ -1,12 +1,11 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
-import { resources } from '../domain.ts';
+import { resources, referenceTargets } from '../domain.ts';
 import { createBuilder } from './builder.ts';
 import { registerIdentity } from './identity.ts';
 import { registerLookups } from './lookups.ts';
 import { registerRelations } from './relations.ts';
 import { registerNode } from './node.ts';
 import { registerDispatchBoard } from './dispatch.ts';
-import { referenceTargets } from '../resources/reference-targets.ts';
 import { registerActions } from './actions.ts';
 import { registerResource, type ResourceTypes } from './resource-schema.ts';
 import { registerSharedTypes } from './shared-types.ts';

@@ -2,7 +2,7 @@ import { Kind, type FieldNode, type GraphQLObjectType, type GraphQLResolveInfo, 
 import { childRelationsOf, relationsOf } from '../kernel/relation.ts';
 import { childOutputFields, outputFields, type ChildCollection, type ResourceDefinition } from '../kernel/resource.ts';
 import type { ReadOptions } from '../kernel/resource-service.ts';
-import { camelCase } from './naming.ts';
+import { camelCase } from '../kernel/naming.ts';
 
 // What a query selects below a resolver's field, so that a read loads only what will be served (only the columns
 // and child collections of the fields selected). Fragments are expanded; @skip and @include

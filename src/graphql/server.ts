@@ -2,9 +2,8 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import type http from 'node:http';
 import type { Redis } from 'ioredis';
 import type { ExecutionResult, GraphQLError } from 'graphql';
-import { createYoga, shouldRenderGraphiQL, type Plugin, type YogaLogger } from 'graphql-yoga';
+import { createYoga, shouldRenderGraphiQL, type GraphiQLOptions, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
 import type { Domain } from '../domain.ts';
 import { runAsTenant } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
@@ -19,10 +18,9 @@ import { appErrorExtensions, maskErrorWith, withRequestId } from './errors.ts';
 import { GraphqlGate } from './gate.ts';
 import { documentRefusal, graphqlLimits, meterSchema, OperationCost, operationAdmission, type LimitsOptions } from './limits.ts';
 import { jitExecution } from './jit.ts';
-import { memoryStore, persistedOperations, redisStore } from './persisted.ts';
+import { memoryStore, persistedOperations, redisStore, type Manifest } from './persisted.ts';
 import { buildSchema } from './schema.ts';
 import { startWebSocketServer } from './websocket.ts';
-import { graphiqlPage } from '../pages/graphiql.ts';
 import { operationReport, type OperationReporter } from './operation-report.ts';
 import { noteErrorCode } from '../http/request-log.ts';
 
@@ -34,7 +32,7 @@ import { noteErrorCode } from '../http/request-log.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 
-interface ServerContext {
+export interface ServerContext {
   req: Request;
   res: Response;
   /** The admitted context of a WebSocket operation (HTTP requests: see `admitted` in mountGraphql). */
@@ -154,12 +152,27 @@ async function readOperation(req: Request, limitBytes: number): Promise<Reading>
   return { params: { query: typeof query === 'string' ? query : undefined, operationName: typeof operationName === 'string' ? operationName : undefined } };
 }
 
+/** The settings the GraphQL endpoint reads (the app's config: src/config.ts). */
+export interface GraphqlConfig {
+  ERRORS_URL: string;
+  BODY_LIMIT_BYTES: number;
+  GRAPHQL_PERSISTED_OPERATIONS?: { manifest: Manifest };
+  GRAPHQL_APQ: 'on' | 'off';
+  GRAPHQL_APQ_TTL_SECONDS: number;
+}
+
+/** The IDE page a browser's GET /graphql receives (yoga's `graphiql` and `renderGraphiQL` options); the app's. */
+export interface GraphqlIde {
+  graphiql: (request: globalThis.Request, context: ServerContext) => GraphiQLOptions;
+  renderGraphiQL: (options: GraphiQLOptions) => string;
+}
+
 export function mountGraphql(
   app: Express,
   domain: Domain,
-  config: Config,
+  config: GraphqlConfig,
   logger: Logger,
-  options: { limits: boolean; redis?: Redis; reportOperation?: OperationReporter } = { limits: true },
+  options: { limits: boolean; redis?: Redis; reportOperation?: OperationReporter; ide?: GraphqlIde } = { limits: true },
 ) {
   const reportOperation = options.reportOperation ?? (() => {});
   const errorsUrl = config.ERRORS_URL;
@@ -229,20 +242,8 @@ export function mountGraphql(
     // CORS is the app's (src/http/cors.ts, from CORS_ORIGINS), in front of admission; yoga's own would allow any origin.
     cors: false,
     logging: yogaLogger(logger),
-    // GraphiQL's page (src/pages/graphiql.ts): yoga's, with its assets served by this server (/assets/graphiql/...).
-    // The key pasted into the headers editor is not persisted (GraphiQL's own default; yoga's page turns it on).
-    ...graphiqlPage<ServerContext>({
-      title: 'Fieldline GraphQL',
-      headers: JSON.stringify({ Authorization: 'Bearer <API key>' }, null, 2),
-      defaultQuery: [
-        '# Put your API key in the Headers tab below:',
-        '#   {"Authorization": "Bearer svc_..."}',
-        '# then run the query with the play button (Ctrl-Enter),',
-        '# and load the schema (docs, completion) with the re-fetch button (bottom left).',
-        '{\n  me {\n    account { name }\n    key { scopes }\n    apiVersion\n  }\n}\n',
-      ].join('\n'),
-      shouldPersistHeaders: false,
-    }),
+    // GraphiQL's page: the app's (src/pages/graphiql.ts), with its assets served by this server (/assets/graphiql/...).
+    ...(options.ide ?? { graphiql: false }),
     maskedErrors: { maskError: (error) => mask(error) },
     // HTTP requests were admitted above; WebSocket operations bring their context (websocket.ts).
     context: ({ fieldline, req }) => {

@@ -10,7 +10,7 @@ import { Single } from '../kernel/resource-service.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
 import { shareLoaders } from './loaders.ts';
-import { camelCase } from './naming.ts';
+import { camelCase } from '../kernel/naming.ts';
 import type { ResourceTypes } from './resource-schema.ts';
 import { enumValueName } from './vocabularies.ts';
 

@@ -1,6 +1,6 @@
 import { isInputError, type AppError } from '../kernel/errors.ts';
 import { appErrorOf } from './errors.ts';
-import { camelPath } from './naming.ts';
+import { camelPath } from '../kernel/naming.ts';
 import { graphqlText } from './descriptions.ts';
 
 // Mutation payloads carry `userErrors: [UserError!]!`, as Shopify's and Jobber's APIs do: what the caller can fix

@@ -2,7 +2,7 @@ import type { ObjectRef } from '@pothos/core';
 import type { WireField, WireKind, WireOf, WireShape } from '../kernel/wire-shape.ts';
 import { vocabularyOf } from '../kernel/vocabulary.ts';
 import type { Builder } from './builder.ts';
-import { camelCase, pascalCase } from './naming.ts';
+import { camelCase, pascalCase } from '../kernel/naming.ts';
 import { graphqlText, wireFieldText } from './descriptions.ts';
 import { vocabularyEnum, vocabularyType } from './vocabularies.ts';
 

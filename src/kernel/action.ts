@@ -1,4 +1,3 @@
-import type { Domain } from '../domain.ts';
 import type { RequestContext } from './context.ts';
 import type { ErrorCode } from './errors.ts';
 import type { FieldSpec } from './fields.ts';
@@ -72,9 +71,17 @@ export type ActionResponse =
       description: string;
     };
 
+/**
+ * The domain's services an action may call, by name. Empty here: each service that actions call adds itself where
+ * it is defined (`declare module '../../kernel/action.ts' { interface DomainServices { billing: BillingService } }`),
+ * so the kernel names no service and the domain (src/domain.ts) must provide every one that is declared.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface DomainServices {}
+
 /** What the service call of an action receives. */
 export interface ActionCall {
-  domain: Domain;
+  domain: DomainServices;
   ctx: RequestContext;
   /** The id of the resource's record in the path. */
   id: string;

@@ -1,4 +1,3 @@
-import type { DomainSettings } from './settings.ts';
 import { addError, throwIfErrors, zodIssuesToErrors } from './body.ts';
 import type { ChildEntries } from './child-collections.ts';
 import type { RequestContext } from './context.ts';
@@ -11,7 +10,7 @@ import { customFieldDefinitions, liveLabels, liveStatuses } from './lookups.ts';
 import { modelDelegate, type RecordRow } from './model-delegates.ts';
 import { lockNumberSequence } from './numbering.ts';
 import { own } from './own.ts';
-import type { ChildCollection, ResourceDefinition, ResourceLookup } from './resource.ts';
+import type { ChildCollection, HookDeps, ResourceDefinition } from './resource.ts';
 import type { TenantTx } from './tenancy.ts';
 
 /** A record sent for create or update, as validated: what to store. */
@@ -21,7 +20,7 @@ export interface ValidatedRecord {
   children: ChildEntries;
 }
 
-export interface RecordWrite {
+export interface RecordWrite extends HookDeps {
   tx: TenantTx;
   ctx: RequestContext;
   mode: 'create' | 'update';
@@ -29,9 +28,6 @@ export interface RecordWrite {
   input: Record<string, unknown>;
   /** The record before the change (update only). */
   existing: RecordRow | null;
-  /** Other resources' services, for the resource's hooks. */
-  resources: ResourceLookup;
-  settings: DomainSettings;
   /** The time of the write (the service's clock). */
   now: Date;
 }
@@ -66,7 +62,7 @@ export async function validateRecord(def: ResourceDefinition, write: RecordWrite
     const merged = mergeCustomFields(input.custom_fields, definitions, existingValues, errors);
     if (mode === 'create' || input.custom_fields !== undefined) values.custom_fields = merged;
   }
-  await def.hooks?.beforeWrite?.({ tx, ctx, mode, input, values, children, existing, errors, resources: write.resources, settings: write.settings, now: write.now });
+  await def.hooks?.beforeWrite?.({ tx, ctx, mode, input, values, children, existing, errors, resources: write.resources, settings: write.settings, topics: write.topics, now: write.now });
   throwIfErrors(errors);
   return { values, children };
 }

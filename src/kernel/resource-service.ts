@@ -1,4 +1,3 @@
-import type { DomainSettings } from './settings.ts';
 import { recordFromBody } from './body.ts';
 import { ChildCollections, type ChildRows } from './child-collections.ts';
 import type { Clock } from './clock.ts';
@@ -20,21 +19,18 @@ import { modelDelegate, type ModelDelegate, type RecordRow } from './model-deleg
 import { nextNumber } from './numbering.ts';
 import { RecordSerializer } from './record-serialization.ts';
 import { validateRecord } from './record-validation.ts';
-import { bodyKeyOf, childOutputFields, outputFields, selectColumns, type ResourceDefinition } from './resource.ts';
+import { bodyKeyOf, childOutputFields, outputFields, selectColumns, type HookDeps, type ResourceDefinition } from './resource.ts';
 import { inTransaction, type TenantClient, type TenantTx } from './tenancy.ts';
 import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 
 export { Single, type ListOptions, type ReadOptions, type TrustedValues, type WireRecord } from './served-record.ts';
 
-export interface ResourceServiceDeps {
+export interface ResourceServiceDeps extends HookDeps {
   db: TenantClient;
   /** Where list pages are read (outside any transaction; tenantQuery scopes them to the caller's account). */
   raw: RawRunner;
   cursors: CursorCodec;
   clock: Clock;
-  /** The other resources' services (hooks cascade through them). */
-  resources: (name: string) => ResourceService;
-  settings: DomainSettings;
 }
 
 /**
@@ -44,6 +40,8 @@ export interface ResourceServiceDeps {
  * are their own modules; this class runs them in order, in the caller's tenant.
  */
 export class ResourceService {
+  /** What the hooks get besides the operation: the other services, the settings, the topic catalog. */
+  private readonly hookDeps: HookDeps;
   private readonly listSpec: ListSpec;
   private readonly full: Projection;
   private readonly projections = new Map<string, Projection>();
@@ -54,6 +52,7 @@ export class ResourceService {
     readonly def: ResourceDefinition,
     private readonly deps: ResourceServiceDeps,
   ) {
+    this.hookDeps = { resources: deps.resources, settings: deps.settings, topics: deps.topics };
     this.listSpec = {
       resource: def.plural,
       table: def.table,
@@ -246,7 +245,7 @@ export class ResourceService {
   /** The resource's afterCommit hook, when it declares one: what the write answers. */
   private afterCommit(ctx: RequestContext, mode: 'create' | 'update', single: Single, before: Record<string, unknown> | null, input: Record<string, unknown>): Promise<Single> | Single {
     const hook = this.def.hooks?.afterCommit;
-    return hook ? hook({ ctx, mode, single, before, input, resources: this.deps.resources, settings: this.deps.settings, db: this.deps.db }) : single;
+    return hook ? hook({ ctx, mode, single, before, input, ...this.hookDeps, db: this.deps.db }) : single;
   }
 
   /**
@@ -257,7 +256,7 @@ export class ResourceService {
    */
   async createWithin(tx: TenantTx, ctx: RequestContext, input: Record<string, unknown>, trusted: TrustedValues = {}): Promise<Single> {
     const { def } = this;
-    const { values, children } = await validateRecord(def, { tx, ctx, mode: 'create', input, existing: null, resources: this.deps.resources, settings: this.deps.settings, now: this.deps.clock.now() });
+    const { values, children } = await validateRecord(def, { tx, ctx, mode: 'create', input, existing: null, ...this.hookDeps, now: this.deps.clock.now() });
     const now = this.deps.clock.now();
     const data: Record<string, unknown> = { id: newId(), ...this.storage(values), ...trusted.values, created_at: now, updated_at: now };
     if (def.conventions.status) {
@@ -272,7 +271,7 @@ export class ResourceService {
     const previousChildren = await this.childCollections.writeSnapshots(tx, ctx, row, children, 'create');
     await this.childCollections.insertTrusted(tx, row, trusted.children ?? {}, children);
     if (def.hooks?.afterWrite) {
-      await def.hooks.afterWrite({ tx, ctx, mode: 'create', input, row, values, previousChildren, resources: this.deps.resources, settings: this.deps.settings });
+      await def.hooks.afterWrite({ tx, ctx, mode: 'create', input, row, values, previousChildren, ...this.hookDeps });
       row = await this.find(tx, row.id);
     }
     const single = await this.single(tx, row);
@@ -291,7 +290,7 @@ export class ResourceService {
         checkExpected(existing, expected);
         before = (await this.single(tx, existing)).record;
         input = recordFromBody(body, bodyKeyOf(def));
-        const { values, children } = await validateRecord(def, { tx, ctx, mode: 'update', input, existing, resources: this.deps.resources, settings: this.deps.settings, now: this.deps.clock.now() });
+        const { values, children } = await validateRecord(def, { tx, ctx, mode: 'update', input, existing, ...this.hookDeps, now: this.deps.clock.now() });
         delete values.number;
         // Compare-and-set in one statement: the row changes only if nobody changed it since it was read.
         const changed = await this.delegate(tx).updateMany({
@@ -302,7 +301,7 @@ export class ResourceService {
         let row = await this.find(tx, id);
         const previousChildren = await this.childCollections.writeSnapshots(tx, ctx, row, children, 'update');
         if (def.hooks?.afterWrite) {
-          await def.hooks.afterWrite({ tx, ctx, mode: 'update', input, row, values, previousChildren, resources: this.deps.resources, settings: this.deps.settings });
+          await def.hooks.afterWrite({ tx, ctx, mode: 'update', input, row, values, previousChildren, ...this.hookDeps });
           row = await this.find(tx, id);
         }
         const updated = await this.single(tx, row);
@@ -325,7 +324,7 @@ export class ResourceService {
         // The ETag is checked before the delete's business rules (beforeDelete), as on update.
         checkExpected(existing, expected);
         const payload = (await this.single(tx, existing)).record;
-        await def.hooks?.beforeDelete?.({ tx, ctx, row: existing, resources: this.deps.resources, settings: this.deps.settings });
+        await def.hooks?.beforeDelete?.({ tx, ctx, row: existing, ...this.hookDeps });
         const where = { id, lock_version: expected.lockVersion, updated_at: expected.updatedAt, ...this.live };
         const changed = def.conventions.softDelete
           ? await this.delegate(tx).updateMany({
@@ -334,7 +333,7 @@ export class ResourceService {
             })
           : await this.delegate(tx).deleteMany({ where });
         if (changed.count === 0) throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
-        await def.hooks?.afterDelete?.({ tx, ctx, row: existing, resources: this.deps.resources, settings: this.deps.settings });
+        await def.hooks?.afterDelete?.({ tx, ctx, row: existing, ...this.hookDeps });
         await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, action: 'deleted', payload });
       }),
     );
@@ -357,7 +356,7 @@ export class ResourceService {
       } else {
         await this.delegate(tx).deleteMany({ where: { id: row.id } });
       }
-      await def.hooks?.afterDelete?.({ tx, ctx, row, resources: this.deps.resources, settings: this.deps.settings });
+      await def.hooks?.afterDelete?.({ tx, ctx, row, ...this.hookDeps });
       await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: row.id, action: 'deleted', payload });
     }
     return rows.length;

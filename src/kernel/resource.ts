@@ -6,6 +6,7 @@ import type { RequestContext } from './context.ts';
 import type { TenantClient, TenantTx } from './tenancy.ts';
 import type { ResourceService, Single } from './resource-service.ts';
 import type { DomainSettings } from './settings.ts';
+import type { TopicCatalog } from './topics.ts';
 import type { ActionDefinition } from './action.ts';
 import type { Relations } from './relation.ts';
 import type { ModelName, RecordRow } from './model-delegates.ts';
@@ -19,17 +20,23 @@ export type ResourceLookup = (name: string) => ResourceService;
 // and adapters from this declaration. Declaration files write it with defineResource (define-resource.ts), which
 // types the hooks' `Values` and `Row` from the declaration; the kernel sees the defaults below.
 
-/** What every hook gets: the operation's transaction, the request and the other resources' services. */
-export interface HookArgs {
-  tx: TenantTx;
-  ctx: RequestContext;
+/** What the domain hands every hook: the other resources' services, the settings, the topic catalog. */
+export interface HookDeps {
   resources: ResourceLookup;
   /** The server's settings that rules depend on (config, src/kernel/settings.ts). */
   settings: DomainSettings;
+  /** Every event topic (built by the domain from the declarations: src/events/topics.ts). */
+  topics: TopicCatalog;
+}
+
+/** What every hook gets: the operation's transaction, the request and the domain's dependencies. */
+export interface HookArgs extends HookDeps {
+  tx: TenantTx;
+  ctx: RequestContext;
 }
 
 /** What afterCommit gets: the write committed; the record as it was answered so far. */
-export interface CommitHookArgs {
+export interface CommitHookArgs extends HookDeps {
   ctx: RequestContext;
   mode: 'create' | 'update';
   single: Single;
@@ -37,8 +44,6 @@ export interface CommitHookArgs {
   before: Record<string, unknown> | null;
   /** The record under the body key, as sent. */
   input: Record<string, unknown>;
-  resources: ResourceLookup;
-  settings: DomainSettings;
   /** The tenant client, for the hook's own transactions (src/kernel/tenancy.ts inTransaction). */
   db: TenantClient;
 }

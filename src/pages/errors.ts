@@ -1,14 +1,13 @@
 import express, { type Router } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import http from 'node:http';
-import type { Config } from '../config.ts';
 import { fieldError } from '../graphql/errors.ts';
 import { userErrorsOf } from '../graphql/user-errors.ts';
 import { wireText } from '../kernel/api-text.ts';
 import { errorDocs, type ErrorDoc } from '../kernel/error-docs.ts';
 import { AppError, docSlug, errorCatalog, isInputError, type ErrorCode } from '../kernel/errors.ts';
 import { compress } from './assets.ts';
-import { html, page, sendPage, SHELL_CSP, type Html } from './layout.ts';
+import { html, page, sendPage, SHELL_CSP, type Html, type PagesConfig } from './layout.ts';
 
 // The error pages every problem links to: `type` is <ERRORS_URL>/<code> and `doc_url` <ERRORS_URL>/<slug>, and
 // ERRORS_URL defaults to these pages (<PUBLIC_URL>/errors, or /errors). GET /errors lists every code of the catalog
@@ -107,7 +106,7 @@ function apiNames(doc: ErrorDoc): string {
   return doc.apis.map((api) => (api === 'rest' ? 'REST' : 'GraphQL')).join(' and ');
 }
 
-function codePage(code: ErrorCode, config: Pick<Config, 'ERRORS_URL' | 'PUBLIC_URL'>): string {
+function codePage(code: ErrorCode, config: PagesConfig): string {
   const { status, title } = errorCatalog[code];
   const doc = errorDocs[code];
   const errorsUrl = config.ERRORS_URL;
@@ -147,7 +146,7 @@ ${list.map((code) => html`<tr><td><a href="${`${errorsUrl}/${docSlug(code)}`}"><
 </table>`;
 }
 
-function indexPage(config: Pick<Config, 'ERRORS_URL'>): string {
+function indexPage(config: Pick<PagesConfig, 'ERRORS_URL'>): string {
   const errorsUrl = config.ERRORS_URL;
   const body = html`<p>Every error answer of the REST API is <code>application/problem+json</code> (RFC 9457):
 <code>type</code>, <code>title</code>, <code>status</code>, <code>code</code>, <code>detail</code>, <code>instance</code>,
@@ -163,7 +162,7 @@ ${codeTable(list, errorsUrl)}
   return page({ title: 'Error codes', body, description: 'Every error code of the Fieldline API: its HTTP status, when it happens and how to fix it.' });
 }
 
-function notFoundPage(requested: string, config: Pick<Config, 'ERRORS_URL' | 'PUBLIC_URL'>): string {
+function notFoundPage(requested: string, config: PagesConfig): string {
   // The codes of the group the request names, in either spelling (auth.nope, rate-limit-exceded).
   const asked = docSlug(requested);
   const related = codes.filter((code) => asked.startsWith(`${docSlug(code.split('.')[0])}-`));
@@ -174,7 +173,7 @@ ${related.length > 0 ? html`<p>Codes starting with <code>${related[0].split('.')
 }
 
 /** The router of /errors (mount it there): the index and one page per code, by code and by slug. */
-export function errorPages(config: Pick<Config, 'ERRORS_URL' | 'PUBLIC_URL'>): Router {
+export function errorPages(config: PagesConfig): Router {
   const pages = new Map<string, string>();
   for (const code of codes) {
     const rendered = codePage(code, config);

@@ -44,10 +44,24 @@ self.MonacoEnvironment = {
 }
 
 /**
- * yoga's `graphiql` and `renderGraphiQL` options for these GraphiQL options: the page above, answered with the
- * pages' Cache-Control (revalidated each time, so that an upgrade's new asset paths are seen at once).
+ * yoga's `graphiql` and `renderGraphiQL` options for GET /graphql: the page above with Fieldline's title, headers
+ * and first query, answered with the pages' Cache-Control (revalidated each time, so that an upgrade's new asset
+ * paths are seen at once). The key pasted into the headers editor is not persisted (GraphiQL's own default; yoga's
+ * page turns it on).
  */
-export function graphiqlPage<Context extends { res: { setHeader(name: string, value: string): unknown } }>(options: GraphiQLOptions) {
+export function graphiqlIde<Context extends { res: { setHeader(name: string, value: string): unknown } }>() {
+  const options: GraphiQLOptions = {
+    title: 'Fieldline GraphQL',
+    headers: JSON.stringify({ Authorization: 'Bearer <API key>' }, null, 2),
+    defaultQuery: [
+      '# Put your API key in the Headers tab below:',
+      '#   {"Authorization": "Bearer svc_..."}',
+      '# then run the query with the play button (Ctrl-Enter),',
+      '# and load the schema (docs, completion) with the re-fetch button (bottom left).',
+      '{\n  me {\n    account { name }\n    key { scopes }\n    apiVersion\n  }\n}\n',
+    ].join('\n'),
+    shouldPersistHeaders: false,
+  };
   return {
     graphiql: (_request: Request, context: Context): GraphiQLOptions => {
       context.res.setHeader('Cache-Control', PAGE_CACHE_CONTROL);

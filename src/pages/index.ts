@@ -1,10 +1,9 @@
 import express, { type Router } from 'express';
-import type { Config } from '../config.ts';
 import { assetRouter, compress, PAGE_CACHE_CONTROL } from './assets.ts';
 import { BOARD_CSP, boardPage } from './board.ts';
 import { DOCS_CSP, docsPage } from './docs.ts';
 import { landingPage } from './landing.ts';
-import { sendPage, SHELL_CSP } from './layout.ts';
+import { sendPage, SHELL_CSP, type PagesConfig } from './layout.ts';
 
 // The server's own pages: GET / (landing page), GET /docs (API reference; /api/v2/docs leads there), GET /board
 // (the live dispatch board, whose key is entered in the page: see board.ts) and the versioned assets under
@@ -12,7 +11,7 @@ import { sendPage, SHELL_CSP } from './layout.ts';
 // Public: no key is read. The pages are rendered once; they are sent compressed with Cache-Control: no-cache
 // (revalidated on every view), the assets compressed once and immutable for a year.
 
-export function pagesRouter(config: Config): Router {
+export function pagesRouter(config: PagesConfig): Router {
   const router = express.Router({ caseSensitive: true });
   const landing = landingPage(config);
   const docs = docsPage();

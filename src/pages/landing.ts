@@ -1,6 +1,5 @@
-import type { Config } from '../config.ts';
 import { VERSION_HEADER } from '../kernel/versioning.ts';
-import { html, page } from './layout.ts';
+import { html, page, type PagesConfig } from './layout.ts';
 
 // GET /: what this server is and where to go next. The same for everyone (no key is read, none is shown), so it
 // is rendered once. Its addresses are paths on this server; the curl example uses PUBLIC_URL when it is set
@@ -17,7 +16,7 @@ export const landingLinks = [
   { href: '/healthz', name: 'Health', about: 'Whether this server is up.' },
 ] as const;
 
-export function landingPage(config: Config): string {
+export function landingPage(config: PagesConfig): string {
   const base = config.PUBLIC_URL ?? '$FIELDLINE_URL';
   return page({
     title: 'Field-service management API',

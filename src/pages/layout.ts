@@ -104,3 +104,11 @@ export function sendPage(res: Response, body: string, options: { cacheControl: s
   res.setHeader('Content-Security-Policy', options.csp);
   res.send(body);
 }
+
+/** The settings the pages read (the app's config: src/config.ts). */
+export interface PagesConfig {
+  /** The server's public base URL; unset, links are relative. */
+  PUBLIC_URL?: string;
+  /** Base of the error pages' links. */
+  ERRORS_URL: string;
+}

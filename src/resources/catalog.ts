@@ -17,6 +17,12 @@ const modulesNotYetServed: readonly { scope: never }[] = [];
 /** Every scope resource: `<resource>:read` and `<resource>:write` (kernel/scopes.ts types them). */
 export const scopeResources = [...new Set([...resources.map((def) => def.scope), ...modulesNotYetServed.map((module) => module.scope)])];
 
+declare module '../kernel/scopes.ts' {
+  interface ScopeCatalog {
+    names: (typeof scopeResources)[number];
+  }
+}
+
 export const allScopes: Scope[] = scopeResources.flatMap((resource) => [`${resource}:read`, `${resource}:write`] as const);
 
 export function isScope(value: string): value is Scope {

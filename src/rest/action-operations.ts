@@ -1,6 +1,6 @@
 import type { ActionDefinition } from '../kernel/action.ts';
 import { restPath, type ResourceDefinition } from '../kernel/resource.ts';
-import { pascalCase } from '../graphql/naming.ts';
+import { pascalCase } from '../kernel/naming.ts';
 import type { ExtraComponent, ExtraOperation } from './openapi-operations.ts';
 import { docText } from './openapi/doc-text.ts';
 import { singleExample, unpaginatedListEnvelope, unpaginatedListExample } from './openapi/envelopes.ts';

@@ -1,7 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
-import type { Domain } from '../domain.ts';
+import { type Domain, describeCaller, lookupKinds, type LookupKind } from '../domain.ts';
 import { AppError } from '../kernel/errors.ts';
 import type { ListResult } from '../kernel/listing.ts';
 import type { Single } from '../kernel/resource-service.ts';
@@ -9,8 +8,6 @@ import type { StoredResponse } from '../kernel/idempotency.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import type { ActionDefinition, ActionRecords } from '../kernel/action.ts';
 import { restPath, serves } from '../kernel/resource.ts';
-import { describeCaller } from '../resources/identity/me.service.ts';
-import { lookupKinds, type LookupKind } from '../resources/lookups/lookup.service.ts';
 import { authorize, ctx, identify, jsonBody } from './gate.ts';
 import { sendProblem } from './problem.ts';
 import { EncodedBody } from '../http/encoded-body.ts';
@@ -93,7 +90,20 @@ function sendAction(domain: Domain, req: Request, res: Response, action: ActionD
 }
 
 /** The /api/v2 router: routes assembled from the resource declarations plus identity, lookups and OpenAPI. */
-export function buildApiRouter(domain: Domain, config: Config, logger: Logger, openapi: () => object): Router {
+/** The settings the REST router reads (the app's config: src/config.ts). */
+export interface RestConfig {
+  BODY_LIMIT_BYTES: number;
+  PUBLIC_URL?: string;
+  ERRORS_URL: string;
+}
+
+/** The documents the router serves, built by the app on first request (they describe more than REST). */
+export interface ServedDocuments {
+  openapi: () => object;
+  asyncapi: () => Promise<object>;
+}
+
+export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logger, documents: ServedDocuments): Router {
   const router = express.Router({ caseSensitive: true });
   const body = jsonBody(config.BODY_LIMIT_BYTES);
   const routes: { pattern: RegExp; methods: string[] }[] = [];
@@ -200,16 +210,12 @@ export function buildApiRouter(domain: Domain, config: Config, logger: Logger, o
   }
 
   // The document is built once and kept in each encoding (300 KB of JSON, 30 KB compressed).
-  const document = new EncodedBody(async () => Buffer.from(JSON.stringify(openapi())));
+  const document = new EncodedBody(async () => Buffer.from(JSON.stringify(documents.openapi())));
   register('get', '/openapi.json', (req, res, next) => {
     document.send(req, res, 'application/json; charset=utf-8').catch(next);
   });
-  // The AsyncAPI document of the events (webhooks and GraphQL subscriptions), open and kept the same way; its
-  // builder is loaded with the first request, as the document is built then.
-  const asyncApi = new EncodedBody(async () => {
-    const [{ asyncApiDocument }, { CURRENT_VERSION }] = await Promise.all([import('../events/asyncapi.ts'), import('../kernel/versioning.ts')]);
-    return Buffer.from(JSON.stringify(asyncApiDocument({ publicUrl: config.PUBLIC_URL, apiVersion: CURRENT_VERSION })));
-  });
+  // The AsyncAPI document of the events (webhooks and GraphQL subscriptions), open and kept the same way.
+  const asyncApi = new EncodedBody(async () => Buffer.from(JSON.stringify(await documents.asyncapi())));
   register('get', '/asyncapi.json', (req, res, next) => {
     asyncApi.send(req, res, 'application/json; charset=utf-8').catch(next);
   });

@@ -3,7 +3,7 @@ import { buildSchema as parseSdl, printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { resources } from '../../src/domain.ts';
 import { serves } from '../../src/kernel/resource.ts';
-import { camelCase } from '../../src/graphql/naming.ts';
+import { camelCase } from '../../src/kernel/naming.ts';
 import { printedSchema } from '../../src/graphql/schema.ts';
 
 describe('schema.graphql', () => {

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
-import { allScopes } from '../../resources/catalog.ts';
-import { isCurrencyCode, isTimeZone } from '../../resources/accounts/admin.service.ts';
 import { yesNo, type CommandContext } from '../context.ts';
 import { parseModules, parseName, parseOnOff, parseUuid, UsageError } from '../validate.ts';
+import { allScopes, isCurrencyCode, isTimeZone } from '../../domain.ts';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { CommandContext } from '../context.ts';
-import { AdminError } from '../../resources/accounts/admin.service.ts';
 import { parseSigningKeyId } from '../validate.ts';
+import { AdminError } from '../../domain.ts';
 
 // The HMAC keys that sign list cursors (src/kernel/cursor.ts). Rotation adds a new signing key; older keys
 // keep verifying until retired, after which their cursors answer cursor.invalid. Secrets are never printed.

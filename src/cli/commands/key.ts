@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { allScopes } from '../../resources/catalog.ts';
 import { CURRENT_VERSION } from '../../kernel/versioning.ts';
-import type { CreatedKey } from '../../resources/accounts/admin.service.ts';
 import type { CommandContext } from '../context.ts';
 import { parseApiVersion, parseScopes, parseTimestamp, parseUserId, parseUuid } from '../validate.ts';
+import { allScopes, type CreatedKey } from '../../domain.ts';
 
 function keyLines(verb: string, key: CreatedKey): string[] {
   const scopes = key.scopes.length === allScopes.length ? 'every scope' : key.scopes.join(', ');

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { customFieldTypes } from '../../kernel/lookups.ts';
-import { relatedNames } from '../../resources/catalog.ts';
 import type { CommandContext } from '../context.ts';
 import { parseFieldType, parseList, parseName, parseResource, parseUuid, UsageError } from '../validate.ts';
+import { relatedNames } from '../../domain.ts';
 
 // Lookup values of an account: statuses, labels and custom field definitions, per resource class.
 

@@ -256,3 +256,10 @@ export async function unlinkRecords(tx: TenantTx, ctx: RequestContext, type: Lin
   await tx.contactLinkage.deleteMany({ where: { id: { in: rows.map((r) => r.id) } } });
   for (const row of rows) await event(tx, ctx, row, 'deleted');
 }
+
+declare module '../../kernel/action.ts' {
+  /** The actions' name for this service (src/domain.ts provides it). */
+  interface DomainServices {
+    linkages: ContactLinkageService;
+  }
+}

@@ -106,3 +106,10 @@ export class EstimateConversionService {
     );
   }
 }
+
+declare module '../../kernel/action.ts' {
+  /** The actions' name for this service (src/domain.ts provides it). */
+  interface DomainServices {
+    estimateConversion: EstimateConversionService;
+  }
+}

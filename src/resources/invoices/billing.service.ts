@@ -89,3 +89,10 @@ export class BillingService {
     );
   }
 }
+
+declare module '../../kernel/action.ts' {
+  /** The actions' name for this service (src/domain.ts provides it). */
+  interface DomainServices {
+    billing: BillingService;
+  }
+}

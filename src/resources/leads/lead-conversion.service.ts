@@ -79,3 +79,10 @@ export class LeadConversionService {
     );
   }
 }
+
+declare module '../../kernel/action.ts' {
+  /** The actions' name for this service (src/domain.ts provides it). */
+  interface DomainServices {
+    leadConversion: LeadConversionService;
+  }
+}

@@ -3,7 +3,7 @@ import type { TenantTx } from '../../kernel/tenancy.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { validationError } from '../../kernel/errors.ts';
 import { checkParentAmount, type LineParentKey } from './lineitems.ts';
-import { appliedToInvoice } from '../invoices/invoice-balance.ts';
+import { appliedToInvoice } from '../payments/invoice-balance.ts';
 
 // What the server derives on a parent of line items (jobs, estimates, invoices and sales orders) after each
 // write of it, in one place for every parent:

@@ -8,7 +8,7 @@ import type { TenantTx } from '../../kernel/tenancy.ts';
 import { readShared } from '../../kernel/tenancy.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { vocabulary } from '../../kernel/vocabulary.ts';
-import { lockInvoices, refreshInvoiceBalances } from '../invoices/invoice-balance.ts';
+import { lockInvoices, refreshInvoiceBalances } from './invoice-balance.ts';
 
 // Payments: money a customer paid, applied to that customer's invoices. A financial create (Idempotency-Key).
 //   applications      [{invoice_id, amount}], snapshot replace on update like line items. Each invoice is the

@@ -2,13 +2,13 @@ import { addError } from '../../kernel/body.ts';
 import { defineResource } from '../../kernel/define-resource.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import { vocabulary } from '../../kernel/vocabulary.ts';
-import { urlRefusal } from '../../events/outbound.ts';
-import { encryptSecret, newSigningSecret } from '../../events/secrets.ts';
-import { keyring } from '../../events/keyring.ts';
-import { checkTopics } from '../../events/topic-rules.ts';
+import { urlRefusal } from './outbound.ts';
+import { encryptSecret, newSigningSecret } from './secrets.ts';
+import { keyring } from './keyring.ts';
+import { checkTopics } from './topic-rules.ts';
 import { verificationCodes, webhookEndpointActions } from './webhook-endpoint.actions.ts';
-import { verifyEndpoint, withSecret } from '../../events/verification.ts';
-import { handshakeDue, patchOutcome, type EndpointState, type EndpointStatus } from '../../events/endpoint-states.ts';
+import { verifyEndpoint, withSecret } from './verification.ts';
+import { handshakeDue, patchOutcome, type EndpointState, type EndpointStatus } from './endpoint-states.ts';
 
 // Partner endpoints that receive events (docs/webhooks.md). Registered unverified; the verification handshake
 // runs after the record committed (afterCommit) and decides the answer: 201 verified, or 422 with the cause's
@@ -97,8 +97,8 @@ export const webhookEndpointResource = defineResource({
   },
   actions: webhookEndpointActions,
   hooks: {
-    async beforeWrite({ tx, ctx, mode, values, existing, errors, settings }) {
-      if ('topics' in values) values.topics = checkTopics(ctx, values.topics ?? [], errors);
+    async beforeWrite({ tx, ctx, mode, values, existing, errors, settings, topics }) {
+      if ('topics' in values) values.topics = checkTopics(ctx, values.topics ?? [], topics, errors);
       if ('url' in values && values.url && !errors.url) {
         const refusal = await urlRefusal(values.url, { allowPrivateNetworks: settings.webhooks.allowPrivateNetworks, timeoutMs: settings.webhooks.verifyTimeoutMs });
         if (refusal) addError(errors, 'url', refusal);

@@ -1,5 +1,4 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { loadConfig } from '../../config.ts';
 import { resources } from '../../domain.ts';
 import { supportedVersions } from '../../kernel/versioning.ts';
 import { docText } from './doc-text.ts';
@@ -39,7 +38,8 @@ export interface OpenApiOptions {
 
 /** Builds the document. Deterministic: the same declarations give the same document on every call. */
 export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
-  const errorsUrl = options.errorsUrl ?? loadConfig({}).ERRORS_URL;
+  // Unset, the pages' own path (the default of ERRORS_URL without PUBLIC_URL).
+  const errorsUrl = options.errorsUrl ?? '/errors';
   const versions = [...(options.versions ?? supportedVersions)] as [string, ...string[]];
   const registry = new OpenAPIRegistry();
   registerSecurityScheme(registry);

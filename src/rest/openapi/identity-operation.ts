@@ -1,9 +1,9 @@
-import { meShape } from '../../resources/identity/me.shape.ts';
 import { wireShapeSchema } from '../wire-shape-schema.ts';
 import type { DocumentBuilder } from './document-builder.ts';
 import { singleEnvelope, singleExample } from './envelopes.ts';
 import { shapeExample } from './examples.ts';
 import { responseHeaders } from './headers.ts';
+import { meShape } from '../../domain.ts';
 
 // GET /me: the account, user and key of the caller.
 

@@ -1,6 +1,4 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { relatedNames } from '../../resources/catalog.ts';
-import { lookupKinds, type LookupKind } from '../../resources/lookups/lookup.service.ts';
 import type { DocumentBuilder } from './document-builder.ts';
 import { unpaginatedListEnvelope, unpaginatedListExample } from './envelopes.ts';
 import { shapeExample } from './examples.ts';
@@ -8,6 +6,7 @@ import { responseHeaders } from './headers.ts';
 import { camel, words } from './naming.ts';
 import { wireShapeSchema } from '../wire-shape-schema.ts';
 import { z } from './zod.ts';
+import { relatedNames, lookupKinds, type LookupKind } from '../../domain.ts';
 
 // GET /statuses, /labels, /custom_field_definitions: one operation per lookup kind, its row the kind's wire shape.
 

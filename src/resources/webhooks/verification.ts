@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import type { RequestContext } from '../kernel/context.ts';
-import { AppError, notFound, type ErrorCode } from '../kernel/errors.ts';
-import { isUuid, newId } from '../kernel/ids.ts';
-import type { ResourceLookup } from '../kernel/resource.ts';
-import { Single } from '../kernel/resource-service.ts';
-import type { DomainSettings } from '../kernel/settings.ts';
-import { inTransaction, type TenantClient, type TenantTx } from '../kernel/tenancy.ts';
+import type { RequestContext } from '../../kernel/context.ts';
+import { AppError, notFound, type ErrorCode } from '../../kernel/errors.ts';
+import { isUuid, newId } from '../../kernel/ids.ts';
+import type { ResourceLookup } from '../../kernel/resource.ts';
+import { Single } from '../../kernel/resource-service.ts';
+import type { DomainSettings } from '../../kernel/settings.ts';
+import { inTransaction, type TenantClient, type TenantTx } from '../../kernel/tenancy.ts';
 import { keyring } from './keyring.ts';
 import { answerSummary, postJson, type OutboundResult } from './outbound.ts';
 import { decryptSecret } from './secrets.ts';
 import { signedHeaders } from './signing.ts';
 import { checkLifecycle } from './endpoint-states.ts';
-import { tenantQuery } from '../kernel/tenant-sql.ts';
+import { tenantQuery } from '../../kernel/tenant-sql.ts';
 
 // The verification handshake (spec, Events 3): the service POSTs a signed
 // {"type": "webhook_endpoint.verification", "challenge": "<random>"} to the endpoint, which must answer 2xx

@@ -1,9 +1,10 @@
-import { camelCase } from '../graphql/naming.ts';
+import { camelCase } from '../kernel/naming.ts';
 import { GRAPHQL_PATH } from '../graphql/server.ts';
 import { API_TITLE, contact } from '../rest/openapi/document-info.ts';
 import { buildOpenApiDocument } from '../rest/openapi/document.ts';
-import { deliveryAnswers, deliveryHeaders, EVENT_SCHEMA, eventSchemaName, eventSchemas, recordSchemaName, topicDescription, type JsonSchema } from './event-schemas.ts';
-import { topics, topicsByResource, type Topic } from './topics.ts';
+import { deliveryAnswers, deliveryHeaders, EVENT_SCHEMA, eventSchemaName, eventSchemas, recordSchemaName, topicDescription, type JsonSchema } from '../events/event-schemas.ts';
+import { topics, topicsByResource } from '../events/topics.ts';
+import type { Topic } from '../kernel/topics.ts';
 
 // GET /api/v2/asyncapi.json: the events as an AsyncAPI 3.0 document, generated from the topic catalog
 // (src/events/topics.ts) like the OpenAPI document's `webhooks`, with the same payload schemas

@@ -1,23 +1,23 @@
-import { addError, recordFromBody, throwIfErrors, zodIssuesToErrors } from '../kernel/body.ts';
-import { valueSchema } from '../kernel/fields.ts';
-import { printable } from '../kernel/storable.ts';
-import { replayFields } from '../resources/webhooks/webhook.shapes.ts';
-import type { RequestContext } from '../kernel/context.ts';
-import { runAsTenant } from '../kernel/context.ts';
-import { AppError, notFound, validationError, type FieldErrors } from '../kernel/errors.ts';
-import { parseTimestamp } from '../kernel/dates.ts';
-import { isUuid } from '../kernel/ids.ts';
-import type { ResourceLookup } from '../kernel/resource.ts';
-import type { Single } from '../kernel/resource-service.ts';
-import type { DomainSettings } from '../kernel/settings.ts';
-import { inTransaction, type TenantClient } from '../kernel/tenancy.ts';
+import { addError, recordFromBody, throwIfErrors, zodIssuesToErrors } from '../../kernel/body.ts';
+import { valueSchema } from '../../kernel/fields.ts';
+import { printable } from '../../kernel/storable.ts';
+import { replayFields } from './webhook.shapes.ts';
+import type { RequestContext } from '../../kernel/context.ts';
+import { runAsTenant } from '../../kernel/context.ts';
+import { AppError, notFound, validationError, type FieldErrors } from '../../kernel/errors.ts';
+import { parseTimestamp } from '../../kernel/dates.ts';
+import { isUuid } from '../../kernel/ids.ts';
+import type { ResourceLookup } from '../../kernel/resource.ts';
+import type { Single } from '../../kernel/resource-service.ts';
+import type { DomainSettings } from '../../kernel/settings.ts';
+import { inTransaction, type TenantClient } from '../../kernel/tenancy.ts';
 import type { AttemptOutcome, DeliveryJob, WebhookDeliverer } from './delivery.ts';
 import { keyring } from './keyring.ts';
 import { encryptSecret, newSigningSecret } from './secrets.ts';
 import { verifyEndpoint } from './verification.ts';
 import { checkDeliverable, checkLifecycle } from './endpoint-states.ts';
-import { subscribableTopics } from './topics.ts';
-import { grants, type Scope } from '../kernel/scopes.ts';
+import { subscribableTopics, type TopicCatalog } from '../../kernel/topics.ts';
+import { grants, type Scope } from '../../kernel/scopes.ts';
 
 // The webhook endpoint actions (src/resources/webhooks/webhook-endpoint.actions.ts): verify, test, replay,
 // rotate_secret and the delivery log. Lifecycle rules (spec, webhook endpoint states; src/events/endpoint-states.ts):
@@ -43,6 +43,7 @@ export class WebhookService {
     private readonly settings: DomainSettings,
     private readonly resources: ResourceLookup,
     readonly deliverer: WebhookDeliverer,
+    private readonly catalog: TopicCatalog,
   ) {}
 
   private async row(id: string) {
@@ -121,7 +122,7 @@ export class WebhookService {
 
   /** GET /webhooks/available_topics: what this key can subscribe to now. */
   availableTopics(ctx: RequestContext): { name: string; resource: string; description: string }[] {
-    return subscribableTopics(ctx.principal.account.modules, (scope) => grants(ctx.principal.key.scopes, `${scope}:read` as Scope));
+    return subscribableTopics(this.catalog, ctx.principal.account.modules, (scope) => grants(ctx.principal.key.scopes, `${scope}:read` as Scope));
   }
 
   /** The latest attempts, newest first. */
@@ -178,4 +179,11 @@ function replayRequest(body: unknown): { event_ids: string[] } | { since: Date; 
   if (since && until && until <= since) addError(errors, 'until', 'must be after since');
   throwIfErrors(errors);
   return { since: since!, until };
+}
+
+declare module '../../kernel/action.ts' {
+  /** The actions' name for this service (src/domain.ts provides it). */
+  interface DomainServices {
+    webhooks: WebhookService;
+  }
 }

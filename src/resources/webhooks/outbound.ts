@@ -5,7 +5,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import ipaddr from 'ipaddr.js';
 import { addressClass, classAllowed } from './address-policy.ts';
-import { article } from '../kernel/api-text.ts';
+import { article } from '../../kernel/api-text.ts';
 
 // Webhook URLs are typed in by partners, and the server POSTs to them from inside our network: without care
 // that is a server-side request forgery hole (a URL pointing at 127.0.0.1:5432, 10.x admin consoles or the

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { newId } from '../kernel/ids.ts';
-import { runAsTenant } from '../kernel/context.ts';
-import type { ResourceLookup } from '../kernel/resource.ts';
-import type { DomainSettings } from '../kernel/settings.ts';
-import { inTransaction, type TenantClient } from '../kernel/tenancy.ts';
-import { CURRENT_VERSION } from '../kernel/versioning.ts';
-import { envelopeOf } from './envelope.ts';
+import { newId } from '../../kernel/ids.ts';
+import { runAsTenant } from '../../kernel/context.ts';
+import type { ResourceLookup } from '../../kernel/resource.ts';
+import type { DomainSettings } from '../../kernel/settings.ts';
+import { inTransaction, type TenantClient } from '../../kernel/tenancy.ts';
+import { CURRENT_VERSION } from '../../kernel/versioning.ts';
+import { envelopeOf } from '../../kernel/envelope.ts';
 import { answerSummary, postJson, type OutboundResult } from './outbound.ts';
 import { signedHeaders } from './signing.ts';
 import { lockedEndpoint, signingSecrets } from './verification.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { TenantClient, TenantTx } from '../kernel/tenancy.ts';
-import type { WebhookSettings } from '../kernel/settings.ts';
+import type { TenantClient, TenantTx } from '../../kernel/tenancy.ts';
+import type { WebhookSettings } from '../../kernel/settings.ts';
 import type { SecretKeyring } from './secrets.ts';
 
 // The keys that encrypt webhook signing secrets (secrets.ts): the operator's WEBHOOK_SECRETS_KEY ("env") when

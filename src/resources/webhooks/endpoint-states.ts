@@ -1,4 +1,4 @@
-import { AppError, validationError } from '../kernel/errors.ts';
+import { AppError, validationError } from '../../kernel/errors.ts';
 
 // A webhook endpoint's states and the moves between them, in one place (spec, webhook endpoint states;
 // docs/webhooks.md). Ownership is the rule everything here serves: an endpoint is verified only at a URL that

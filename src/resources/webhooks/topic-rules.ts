@@ -1,8 +1,8 @@
-import { addError } from '../kernel/body.ts';
-import type { RequestContext } from '../kernel/context.ts';
-import { AppError, type FieldErrors } from '../kernel/errors.ts';
-import { grants, type Scope } from '../kernel/scopes.ts';
-import { topicAvailable, topicNamed, unavailableReason } from './topics.ts';
+import { addError } from '../../kernel/body.ts';
+import type { RequestContext } from '../../kernel/context.ts';
+import { AppError, type FieldErrors } from '../../kernel/errors.ts';
+import { grants, type Scope } from '../../kernel/scopes.ts';
+import { topicAvailable, unavailableReason, type TopicCatalog } from '../../kernel/topics.ts';
 
 /**
  * The topics of a subscription (a webhook endpoint's, a GraphQL `events` subscription's), checked in the order
@@ -11,7 +11,8 @@ import { topicAvailable, topicNamed, unavailableReason } from './topics.ts';
  * whose records the key may not read is auth.scope_missing (a subscription must not leak what a GET would not
  * show). Returns the names, trimmed and without duplicates.
  */
-export function checkTopics(ctx: RequestContext, sent: readonly string[], errors?: FieldErrors): string[] {
+export function checkTopics(ctx: RequestContext, sent: readonly string[], catalog: TopicCatalog, errors?: FieldErrors): string[] {
+  const topicNamed = (name: string) => catalog.topicNamed(name);
   const names = [...new Set(sent.map((name) => name.trim()).filter((name) => name !== ''))];
   if (names.length === 0) throw new AppError('validation.no_topics', 'Subscribe to at least one topic: GET /webhooks/available_topics lists them.');
   const unknown = names.filter((name) => !topicNamed(name));

@@ -1,0 +1,55 @@
+import type { AccountModules } from './context.ts';
+import type { EventAction } from './events.ts';
+import type { ScopeResource } from './scopes.ts';
+
+// What a topic is, and the rules that read one: whether an account can subscribe to it now, why not, which a key
+// may subscribe to. The catalog itself (every topic, by name) is built from the resource declarations by the
+// domain (src/events/topics.ts) and handed to those who check topics (a webhook endpoint's hook, HookArgs.topics).
+
+export interface Topic {
+  /** `job.status_changed` */
+  name: string;
+  /** The class of the record the event carries in `data.object`: "Job". */
+  resource: string;
+  /** The record's body key and GraphQL stem: "job". */
+  recordName: string;
+  /** The scope whose read permission a subscriber needs. */
+  scope: ScopeResource | null;
+  action: EventAction;
+  description: string;
+  /** Why it cannot be subscribed to: its resource is not served yet, or a module gates it. */
+  gate: { notServed: true } | { module: 'System' } | null;
+}
+
+/** The topic catalog: every topic, by name. */
+export interface TopicCatalog {
+  topics(): readonly Topic[];
+  topicNamed(name: string): Topic | undefined;
+}
+
+const words = (name: string) => name.replace(/_/g, ' ');
+
+/** Whether an account can subscribe to the topic now (its resource served, its module on). */
+export function topicAvailable(topic: Topic, modules: AccountModules): boolean {
+  if (!topic.gate) return true;
+  if ('notServed' in topic.gate) return false;
+  return modules[topic.gate.module] === 'on';
+}
+
+/** The reason a registered topic is not available, for the 422's detail. */
+export function unavailableReason(topic: Topic): string {
+  if (!topic.gate) return '';
+  if ('notServed' in topic.gate) return `${topic.name} is registered but not available yet: the API does not serve ${words(topic.recordName)}s.`;
+  return `${topic.name} is not available while the account's ${topic.gate.module} module is off.`;
+}
+
+/**
+ * The topics a key can subscribe to now: available to its account (module on, resource served) and carrying
+ * records the key may read.
+ */
+export function subscribableTopics(catalog: TopicCatalog, modules: AccountModules, canRead: (scope: ScopeResource) => boolean): { name: string; resource: string; description: string }[] {
+  return catalog.topics()
+    .filter((topic) => topicAvailable(topic, modules) && topic.scope !== null && canRead(topic.scope))
+    .map((topic) => ({ name: topic.name, resource: topic.resource, description: topic.description }));
+}
+
