@@ -40,6 +40,13 @@ module.exports = {
       to: { path: '^src/(rest|graphql|mcp)/', pathNot: '^src/$1/' },
     },
     {
+      name: 'graphql-schema-imports-transport',
+      comment: "GraphQL's schema generation (graphql/schema/) never imports its transport (graphql/transport/: HTTP, WebSocket, admission), which serves the schema",
+      severity: 'error',
+      from: { path: '^src/graphql/schema/' },
+      to: { path: '^src/graphql/transport/' },
+    },
+    {
       name: 'adapter-past-the-domain',
       comment: 'Adapters and the layers above reach resources and the database through the domain (src/domain.ts), not past it',
       severity: 'error',

@@ -1,4 +1,4 @@
-// npm run bench:limits — what the GraphQL cost limits (src/graphql/limits.ts: lexing, cost analysis, the points
+// npm run bench:limits — what the GraphQL cost limits (src/graphql/transport/limits.ts and its neighbours: lexing, cost analysis, the points
 // charge, the result meter) cost: the same app started twice over one seeded database, with the limits (the default)
 // and with buildApp({ graphqlLimits: false }), measured alternately on the dispatch board, a small GraphQL list and
 // the REST list (which the limits do not touch: its figures show the noise floor). See bench/README.md.
@@ -14,7 +14,7 @@ import pg from 'pg';
 import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
-import { meterSchema, OperationCost } from '../src/graphql/limits.ts';
+import { meterSchema, OperationCost } from '../src/graphql/schema/meter.ts';
 import { startChild, type Child } from './lib/children.ts';
 import { benchCleanup } from './lib/cleanup.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
@@ -142,8 +142,10 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const LIMITS_FILE = '/src/graphql/limits.ts';
-const GATE_FILE = '/src/graphql/gate.ts';
+/** The limits' own files: lexing, analysis, admission and the meter. */
+const LIMITS_FILES = ['/src/graphql/transport/document-limits.ts', '/src/graphql/transport/analysis.ts', '/src/graphql/transport/limits.ts', '/src/graphql/schema/meter.ts'];
+const isLimitsFile = (file: string) => LIMITS_FILES.some((name) => file.endsWith(name));
+const GATE_FILE = '/src/graphql/transport/gate.ts';
 const AREAS = {
   lex: 'lexing the document (documentRefusal)',
   analysis: 'cost analysis (analyzeOperation: plugin-complexity validate, aliases, depth)',
@@ -156,7 +158,7 @@ type Area = keyof typeof AREAS;
 /**
  * CPU time by limits area, from the sampled stacks: a sample belongs to lexing / analysis / charge when such a frame
  * is on its stack (inclusive), to the meter or the hooks when its own frame, or the nearest JavaScript frame above a
- * native one, is a function of limits.ts (self time: the resolvers a wrapper calls are not its cost). Also the total
+ * native one, is a function of the limits' files (self time: the resolvers a wrapper calls are not its cost). Also the total
  * sampled time (idle and the profiler's own work excluded).
  */
 interface Attribution {
@@ -189,12 +191,12 @@ function limitsTime(profile: Profile): Attribution {
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
       const frame = byId.get(cur)!.callFrame;
       const file = path(frame.url);
-      if (file.endsWith(LIMITS_FILE) && frame.functionName === 'documentRefusal') inclusive = 'lex';
-      else if (file.endsWith(LIMITS_FILE) && frame.functionName === 'analyzeOperation') inclusive = 'analysis';
+      if (isLimitsFile(file) && frame.functionName === 'documentRefusal') inclusive = 'lex';
+      else if (isLimitsFile(file) && frame.functionName === 'analyzeOperation') inclusive = 'analysis';
       else if (file.endsWith(GATE_FILE) && frame.functionName === 'charge') inclusive = 'charge';
       if (!sawJs && frame.url) {
         sawJs = true;
-        if (file.endsWith(LIMITS_FILE)) selfFn = frame.functionName || '(anonymous)';
+        if (isLimitsFile(file)) selfFn = frame.functionName || '(anonymous)';
       }
       if (inclusive) break;
     }

@@ -19,7 +19,7 @@ import { buildApiRouter } from './rest/api-router.ts';
 import { buildOpenApiDocument } from './rest/openapi/document.ts';
 import { requestId } from './rest/request-id.ts';
 import { sendProblem } from './rest/problem.ts';
-import { GRAPHQL_PATH, mountGraphql } from './graphql/server.ts';
+import { GRAPHQL_PATH, mountGraphql } from './graphql/transport/server.ts';
 import { pagesRouter } from './pages/index.ts';
 import { errorPages } from './pages/errors.ts';
 import { graphiqlIde } from './pages/graphiql.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseApiVersions } from './kernel/versioning.ts';
-import { loadManifest } from './graphql/persisted.ts';
+import { loadManifest } from './graphql/transport/persisted.ts';
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),

@@ -1,8 +1,8 @@
 import { camelCase } from '../kernel/naming.ts';
-import { GRAPHQL_PATH } from '../graphql/server.ts';
+import { GRAPHQL_PATH } from '../graphql/transport/server.ts';
 import { API_TITLE, contact } from '../rest/openapi/document-info.ts';
 import { buildOpenApiDocument } from '../rest/openapi/document.ts';
-import { deliveryAnswers, deliveryHeaders, EVENT_SCHEMA, eventSchemaName, eventSchemas, recordSchemaName, topicDescription, type JsonSchema } from '../events/event-schemas.ts';
+import { deliveryAnswers, deliveryHeaders, EVENT_SCHEMA, eventSchemaName, eventSchemas, topicDescription, type JsonSchema } from '../events/event-schemas.ts';
 import { topics, topicsByResource } from '../events/topics.ts';
 import type { Topic } from '../kernel/topics.ts';
 

@@ -15,7 +15,7 @@ export type JsonSchema = { [keyword: string]: unknown };
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** The envelope every event shares (src/events/envelope.ts). */
+/** The envelope every event shares (src/kernel/envelope.ts). */
 export const EVENT_SCHEMA = 'Event';
 
 /**
@@ -157,7 +157,7 @@ export function topicDescription(topic: Topic): string {
   return `${topic.description}\n\n${unavailableReason(topic)} Subscribing to it while it is not available answers 422 topic.not_available.`;
 }
 
-/** The headers of a delivery (Standard Webhooks, src/events/signing.ts), with their schemas. */
+/** The headers of a delivery (Standard Webhooks, src/resources/webhooks/signing.ts), with their schemas. */
 export const deliveryHeaders: { name: string; component: string; description: string; schema: JsonSchema }[] = [
   {
     name: 'webhook-id',

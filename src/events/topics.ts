@@ -1,9 +1,7 @@
 import { article, leadingArticle } from '../kernel/api-text.ts';
-import { topicAvailable, unavailableReason, type Topic, type TopicCatalog } from '../kernel/topics.ts';
-import type { AccountModules } from '../kernel/context.ts';
+import { type Topic, type TopicCatalog } from '../kernel/topics.ts';
 import type { EventAction } from '../kernel/events.ts';
 import { serves, type ResourceDefinition } from '../kernel/resource.ts';
-import type { ScopeResource } from '../kernel/scopes.ts';
 import { resources } from '../resources/index.ts';
 
 // The topic catalog: every event the service emits, by name, read from the resource declarations. Webhook

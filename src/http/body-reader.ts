@@ -6,7 +6,7 @@ import zlib from 'node:zlib';
 // refused from a declared Content-Length before a byte is read, and stopped at the limit when it streams. Unlike
 // body-parser, which reads a refused body to its end before it reports the refusal (an endless chunked body was
 // never answered), it leaves the rest unread: src/http/body-guard.ts closes the connection after the answer.
-// Failures carry body-parser's error types and statuses (src/kernel/request-body.ts turns them into problems).
+// Failures carry body-parser's error types and statuses (src/http/request-body.ts turns them into problems).
 
 const decoders: Record<string, () => zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress> = {
   gzip: () => zlib.createGunzip(),

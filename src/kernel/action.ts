@@ -7,7 +7,7 @@ import type { WireShape } from './wire-shape.ts';
 
 // An action: an operation of a resource beyond its five standard ones (convert a lead, link a contact ...),
 // declared once with its resource. The REST route (src/rest/api-router.ts), its OpenAPI operation
-// (src/rest/openapi-operations.ts) and its GraphQL query or mutation (src/graphql/actions.ts) are generated from
+// (src/rest/openapi-operations.ts) and its GraphQL query or mutation (src/graphql/schema/actions.ts) are generated from
 // the declaration: the path, the scopes, the body, the service call and the answer are written nowhere else.
 //
 // Every adapter hands the service the same wire body (snake_case fields under `body.key`), so rules, results and

@@ -2,7 +2,7 @@
 // wire shapes, actions). Each API has its own names for the same fields, so a text names a field, a parameter or
 // an argument with a marker, `{wire_name}` (dotted for a nested one: `{lineitems.unit_price}`), and each adapter
 // renders the marker in its own vocabulary: the OpenAPI document writes the wire name (`site_id`), GraphQL its
-// camelCase name (`siteId`, src/graphql/descriptions.ts). Everything else in a text is plain prose that reads the
+// camelCase name (`siteId`, src/graphql/schema/descriptions.ts). Everything else in a text is plain prose that reads the
 // same on both APIs: no HTTP methods, paths, headers or status codes (the OpenAPI builders add those), and no
 // bare snake_case names (test/graphql/descriptions.test.ts refuses them in the GraphQL schema).
 //

@@ -4,7 +4,7 @@ import { AppError } from './errors.ts';
 
 // Per-key buckets (per source IP when unauthenticated): REST read on GET/HEAD, write on POST/PATCH/PUT/DELETE,
 // webhook_ingest for webhook management; `graphql` is a bucket of points, from which a GraphQL request takes
-// the cost of its operation (src/graphql/limits.ts), while each of its mutation fields also takes one write.
+// the cost of its operation (src/graphql/transport/limits.ts), while each of its mutation fields also takes one write.
 // Memory store on one process, Redis when REDIS_URL is set, with the memory store as insurance if Redis fails.
 
 export type Bucket = 'read' | 'write' | 'webhook_ingest' | 'graphql';

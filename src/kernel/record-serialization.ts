@@ -22,7 +22,7 @@ function wireField(field: RecordFieldInfo): WireField {
 /**
  * An entry of a child collection as served: a plain object of its wire fields (own properties, all that JSON
  * writes), of a class so that the GraphQL adapter can read its fields under their GraphQL names through the
- * prototype (src/graphql/record-source.ts), as it reads a Single's.
+ * prototype (src/graphql/schema/record-source.ts), as it reads a Single's.
  */
 export class ChildEntry {
   [field: string]: unknown;

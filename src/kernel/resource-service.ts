@@ -3,7 +3,7 @@ import { ChildCollections, type ChildRows } from './child-collections.ts';
 import type { Clock } from './clock.ts';
 import { runAsTenant, type RequestContext } from './context.ts';
 import type { CursorCodec } from './cursor.ts';
-import { AppError, notFound, validationError, type FieldErrors } from './errors.ts';
+import { AppError, notFound, validationError } from './errors.ts';
 import { checkExpected, etagOf, parseIfMatch } from './etag.ts';
 import { Single, type ListOptions, type Projection, type ReadOptions, type TrustedValues } from './served-record.ts';
 import { uniqueViolation } from './unique-violation.ts';

@@ -9,7 +9,7 @@ export type WireRecord = Record<string, unknown>;
 
 /**
  * A record as served, with its ETag. A class, so every record an adapter gets is one (object literals are not
- * Singles): the GraphQL adapter reads record fields through its prototype (src/graphql/record-source.ts).
+ * Singles): the GraphQL adapter reads record fields through its prototype (src/graphql/schema/record-source.ts).
  */
 export class Single {
   declare private readonly nominal: never;

@@ -2,7 +2,7 @@
 // an item type ...; statuses and labels are the tenant's and are not vocabularies). A vocabulary is the readonly
 // array of its wire values, as before (validation, OpenAPI enums and TypeScript unions use it as it is), with a
 // name recorded beside it: GraphQL serves every field whose `enum` is a named vocabulary as one enum type of that
-// name (src/graphql/vocabularies.ts). REST keeps the wire values unchanged.
+// name (src/graphql/schema/vocabularies.ts). REST keeps the wire values unchanged.
 
 export interface VocabularyInfo {
   /** The GraphQL enum type name: "LinkableType". */

@@ -3,7 +3,7 @@ import type { Relations } from './relation.ts';
 
 // A wire shape: the one declaration of a JSON object the API serves that is not a resource record (me, lookup
 // entries, a contact linkage, a user, a system option). From it come the TypeScript type its serializer returns
-// (WireOf), the GraphQL object type (src/graphql/wire-object.ts) and the OpenAPI component
+// (WireOf), the GraphQL object type (src/graphql/schema/wire-object.ts) and the OpenAPI component
 // (src/rest/wire-shape-schema.ts), so the three cannot drift apart. Field names are the REST wire names
 // (snake_case); GraphQL serves them in camelCase.
 

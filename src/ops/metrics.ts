@@ -140,7 +140,7 @@ export class OpsMetrics {
       name: 'fieldline_graphql_operation_cost',
       help: 'Cost of GraphQL operations in rate-limit points (the graphql bucket), by operation name and type as fieldline_graphql_operations_total.',
       labelNames: ['operation_name', 'operation_type'],
-      // 1 to 65,536 points: the largest operation allowed costs 50,000 (src/graphql/limits.ts maxCost).
+      // 1 to 65,536 points: the largest operation allowed costs 50,000 (src/graphql/schema/cost.ts maxCost).
       buckets: exponentialBuckets(1, 4, 9),
       registers,
     });

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import compression from 'compression';
+import { build, stop } from 'esbuild';
 import express, { type Router } from 'express';
 import { EncodedBody } from '../http/encoded-body.ts';
 
@@ -12,8 +13,8 @@ import { EncodedBody } from '../http/encoded-body.ts';
 // (/assets/redoc/2.5.4/redoc.standalone.js), read from the package's own package.json, so an asset's bytes never
 // change under one URL: it is cached for a year as immutable, and an upgrade changes the paths the (never
 // cached) HTML pages refer to. Only the files listed here are served; any other path under /assets is not ours.
-// Our own browser scripts (the dispatch board's, next to this file) are served the same way, under a hash of
-// their bytes instead of a package version.
+// Our own browser script (the dispatch board's, TypeScript in src/pages/board/) is bundled by esbuild when this
+// module is loaded, kept in memory and served the same way, under a hash of its bytes instead of a package version.
 
 const require = createRequire(import.meta.url);
 
@@ -34,24 +35,57 @@ const redoc = installed('redoc', 'redoc');
 const graphiql = installed('@graphql-yoga/graphiql', 'graphiql');
 const graphqlWs = installed('graphql-ws', 'graphql-ws');
 
-/** A file of ours (beside this module), versioned by the first 16 hex digits of the SHA-256 of its bytes. */
-function ours(file: string, segment: string): Package {
-  const dir = import.meta.dirname;
-  const version = createHash('sha256').update(readFileSync(path.join(dir, file))).digest('hex').slice(0, 16);
-  return { segment, version, dir };
+/**
+ * The dispatch board's script: src/pages/board/main.ts and the modules it imports, bundled into one classic
+ * script (an IIFE, for the page's <script defer>) for the browsers that have <dialog> (ES2020), minified; it
+ * starts with "use strict" (tsconfig.json's strict). esbuild's service (a child process) is stopped once the
+ * bundle is built: nothing else of the server uses it.
+ */
+async function bundleBoard(): Promise<Buffer> {
+  try {
+    const result = await build({
+      entryPoints: [path.join(import.meta.dirname, 'board', 'main.ts')],
+      bundle: true,
+      write: false,
+      format: 'iife',
+      platform: 'browser',
+      target: 'es2020',
+      minify: true,
+    });
+    return Buffer.from(result.outputFiles[0].contents);
+  } finally {
+    await stop();
+  }
 }
 
-const boardClient = ours('board-client.js', 'board');
+/** Bytes of ours, built in memory: /assets/<segment>/<version>/..., the version the first 16 hex digits of their SHA-256. */
+interface Built {
+  segment: string;
+  version: string;
+  bytes: Buffer;
+}
 
-/** One served file: its URL and the file of the package it is read from. */
+function ours(bytes: Buffer, segment: string): Built {
+  return { segment, version: createHash('sha256').update(bytes).digest('hex').slice(0, 16), bytes };
+}
+
+// Built once, when the server's modules load, before any page names it.
+const boardScript = ours(await bundleBoard(), 'board');
+
+/** One served file: its URL and how its bytes are read (a file of the package, or bytes of ours). */
 interface Asset {
   url: string;
-  file: string;
   type: string;
+  load: () => Promise<Buffer>;
 }
 
 function asset(pkg: Package, name: string, file: string, type: string): Asset {
-  return { url: `/assets/${pkg.segment}/${pkg.version}/${name}`, file: path.join(pkg.dir, file), type };
+  const from = path.join(pkg.dir, file);
+  return { url: `/assets/${pkg.segment}/${pkg.version}/${name}`, type, load: () => readFile(from) };
+}
+
+function builtAsset(built: Built, name: string, type: string): Asset {
+  return { url: `/assets/${built.segment}/${built.version}/${name}`, type, load: () => Promise.resolve(built.bytes) };
 }
 
 const js = 'text/javascript; charset=utf-8';
@@ -79,10 +113,10 @@ export const assets = {
     version: graphqlWs.version,
     script: asset(graphqlWs, 'graphql-ws.min.js', 'umd/graphql-ws.min.js', js),
   },
-  /** The dispatch board's own script (src/pages/board-client.js). */
+  /** The dispatch board's own script (src/pages/board/, bundled above). */
   board: {
-    version: boardClient.version,
-    script: asset(boardClient, 'board.js', 'board-client.js', js),
+    version: boardScript.version,
+    script: builtAsset(boardScript, 'board.js', js),
   },
 } as const;
 
@@ -109,8 +143,8 @@ export const compress = compression();
 /** GET (and HEAD) of each listed asset, compressed, with the immutable Cache-Control; nothing else. */
 export function assetRouter(): Router {
   const router = express.Router({ caseSensitive: true, strict: true });
-  for (const { url, file, type } of served) {
-    const encoded = new EncodedBody(() => readFile(file));
+  for (const { url, type, load } of served) {
+    const encoded = new EncodedBody(load);
     router.get(url, async (req, res, next) => {
       try {
         res.setHeader('X-Content-Type-Options', 'nosniff');

@@ -5,9 +5,10 @@ import { Html, html, page } from './layout.ts';
 // in the URL), picks a day and sees one column per technician with the day's jobs as cards, kept live by the
 // `jobEvents` subscription over graphql-ws. Dragging a card (or its Move… dialog, for the keyboard) calls
 // updateJob with the card's etag; a refusal (someone else moved the job first) shows its userErrors message.
-// The page itself is static (rendered once, no key read); everything else is done by src/pages/board-client.js
-// and the graphql-ws browser client, both served by this server (assets.ts). The Content-Security-Policy allows
-// scripts from this server only (no inline script) and requests to this server only (fetch and WebSocket).
+// The page itself is static (rendered once, no key read); everything else is done by the board's script
+// (src/pages/board/, bundled when the server starts) and the graphql-ws browser client, both served by this
+// server (assets.ts). The Content-Security-Policy allows scripts from this server only (no inline script) and
+// requests to this server only (fetch and WebSocket).
 
 const style = `
 [hidden] { display: none !important; }

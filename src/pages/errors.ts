@@ -1,10 +1,10 @@
 import express, { type Router } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import http from 'node:http';
-import { fieldError } from '../graphql/errors.ts';
-import { userErrorsOf } from '../graphql/user-errors.ts';
+import { fieldError } from '../graphql/schema/errors.ts';
+import { userErrorsOf } from '../graphql/schema/user-errors.ts';
 import { wireText } from '../kernel/api-text.ts';
-import { errorDocs, type ErrorDoc } from '../kernel/error-docs.ts';
+import { errorDocs, type ErrorDoc } from './error-docs.ts';
 import { AppError, docSlug, errorCatalog, isInputError, type ErrorCode } from '../kernel/errors.ts';
 import { compress } from './assets.ts';
 import { html, page, sendPage, SHELL_CSP, type Html, type PagesConfig } from './layout.ts';
@@ -13,7 +13,7 @@ import { html, page, sendPage, SHELL_CSP, type Html, type PagesConfig } from './
 // ERRORS_URL defaults to these pages (<PUBLIC_URL>/errors, or /errors). GET /errors lists every code of the catalog
 // grouped by its prefix; GET /errors/<code> and GET /errors/<slug> answer the same page: title, HTTP status, when
 // it happens, how to fix it and an example of what the server sends, built with the functions that build the real
-// answers (GraphQL's error and userErrors shapes) from src/kernel/error-docs.ts. Public (no key), cached briefly.
+// answers (GraphQL's error and userErrors shapes) from src/pages/error-docs.ts. Public (no key), cached briefly.
 // Every page is rendered once, when the router is built: they depend on the configuration only.
 
 const CACHE_CONTROL = 'public, max-age=300';

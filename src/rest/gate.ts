@@ -1,11 +1,11 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { declaresBody, readBodyText } from '../http/body-reader.ts';
 import type { Domain } from '../domain.ts';
-import { admittedContext, identifyCaller, rateHeaders } from '../kernel/admission.ts';
+import { admittedContext, identifyCaller, rateHeaders } from '../http/admission.ts';
 import type { RequestContext } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
-import { assertJsonDepth } from '../kernel/json-depth.ts';
-import { bodyReadRefusal, mediaTypeRefusal } from '../kernel/request-body.ts';
+import { assertJsonDepth } from '../http/json-depth.ts';
+import { bodyReadRefusal, mediaTypeRefusal } from '../http/request-body.ts';
 import { bucketOf, type Bucket } from '../kernel/rate-limit.ts';
 import { restPath } from '../kernel/resource.ts';
 import type { Scope } from '../kernel/scopes.ts';
@@ -82,7 +82,7 @@ export function jsonBody(limitBytes: number): RequestHandler {
     } catch {
       return next(new AppError('request.malformed_json', 'The body is not valid JSON.'));
     }
-    // JSON.parse takes any nesting; what walks the value later might not (src/kernel/json-depth.ts).
+    // JSON.parse takes any nesting; what walks the value later might not (src/http/json-depth.ts).
     try {
       assertJsonDepth(req.body);
     } catch (tooDeep) {

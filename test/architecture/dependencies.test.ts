@@ -54,11 +54,11 @@ describe('the dependency rule', () => {
       // kernel -> domain: upward, even type-only.
       'src/kernel/action.ts': "import type { domain } from '../domain.ts';\nexport type D = typeof domain;\n",
       // rest -> graphql: one adapter speaking another's wire format.
-      'src/graphql/naming.ts': 'export const camel = (s: string) => s;\n',
-      'src/rest/operations.ts': "import { camel } from '../graphql/naming.ts';\nexport const op = camel('x');\n",
+      'src/graphql/schema/naming.ts': 'export const camel = (s: string) => s;\n',
+      'src/rest/operations.ts': "import { camel } from '../graphql/schema/naming.ts';\nexport const op = camel('x');\n",
       // graphql -> resources: past the domain.
       'src/resources/jobs/board.ts': 'export const LIMIT = 1;\n',
-      'src/graphql/dispatch.ts': "import { LIMIT } from '../resources/jobs/board.ts';\nexport const limit = LIMIT;\n",
+      'src/graphql/schema/dispatch.ts': "import { LIMIT } from '../../resources/jobs/board.ts';\nexport const limit = LIMIT;\n",
       // resources/invoices <-> resources/payments: a folder circle (type-only on one side).
       'src/resources/invoices/invoice.ts': "import type { Payment } from '../payments/payment.ts';\nexport interface Invoice { payments: Payment[] }\n",
       'src/resources/payments/payment.ts': "import { balance } from '../invoices/balance.ts';\nexport interface Payment { amount: number }\nexport const b = balance;\n",
@@ -72,8 +72,8 @@ describe('the dependency rule', () => {
     expect(found).toEqual(
       expect.arrayContaining([
         'kernel-imports-upward: src/kernel/action.ts -> src/domain.ts',
-        'adapter-imports-adapter: src/rest/operations.ts -> src/graphql/naming.ts',
-        'adapter-past-the-domain: src/graphql/dispatch.ts -> src/resources/jobs/board.ts',
+        'adapter-imports-adapter: src/rest/operations.ts -> src/graphql/schema/naming.ts',
+        'adapter-past-the-domain: src/graphql/schema/dispatch.ts -> src/resources/jobs/board.ts',
         expect.stringMatching(/^no-folder-circle: src\/resources\/(invoices|payments) -> src\/resources\/(payments|invoices)/),
       ]),
     );

@@ -283,7 +283,7 @@ interface AttributedRequest {
  * A receiver on 127.0.0.1 that answers 204 (the challenge when there is one, so verification passes) and notes,
  * before answering, which of `candidates` sent each request: the sender's socket is looked up in /proc/net/tcp
  * (local port = the request's remote port, remote port = the receiver's) and its inode among each candidate's
- * open files. The sender closes its socket once answered (src/events/outbound.ts sends with agent: false), so the
+ * open files. The sender closes its socket once answered (src/resources/webhooks/outbound.ts sends with agent: false), so the
  * lookup is made while the request is held.
  */
 async function attributingReceiver(candidates: number[]): Promise<{ url: string; requests: AttributedRequest[]; close(): Promise<void> }> {

@@ -67,7 +67,7 @@ async function endpointIn(start: Start): Promise<{ id: string; etag: string }> {
   const id = created.body.data.id as string;
   if (start === 'verified') return { id, etag: created.headers.get('etag')! };
   if (start === 'paused') {
-    // What the circuit breaker leaves (src/events/delivery.ts); the delivery counters are not part of the ETag.
+    // What the circuit breaker leaves (src/resources/webhooks/delivery.ts); the delivery counters are not part of the ETag.
     await t.database.prisma.webhookEndpoint.updateMany({ where: { id }, data: { paused_until: new Date(Date.now() + 3_600_000), consecutive_failures: 5, failing_since: new Date() } });
     const res = await read(id);
     expect(res.body.data.paused_until).not.toBeNull();

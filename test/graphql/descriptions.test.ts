@@ -11,12 +11,12 @@ import {
 import { describe, expect, it } from 'vitest';
 import { topics } from '../../src/events/topics.ts';
 import { errorCatalog } from '../../src/kernel/errors.ts';
-import { buildSchema } from '../../src/graphql/schema.ts';
+import { buildSchema } from '../../src/graphql/schema/schema.ts';
 import { allScopes } from '../../src/resources/catalog.ts';
 
 // The schema is read by app developers and agents: every type, field, argument, input field and enum value has
 // a description, written for GraphQL readers. Descriptions come from the declarations (their `{wire_name}`
-// markers are rendered as GraphQL names, src/kernel/api-text.ts) and from src/graphql/descriptions.ts.
+// markers are rendered as GraphQL names, src/kernel/api-text.ts) and from src/graphql/schema/descriptions.ts.
 
 /** Every described element of the schema with its description, named as a reader would: Type.field(arg). */
 function describedElements(): { where: string; description: string | null | undefined }[] {
@@ -44,7 +44,7 @@ function describedElements(): { where: string; description: string | null | unde
  * Values that are the same on both APIs and may appear as they are: scopes (`tax_rates:read`), error codes
  * (`auth.scope_missing`) and event topics (`job.status_changed`), which a GraphQL client meets as strings (a
  * webhook endpoint's topics, availableWebhookTopics), and the `type` of the verification handshake a webhook
- * receiver is sent (src/events/verification.ts), which is the same whichever API registered the endpoint.
+ * receiver is sent (src/resources/webhooks/verification.ts), which is the same whichever API registered the endpoint.
  */
 const values = [...allScopes, ...Object.keys(errorCatalog), ...topics().map((topic) => topic.name), 'webhook_endpoint.verification'].sort((a, b) => b.length - a.length);
 const withoutValues = (text: string) => values.reduce((rest, value) => rest.split(value).join('<value>'), text);

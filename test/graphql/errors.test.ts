@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { maskErrorWith } from '../../src/graphql/errors.ts';
+import { maskErrorWith } from '../../src/graphql/schema/errors.ts';
 import { AppError, validationError } from '../../src/kernel/errors.ts';
 
 const mask = maskErrorWith('https://docs.example/errors', pino({ level: 'silent' }));

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { highRateLimits, useTestApp } from '../helpers/app.ts';
 import { graphqlTenant, ok, type Gql, type GraphqlResponse } from '../helpers/graphql.ts';
 
-// Operations are compiled by graphql-jit from their second execution on (src/graphql/jit.ts); the first runs on
+// Operations are compiled by graphql-jit from their second execution on (src/graphql/transport/jit.ts); the first runs on
 // graphql-js. So the same document sent three times is answered by graphql-js, then twice by its compiled
 // query: every answer must be the same, byte for byte (request ids aside), data, errors, status and cost alike.
 

@@ -9,7 +9,7 @@ import { useTenant, useTestApp, type TestApp } from '../helpers/app.ts';
 import { withoutCost } from '../helpers/graphql.ts';
 import { testRedisUrl, useRedisInstances } from '../helpers/redis.ts';
 
-// Persisted operations (src/graphql/persisted.ts): automatic persisted queries as Apollo Client, urql and Relay
+// Persisted operations (src/graphql/transport/persisted.ts): automatic persisted queries as Apollo Client, urql and Relay
 // tooling speak them, over POST and GET, and the allowlist mode of GRAPHQL_PERSISTED_OPERATIONS.
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

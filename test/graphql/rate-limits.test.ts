@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { limits } from '../../src/graphql/limits.ts';
+import { limits } from '../../src/graphql/schema/cost.ts';
 import { type Tenant, useTestApp } from '../helpers/app.ts';
 import { codeOf, type GraphqlResponse } from '../helpers/graphql.ts';
 import { rateLimitHeaders } from '../helpers/http.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { resources } from '../../src/domain.ts';
 import { serves } from '../../src/kernel/resource.ts';
 import { camelCase } from '../../src/kernel/naming.ts';
-import { printedSchema } from '../../src/graphql/schema.ts';
+import { printedSchema } from '../../src/graphql/schema/schema.ts';
 
 describe('schema.graphql', () => {
   it('is the schema printed from the code (run npm run schema:print when this fails)', () => {

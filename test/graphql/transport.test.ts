@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { limits } from '../../src/graphql/limits.ts';
+import { limits } from '../../src/graphql/schema/cost.ts';
 import { type Tenant, useTestApp } from '../helpers/app.ts';
 import { codeOf, type Cost, withoutCost } from '../helpers/graphql.ts';
 import { type ApiResponse, client, rateLimitHeaders } from '../helpers/http.ts';

@@ -1,7 +1,7 @@
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
-import { limits } from '../../src/graphql/limits.ts';
+import { limits } from '../../src/graphql/schema/cost.ts';
 import { type TestApp, useTenant, useTestApp } from '../helpers/app.ts';
 import { USER_ERRORS, withoutCost } from '../helpers/graphql.ts';
 

@@ -1,6 +1,6 @@
 import { getOperationAST, parse } from 'graphql';
 import { expect } from 'vitest';
-import { enumValueName } from '../../src/graphql/vocabularies.ts';
+import { enumValueName } from '../../src/graphql/schema/vocabularies.ts';
 import type { Tenant, TestApp } from './app.ts';
 
 /**

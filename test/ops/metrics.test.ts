@@ -2,7 +2,7 @@ import { createClient } from 'graphql-ws';
 import { register as globalRegistry } from 'prom-client';
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
-import { limits } from '../../src/graphql/limits.ts';
+import { limits } from '../../src/graphql/schema/cost.ts';
 import { startTestApp, useTenant, useTestApp } from '../helpers/app.ts';
 import { expectProblem } from '../helpers/problem.ts';
 import { scrape } from './prometheus.ts';

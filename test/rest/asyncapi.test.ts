@@ -1,4 +1,4 @@
-import { buildSchema } from '../../src/graphql/schema.ts';
+import { buildSchema } from '../../src/graphql/schema/schema.ts';
 import { Parser, DiagnosticSeverity } from '@asyncapi/parser';
 import { Ajv, type ValidateFunction } from 'ajv';
 import ajvFormats from 'ajv-formats';

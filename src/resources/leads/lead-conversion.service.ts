@@ -1,7 +1,7 @@
 import { overridesFromBody } from '../../kernel/body.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
-import { AppError, notFound, validationError } from '../../kernel/errors.ts';
+import { AppError, notFound } from '../../kernel/errors.ts';
 import { isUuid } from '../../kernel/ids.ts';
 import { liveStatuses } from '../../kernel/lookups.ts';
 import type { ResourceService, Single } from '../../kernel/resource-service.ts';

@@ -1,6 +1,6 @@
 import ipaddr from 'ipaddr.js';
 
-// Which addresses a webhook request may connect to (src/events/outbound.ts resolves the host and checks every
+// Which addresses a webhook request may connect to (src/resources/webhooks/outbound.ts resolves the host and checks every
 // address it resolves to here): public unicast only, or private ranges too when WEBHOOK_ALLOW_PRIVATE_NETWORKS is
 // set for development; the cloud metadata and container credential addresses never.
 

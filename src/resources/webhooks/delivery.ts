@@ -67,7 +67,7 @@ export class WebhookDeliverer {
       const endpoint = await this.db.webhookEndpoint.findUnique({ where: { id: job.endpointId } });
       if (!endpoint) return { kind: 'dropped', reason: 'endpoint deleted' };
       if (endpoint.status === 'disabled') return { kind: 'dropped', reason: 'endpoint disabled' };
-      // Nothing is sent to a URL that did not echo a challenge, not even a test (src/events/endpoint-states.ts).
+      // Nothing is sent to a URL that did not echo a challenge, not even a test (src/resources/webhooks/endpoint-states.ts).
       if (!deliverable(endpoint)) return { kind: 'dropped', reason: 'endpoint not verified' };
       const startedAt = this.now();
       if (!options.test && endpoint.paused_until && endpoint.paused_until > startedAt) return { kind: 'deferred', until: endpoint.paused_until };

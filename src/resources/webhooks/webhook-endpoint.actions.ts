@@ -2,9 +2,9 @@ import { action, type ActionDefinition } from '../../kernel/action.ts';
 import { replayFields, webhookDeliveryShape, webhookReplayShape, webhookSecretShape } from './webhook.shapes.ts';
 
 // POST /webhooks/endpoints/{id}/verify, /test, /replay, /rotate_secret and GET .../deliveries, through
-// domain.webhooks (src/events/webhook.service.ts).
+// domain.webhooks (src/resources/webhooks/webhook.service.ts).
 
-/** The causes of a failed verification handshake (src/events/verification.ts). */
+/** The causes of a failed verification handshake (src/resources/webhooks/verification.ts). */
 export const verificationCodes = ['verification.echo_mismatch', 'verification.timeout', 'verification.ssl_error', 'verification.network_unreachable', 'verification.unknown_error', 'verification.failed'] as const;
 
 // Typed as ActionDefinition[] rather than inferred: the scope catalog is derived from the resource declarations that

@@ -20,7 +20,7 @@ import { subscribableTopics, type TopicCatalog } from '../../kernel/topics.ts';
 import { grants, type Scope } from '../../kernel/scopes.ts';
 
 // The webhook endpoint actions (src/resources/webhooks/webhook-endpoint.actions.ts): verify, test, replay,
-// rotate_secret and the delivery log. Lifecycle rules (spec, webhook endpoint states; src/events/endpoint-states.ts):
+// rotate_secret and the delivery log. Lifecycle rules (spec, webhook endpoint states; src/resources/webhooks/endpoint-states.ts):
 // a disabled endpoint refuses them with endpoint.disabled; a paused one refuses verify, replay and rotate_secret
 // with endpoint.paused, while test is allowed (its success clears the pause); test and replay send nothing to an
 // unverified endpoint (validation.failed on status).

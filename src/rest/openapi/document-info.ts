@@ -15,7 +15,7 @@ const license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' };
 /**
  * The team, with the server's own API reference page when the server knows its public URL: contact.url must be an
  * absolute URL (the 3.1 schema's format uri; linters refuse a relative one), so without PUBLIC_URL there is none.
- * The AsyncAPI document (src/events/asyncapi.ts) names the same contact.
+ * The AsyncAPI document (src/docs/asyncapi.ts) names the same contact.
  */
 export function contact(publicUrl: string | undefined) {
   return { name: 'Fieldline API team', ...(publicUrl ? { url: `${publicUrl}/docs` } : {}) };

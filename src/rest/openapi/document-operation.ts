@@ -5,7 +5,7 @@ import { responseHeaders } from './headers.ts';
 import { z } from './zod.ts';
 
 // GET /openapi.json: this document, and GET /asyncapi.json: the AsyncAPI document of the events (webhook
-// deliveries and GraphQL subscriptions, src/events/asyncapi.ts). Both are served without authentication.
+// deliveries and GraphQL subscriptions, src/docs/asyncapi.ts). Both are served without authentication.
 
 export function registerDocumentOperation({ register, addOperation }: DocumentBuilder): void {
   const document = register(

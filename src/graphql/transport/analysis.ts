@@ -1,0 +1,115 @@
+import { complexityFromQuery } from '@pothos/plugin-complexity';
+import {
+  GraphQLError,
+  Kind,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+
+import { limits } from '../schema/cost.ts';
+import { refusal } from './document-limits.ts';
+
+// Step 2 of the limits (docs/graphql-limits.md): the operation's cost, depth, aliases and mutation fields, computed
+// from the document and the variables before anything executes.
+
+interface Counts {
+  aliases: number;
+  mutationFields: number;
+}
+
+/** Aliases in a selection set, every fragment spread counted in full (memoized, so a fragment bomb costs little to count). */
+function countAliases(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, memo: Map<SelectionSetNode, number>, active: Set<SelectionSetNode>): number {
+  const known = memo.get(selectionSet);
+  if (known !== undefined) return known;
+  if (active.has(selectionSet)) return 0; // a fragment cycle: validation refuses the document
+  active.add(selectionSet);
+  let count = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (selection.alias) count += 1;
+      if (selection.selectionSet) count += countAliases(selection.selectionSet, fragments, memo, active);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      count += countAliases(selection.selectionSet, fragments, memo, active);
+    } else {
+      const fragment = fragments.get(selection.name.value);
+      if (fragment) count += countAliases(fragment.selectionSet, fragments, memo, active);
+    }
+    if (count > limits.maxAliases) break;
+  }
+  active.delete(selectionSet);
+  memo.set(selectionSet, count);
+  return count;
+}
+
+/** Root fields of a mutation (each one write), through fragments. */
+function countRootFields(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, depth = 0): number {
+  if (depth > limits.maxNesting) return 0;
+  let count = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) count += selection.name.value.startsWith('__') ? 0 : 1;
+    else if (selection.kind === Kind.INLINE_FRAGMENT) count += countRootFields(selection.selectionSet, fragments, depth + 1);
+    else {
+      const fragment = fragments.get(selection.name.value);
+      if (fragment) count += countRootFields(fragment.selectionSet, fragments, depth + 1);
+    }
+  }
+  return count;
+}
+
+function selectedOperation(document: DocumentNode, operationName: string | null | undefined): OperationDefinitionNode | null {
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (operationName) return operations.find((op) => op.name?.value === operationName) ?? null;
+  return operations.length === 1 ? operations[0] : null;
+}
+
+export interface Analysis {
+  cost: number;
+  mutationFields: number;
+}
+
+/**
+ * The cost of the operation a request selects, from its document and variables, or the limit it breaks.
+ * Returns null when the operation cannot be selected or its variables do not coerce: execution reports that.
+ */
+export function analyzeOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variableValues: Record<string, unknown> | null | undefined,
+  context: object,
+): Analysis | null {
+  const operation = selectedOperation(document, operationName);
+  if (!operation) return null;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  const counts: Counts = {
+    aliases: countAliases(operation.selectionSet, fragments, new Map(), new Set()),
+    mutationFields: operation.operation === 'mutation' ? countRootFields(operation.selectionSet, fragments) : 0,
+  };
+  if (counts.aliases > limits.maxAliases) {
+    throw refusal('graphql.too_many_aliases', `The operation has more than ${limits.maxAliases} aliased fields (fragments counted in full).`);
+  }
+  // The document has passed validation; its cost is that of the selected operation alone (with the fragments it may use).
+  let complexity: number;
+  let depth: number;
+  try {
+    ({ complexity, depth } = complexityFromQuery(
+      { kind: Kind.DOCUMENT, definitions: [operation, ...fragments.values()] },
+      { schema, ctx: context, variables: variableValues ?? {} },
+    ));
+  } catch (error) {
+    // Variables that do not coerce: execution answers them as a request error.
+    if (error instanceof GraphQLError) return null;
+    throw error;
+  }
+  if (depth > limits.maxDepth) throw refusal('graphql.depth_exceeded', `The selection is ${depth} levels deep; at most ${limits.maxDepth}.`);
+  const cost = Math.ceil(complexity) + counts.mutationFields * limits.mutationPoints;
+  if (cost > limits.maxCost) {
+    throw refusal('graphql.cost_exceeded', `The operation costs ${cost} points; at most ${limits.maxCost}. Ask for smaller pages (limit) or fewer relations.`);
+  }
+  return { cost, mutationFields: counts.mutationFields };
+}
+

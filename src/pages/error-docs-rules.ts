@@ -1,0 +1,61 @@
+import type { ErrorCode } from '../kernel/errors.ts';
+import { both, ID, OTHER_ID, type ErrorDoc } from './error-docs-common.ts';
+
+// The error pages' texts of the business-rule codes of the resources (src/pages/error-docs.ts).
+
+export const ruleErrorDocs = {
+  'lead.already_converted': {
+    when: '`POST /leads/{id}/convert` (GraphQL `convertLead`) of a lead that was already converted. The detail names the customer it became.',
+    fix: 'A lead converts once: use the customer in the lead\'s `converted_customer_id`.',
+    apis: both,
+    example: { instance: `/api/v2/leads/${ID}/convert`, detail: `The lead was already converted into customer ${OTHER_ID}.` },
+  },
+  'estimate.not_accepted': {
+    when: '`POST /estimates/{id}/convert` (GraphQL `convertEstimate`) of an estimate whose status is not `Accepted`.',
+    fix: 'Move the estimate to `Accepted` first (a `PATCH` of its `status`, with a key whose user may decide estimates), then convert it.',
+    apis: both,
+    example: { instance: `/api/v2/estimates/${ID}/convert`, detail: 'Only an Accepted estimate converts to a job (this one is Sent).' },
+  },
+  'estimate.already_converted': {
+    when: '`POST /estimates/{id}/convert` (GraphQL `convertEstimate`) of an estimate that was already converted into a job. The detail names the job.',
+    fix: 'An estimate converts once: use the job in the estimate\'s `converted_job_id`.',
+    apis: both,
+    example: { instance: `/api/v2/estimates/${ID}/convert`, detail: `The estimate was already converted into job ${OTHER_ID}.` },
+  },
+  'idempotency_key.invalid': {
+    when: 'The `Idempotency-Key` header (GraphQL `idempotencyKey`) of a financial create is empty, longer than 255 characters, or holds a character outside printable ASCII (letters, digits and `!` to `~`; no spaces), or the header is sent twice.',
+    fix: 'Send one key of 1 to 255 printable ASCII characters per operation: a UUID is the usual choice.',
+    apis: both,
+    example: { instance: '/api/v2/invoices', detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters (no spaces).' },
+  },
+  'invoice.has_payments': {
+    when: '`DELETE /invoices/{id}` (GraphQL `deleteInvoice`) of an invoice that live payments apply to (its `balance` is below its `amount`).',
+    fix: 'Delete (void) the payments that apply to the invoice, or change their `applications`, then delete the invoice.',
+    apis: both,
+    example: { instance: `/api/v2/invoices/${ID}`, detail: 'Payments apply 125.50 to this invoice: delete (void) them first.' },
+  },
+  'job.already_invoiced': {
+    when: '`POST /jobs/{id}/invoice` (GraphQL `invoiceJob`) of a job that a live invoice already bills (an invoice whose `job_id` is the job).',
+    fix: 'Read the existing invoice (`GET /invoices?q=` or GraphQL `job.invoices`) and change it; to bill the job again from scratch, delete that invoice first.',
+    apis: both,
+    example: { instance: `/api/v2/jobs/${ID}/invoice`, detail: `The job is billed by invoice 1042 (${ID}); delete that invoice to invoice the job again.` },
+  },
+  'sales_order.already_invoiced': {
+    when: '`POST /sales_orders/{id}/invoice` (GraphQL `invoiceSalesOrder`) of a sales order that a live invoice already bills (an invoice whose `sales_order_id` is the sales order).',
+    fix: 'Read the existing invoice (GraphQL `salesOrder.invoices`, or `GET /invoices/{id}` with the id the detail names) and change it; to bill the sales order again from scratch, delete that invoice first.',
+    apis: both,
+    example: { instance: `/api/v2/sales_orders/${ID}/invoice`, detail: `The sales order is billed by invoice 1042 (${OTHER_ID}); delete that invoice to invoice the sales order again.` },
+  },
+  'stock.insufficient': {
+    when: '`POST /stock_adjustments` or `POST /inventory_transfers` (GraphQL `createStockAdjustment`, `createInventoryTransfer`) that would take what a location holds of an item below zero. Nothing is stored and no stock moves.',
+    fix: 'Read what the location holds (`GET /stock_levels?item_id=...&location_id=...`), then move at most that, or count the stock in first with a stock adjustment.',
+    apis: both,
+    example: { instance: '/api/v2/inventory_transfers', detail: `Location ${ID} holds 2.0000 of item ${ID}; the write takes 3.0000. Nothing was moved.` },
+  },
+  'stock_location.has_stock': {
+    when: '`DELETE /stock_locations/{id}` (GraphQL `deleteStockLocation`) of a location that holds a quantity of some item.',
+    fix: 'Transfer the stock to another location, or adjust it out, then delete the location (or make it inactive instead).',
+    apis: both,
+    example: { instance: `/api/v2/stock_locations/${ID}`, detail: 'The location holds 3 item(s): transfer or adjust them out first.' },
+  },
+} satisfies Partial<Record<ErrorCode, ErrorDoc>>;
