@@ -1,5 +1,5 @@
 import type { PrismaClient } from '../generated/prisma/client.ts';
-import { asBackground } from './client.ts';
+import { asBackground } from './background.ts';
 
 // The outbox read across accounts (src/events/): the webhook dispatcher's step and the retention purge. Outside
 // any tenant (every account's events at once), so they live with the database layer.

@@ -6,7 +6,7 @@ import { AppError } from '../kernel/errors.ts';
 // answer 500. A legitimate body nests about 5 levels ({"job": {"lineitems": [{...}]}}, a multiselect custom
 // field's array); anything deeper than MAX_JSON_DEPTH is refused as a whole, with 400 request.too_deep, before
 // any service sees it: REST bodies in jsonBody (src/rest/gate.ts), GraphQL bodies in the transport
-// (src/graphql/transport/server.ts) and values of the JSON scalar (src/graphql/schema/scalars.ts).
+// (src/graphql/transport/request.ts) and values of the JSON scalar (src/graphql/schema/scalars.ts).
 
 /** Containers (objects, arrays) inside each other: `1` is depth 0, `[]` depth 1, `{"a": [1]}` depth 2. */
 export const MAX_JSON_DEPTH = 32;

@@ -1,3 +1,4 @@
+import * as batched from './batched-reads.ts';
 import { recordFromBody } from './body.ts';
 import { ChildCollections, type ChildRows } from './child-collections.ts';
 import type { Clock } from './clock.ts';
@@ -36,8 +37,8 @@ export interface ResourceServiceDeps extends HookDeps {
 /**
  * The kernel's operations for any declared resource: the five standard ones (list, get, create, update,
  * delete), batched reads for adapters (getMany, listBy), and the writes other services compose inside their
- * own transaction (createWithin, touchWithin, removeWhere). Validation, child collections and serialization
- * are their own modules; this class runs them in order, in the caller's tenant.
+ * own transaction (createWithin, touchWithin, removeWhere). Validation, child collections, serialization and
+ * the batched reads (batched-reads.ts) are their own modules; this class runs them in order, in the caller's tenant.
  */
 export class ResourceService {
   /** What the hooks get besides the operation: the other services, the settings, the topic catalog. */
@@ -47,6 +48,8 @@ export class ResourceService {
   private readonly projections = new Map<string, Projection>();
   private readonly childCollections: ChildCollections;
   private readonly live: object;
+  /** What getMany and listBy read with (batched-reads.ts). */
+  private readonly batchedReads: batched.BatchedReadSource;
 
   constructor(
     readonly def: ResourceDefinition,
@@ -67,6 +70,16 @@ export class ResourceService {
     this.full = { columns: this.listSpec.columns, listSpec: this.listSpec, children: undefined, serializer: new RecordSerializer(def) };
     this.childCollections = new ChildCollections(def, deps.clock);
     this.live = def.conventions.softDelete ? { deleted_at: null } : {};
+    this.batchedReads = {
+      def,
+      listSpec: this.listSpec,
+      live: this.live,
+      db: deps.db,
+      raw: deps.raw,
+      projection: (fields) => this.projection(fields),
+      loadChildren: (db, ids, projection) => this.loadChildren(db, ids, projection),
+      served: (row, children, projection) => this.served(row, children, projection),
+    };
   }
 
   private delegate(db: TenantTx | TenantClient): ModelDelegate {
@@ -139,22 +152,8 @@ export class ResourceService {
    * Live records with these ids, serialized, aligned with `ids`: null where a record is absent, deleted or
    * another tenant's. Runs in the caller's tenant context; one statement, plus one per child collection read.
    */
-  async getMany(db: TenantTx | TenantClient, ids: readonly string[], options: ReadOptions = {}): Promise<(Single | null)[]> {
-    // Outside a transaction the served columns are read like a list page (the raw runner: on PostgreSQL the pg pool
-    // without Prisma's result mapping), which serializes to the same wire record at a fraction of the CPU.
-    const unique = [...new Set(ids)];
-    const projection = this.projection(options.fields);
-    const rows =
-      db === this.deps.db
-        ? await tenantQuery<RecordRow>(
-            this.deps.raw,
-            `SELECT ${projection.columns.join(', ')} FROM ${this.def.table} WHERE account_id = $1::uuid AND id = ANY($2::uuid[])${this.listSpec.live ? ` AND ${this.listSpec.live}` : ''}`,
-            unique,
-          )
-        : await this.delegate(db).findMany({ where: { id: { in: unique }, ...this.live } });
-    const children = await this.loadChildren(db, rows.map((row) => row.id), projection);
-    const byId = new Map(rows.map((row) => [row.id, this.served(row, children, projection)]));
-    return ids.map((id) => byId.get(id) ?? null);
+  getMany(db: TenantTx | TenantClient, ids: readonly string[], options: ReadOptions = {}): Promise<(Single | null)[]> {
+    return batched.getMany(this.batchedReads, db, ids, options);
   }
 
   /**
@@ -164,30 +163,8 @@ export class ResourceService {
    * collection reads what it serves, not the whole collection). Runs in the caller's tenant context; one
    * statement, plus one per child collection read.
    */
-  async listBy(db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions & { perKey?: number } = {}): Promise<Single[][]> {
-    if (!this.listSpec.columns.includes(column)) throw new Error(`${this.def.plural}.${column} is not a served column`);
-    const projection = this.projection(options.fields);
-    const live = this.listSpec.live ? ` AND t.${this.listSpec.live}` : '';
-    // The key column is read to group the rows, whether or not it is served.
-    const columns = [...new Set([...projection.columns, column])].map((c) => `t.${c}`).join(', ');
-    const order = this.def.siblingOrder ?? 't.created_at, t.id';
-    const where = `t.account_id = $1::uuid AND t.${column} = ANY($2::uuid[])${live}`;
-    const rows =
-      options.perKey === undefined
-        ? await tenantQuery<RecordRow>(db, `SELECT ${columns} FROM ${this.def.table} t WHERE ${where} ORDER BY ${order}`, [...new Set(keys)])
-        : await tenantQuery<RecordRow>(
-            db,
-            `SELECT * FROM (SELECT ${columns}, row_number() OVER (PARTITION BY t.${column} ORDER BY ${order}) AS sibling_rank FROM ${this.def.table} t WHERE ${where}) ranked WHERE sibling_rank <= $3 ORDER BY sibling_rank`,
-            [...new Set(keys)],
-            options.perKey,
-          );
-    const children = await this.loadChildren(db, rows.map((row) => row.id), projection);
-    const groups = new Map<string, Single[]>();
-    for (const row of rows) {
-      const key = String(row[column]);
-      (groups.get(key) ?? groups.set(key, []).get(key)!).push(this.served(row, children, projection));
-    }
-    return keys.map((key) => groups.get(key) ?? []);
+  listBy(db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions & { perKey?: number } = {}): Promise<Single[][]> {
+    return batched.listBy(this.batchedReads, db, column, keys, options);
   }
 
   /** A page of the list (the spec's list parameters as entries); `maxLimit` widens limit for a service's own bounded reads. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { appliedMigrationNames, pingDatabase, type Database } from '../db/client.ts';
+import type { Database } from '../db/client.ts';
+import { appliedMigrationNames, pingDatabase } from '../db/readiness-queries.ts';
 import { loadMigrationsList } from '../db/migrate.ts';
 import { TIMED_OUT, withTimeout, type WorkerRegistry } from './workers.ts';
 

@@ -28,7 +28,7 @@ const migrations = loadMigrationsList().migrationDirectories.map((directory) => 
 
 // Every app runs background work from its first listen(): the outbox dispatcher (src/events/queue.ts) takes the
 // outbox cursor and reads new events on connect and every few seconds, whatever the requests do. The database
-// client does not report that work to onQuery (asBackground in src/db/client.ts), and pg-boss's own polling never
+// client does not report that work to onQuery (asBackground in src/db/background.ts), and pg-boss's own polling never
 // reaches it (its own pool on PostgreSQL, the PGlite instance directly), so what is counted here is the requests'.
 
 describe('GET /healthz', () => {

@@ -10,7 +10,11 @@ import { written } from './loaders.ts';
 import { payloadOf } from './user-errors.ts';
 import { camelCase, pascalCase } from '../../kernel/naming.ts';
 import { actionTexts, inputFieldText } from './descriptions.ts';
-import { graphqlType, recordInput, toWireBody, type RecordShape, type ResourceTypes } from './resource-schema.ts';
+import { graphqlType } from './field-types.ts';
+import { recordInput } from './write-input.ts';
+import { toWireBody } from './write-body.ts';
+import type { RecordShape } from './record-type.ts';
+import type { ResourceTypes } from './resource-schema.ts';
 import type { SharedTypes } from './shared-types.ts';
 import { wireObject } from './wire-object.ts';
 

@@ -1,7 +1,8 @@
 import { requestContext, type Builder } from './builder.ts';
 import { pageCost } from './cost.ts';
 import { selectedRead } from './selection.ts';
-import type { RecordShape, ResourceTypes } from './resource-schema.ts';
+import type { RecordShape } from './record-type.ts';
+import type { ResourceTypes } from './resource-schema.ts';
 import { DISPATCH_DEFAULT_LIMIT, DISPATCH_MAX_LIMIT } from '../../domain.ts';
 
 // dispatchBoard(from, to, limit): the adapter of domain.dispatchBoard (src/resources/jobs/dispatch-board.service.ts),

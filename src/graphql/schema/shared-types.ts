@@ -1,4 +1,4 @@
-import type { RecordShape } from './resource-schema.ts';
+import type { RecordShape } from './record-type.ts';
 import { typenameOf } from './record-source.ts';
 import type { UserError } from './user-errors.ts';
 import { enumTexts } from './descriptions.ts';

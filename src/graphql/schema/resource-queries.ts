@@ -1,0 +1,96 @@
+import type { ObjectRef } from '@pothos/core';
+import type { ResourceDefinition } from '../../kernel/resource.ts';
+import type { Scope } from '../../kernel/scopes.ts';
+import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
+import { connectionArgs, connectionCost, connectionType, pageRead, pageEntries } from './connections.ts';
+import { selectedRead } from './selection.ts';
+import type { SharedTypes } from './shared-types.ts';
+import { camelCase } from '../../kernel/naming.ts';
+import { vocabularyType } from './vocabularies.ts';
+import { enumTexts, listTexts, resourceTexts } from './descriptions.ts';
+import { filterFields, graphqlListError, listEntries } from './list-arguments.ts';
+import type { RecordShape } from './record-type.ts';
+
+/**
+ * The queries of a resource: <name>(id), and <plural>(first, after, filter, sort), a connection of its records
+ * with the <Class>Filter and <Class>Sort inputs its list declares (none when it declares no filter or sort).
+ */
+export function registerResourceQueries(builder: Builder, def: ResourceDefinition, shared: SharedTypes, recordRef: ObjectRef<any, RecordShape>): void {
+  const typeName = def.className;
+  const readScope = `${def.scope}:read` as Scope;
+  const service = (ctx: GraphQLContext) => ctx.domain.resource(def.name);
+  // Pothos types field options by literal type names; these are computed from the declaration.
+  type AnyOptions = never;
+
+  const connectionRef = connectionType(builder, recordRef, typeName, def.name.replace(/_/g, ' '));
+  const filters = filterFields(def);
+  const filterRef =
+    filters.length === 0
+      ? null
+      : builder.inputType(`${typeName}Filter`, {
+          description: listTexts.filterInput(def),
+          fields: (t) =>
+            Object.fromEntries(
+              filters.map((arg) => [
+                arg.name,
+                arg.type === 'CustomFieldFilter'
+                  ? t.field({ type: [shared.CustomFieldFilter], description: arg.description })
+                  : t.field({ type: vocabularyType(builder, Array.isArray(arg.type) ? 'string[]' : 'string', arg.enum, arg.type), description: arg.description } as AnyOptions),
+              ]),
+            ) as never,
+        });
+  const sorts = Object.keys(def.list.sorts);
+  const sortRef =
+    sorts.length === 0
+      ? null
+      : builder.inputType(`${typeName}Sort`, {
+          description: listTexts.sortInput(def),
+          fields: (t) => ({
+            field: t.field({
+              type: builder.enumType(`${typeName}SortField`, {
+                description: listTexts.sortField(def),
+                values: Object.fromEntries(sorts.map((sort) => [sort.toUpperCase(), { value: sort, description: enumTexts.sortField(sort) }])),
+              }),
+              required: true,
+              description: listTexts.sortBy,
+            }),
+            direction: t.field({ type: shared.SortDirection, defaultValue: 'asc', description: listTexts.sortDirection }),
+          }),
+        });
+
+  builder.queryFields((t) => ({
+    [camelCase(def.name)]: t.field({
+      type: recordRef,
+      nullable: true,
+      description: resourceTexts(def).get,
+      authScopes: { scope: readScope },
+      args: { id: t.arg.id({ required: true, description: resourceTexts(def).getId }) },
+      resolve: async (_root, args, ctx, info) => {
+        return service(ctx).get(requestContext(ctx), String(args.id), selectedRead(def, info));
+      },
+    }),
+    [camelCase(def.plural)]: t.field({
+      type: connectionRef,
+      nullable: true,
+      description: resourceTexts(def).list,
+      authScopes: { scope: readScope },
+      complexity: connectionCost,
+      args: {
+        ...connectionArgs(t),
+        ...(filterRef ? { filter: t.arg({ type: filterRef, description: listTexts.filterArg }) } : {}),
+        ...(sortRef ? { sort: t.arg({ type: sortRef, description: listTexts.sortArg(def) }) } : {}),
+      } as never,
+      resolve: async (_root, args, ctx, info) => {
+        const { first, after, filter, sort } = args as { first?: number | null; after?: string | null; filter?: Record<string, unknown> | null; sort?: { field: string; direction: string } | null };
+        const entries: [string, string][] = [...pageEntries(first, after), ...(filter ? listEntries(filters, filter) : [])];
+        if (sort) entries.push(['sort', `${sort.direction === 'desc' ? '-' : ''}${sort.field}`]);
+        const result = await service(ctx)
+          .list(requestContext(ctx), entries, { ...pageRead(def, info), liveStatusesOnly: true })
+          .catch((error: unknown) => {
+            throw graphqlListError(error, filters);
+          });
+        return { nodes: result.data, hasNextPage: result.hasMore, hasPreviousPage: Boolean(after), cursorAt: result.cursorAt };
+      },
+    }),
+  }));
+}
