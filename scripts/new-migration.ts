@@ -1,12 +1,17 @@
 // Authors a Prisma migration folder from the difference between prisma/migrations and schema.prisma,
 // computed by the wasm schema engine against a throwaway in-memory PGlite (no server, no native engine).
-// Usage: npm run migration:new -- <name>. Review the SQL and append what Prisma cannot express.
+// Usage: npm run migration:new -- <name>. For a table the migration creates whose resource is declared (listed in
+// src/resources/index.ts), what the declaration implies and Prisma cannot express (the search column, unique
+// indexes that ignore case) is appended under `-- Hand-written` (src/db/declared-sql.ts). Review the SQL, and
+// append by hand anything else Prisma cannot express.
 import { mkdirSync, writeFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { diffMigrationsToSchema, migrationsDir } from '../src/db/migrate.ts';
 import { pgliteExtensions } from '../src/db/pglite-extensions.ts';
+import { declaredSql } from '../src/db/declared-sql.ts';
+import { resources } from '../src/domain.ts';
 
 const name = process.argv[2];
 if (!name || !/^[a-z0-9_]+$/.test(name)) {
@@ -14,7 +19,11 @@ if (!name || !/^[a-z0-9_]+$/.test(name)) {
   process.exit(2);
 }
 const pglite = new PGlite({ extensions: pgliteExtensions });
-const sql = keepHandWritten(await diffMigrationsToSchema(new PrismaPGlite(pglite)));
+const generated = keepHandWritten(await diffMigrationsToSchema(new PrismaPGlite(pglite)));
+// The tables this migration creates, and the declared resources they hold.
+const created = new Set([...generated.matchAll(/CREATE TABLE "([A-Za-z0-9_]+)"/g)].map((m) => m[1]));
+const declared = resources.filter((def) => created.has(def.table)).map(declaredSql).filter((text) => text !== '');
+const sql = declared.length > 0 ? `${generated.trimEnd()}\n\n${declared.join('\n')}` : generated;
 await pglite.close();
 if (!sql.trim() || /^-- This is an empty migration/.test(sql.trim())) {
   console.log('schema.prisma and prisma/migrations agree; nothing to write');

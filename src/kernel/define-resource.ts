@@ -1,6 +1,9 @@
 import type { Prisma } from '../generated/prisma/client.ts';
 import type { FieldKind, FieldSpec } from './fields.ts';
 import type { ModelName, ModelRow } from './model-delegates.ts';
+import { camelCase, pascalCase, pluralOf, type CamelCase, type PluralOf } from './naming.ts';
+import { listParameters, type ListSource } from './list-declaration.ts';
+import { TAKEN, uniqueFieldIndexes } from './unique-fields.ts';
 import type { Single } from './resource-service.ts';
 import type { AfterWriteArgs, CommitHookArgs, ChildCollection, ChildComputeArgs, DeleteHookArgs, ReadOnlyField, ResourceDefinition, WriteHookArgs } from './resource.ts';
 
@@ -87,7 +90,7 @@ export interface ResourceHooks<Values, Row> {
   afterCommit?(args: CommitHookArgs): Promise<Single>;
 }
 
-/** A ResourceDefinition as written in a declaration file: literal names, a Prisma model, typed hooks. */
+/** A ResourceDefinition as the kernel reads it, with literal names, a Prisma model and typed hooks. */
 export type ResourceDeclaration<
   Name extends string,
   Scope extends string,
@@ -105,19 +108,63 @@ export type ResourceDeclaration<
   hooks?: ResourceHooks<WriteValues<Fields, ReadOnly>, ModelRow<Model>>;
 };
 
+/** The names that follow from the noun: written in a declaration only where they differ. */
+type DerivedNames = 'plural' | 'table' | 'scope' | 'className' | 'model' | 'list';
+
 /**
- * Declares a resource (see ResourceDefinition for what each key means). The type parameters are inferred from the
+ * A declaration as written: the noun (`name`, snake_case singular) and what is the resource's own. The other names
+ * follow from the noun (src/kernel/naming.ts) unless written: `plural` (path segment) and `table` are its plural,
+ * `scope` the plural, `className` its PascalCase, `model` (the Prisma delegate) its camelCase.
+ */
+export type ResourceSource<
+  Name extends string,
+  Scope extends string,
+  ClassName extends string,
+  Model extends ModelName,
+  Fields extends Record<string, FieldSpec>,
+  ReadOnly extends Record<string, ReadOnlyField>,
+> = Omit<ResourceDeclaration<Name, Scope, ClassName, Model, Fields, ReadOnly>, DerivedNames> & {
+  plural?: string;
+  table?: string;
+  scope?: Scope;
+  className?: ClassName;
+  model?: Model;
+  /** Filters and sorts whose value types follow from the fields (src/kernel/list-declaration.ts). */
+  list: ListSource;
+};
+
+/** The delegate a noun names when the declaration writes no `model`: never (a compile error) if the client has none. */
+type DefaultModel<Name extends string> = CamelCase<Name> extends ModelName ? CamelCase<Name> : never;
+
+/**
+ * Declares a resource (see ResourceDefinition for what each key means): the names that follow from the noun are
+ * filled in, and the declaration is returned for the kernel to read. The type parameters are inferred from the
  * declaration; nothing is written between the angle brackets.
  */
 export function defineResource<
   const Name extends string,
-  const Scope extends string,
-  const ClassName extends string,
-  const Model extends ModelName,
   const Fields extends Record<string, FieldSpec>,
+  const Scope extends string = PluralOf<Name>,
+  const ClassName extends string = Capitalize<CamelCase<Name>>,
+  const Model extends ModelName = DefaultModel<Name>,
   const ReadOnly extends Record<string, ReadOnlyField> = Record<never, ReadOnlyField>,
->(declaration: ResourceDeclaration<Name, Scope, ClassName, Model, Fields, ReadOnly>): ResourceDeclaration<Name, Scope, ClassName, Model, Fields, ReadOnly> {
-  return declaration;
+>(source: ResourceSource<Name, Scope, ClassName, Model, Fields, ReadOnly>): ResourceDeclaration<Name, Scope, ClassName, Model, Fields, ReadOnly> {
+  const plural = source.plural ?? pluralOf(source.name);
+  return {
+    ...source,
+    plural,
+    table: source.table ?? plural,
+    scope: source.scope ?? (plural as Scope),
+    className: source.className ?? (pascalCase(source.name) as ClassName),
+    model: source.model ?? (camelCase(source.name) as Model),
+    list: listParameters(source, source.list),
+    // The number convention's index (Prisma's name for @@unique([account_id, number])) and the unique fields'.
+    uniqueIndexes: {
+      ...(source.conventions.number ? { [`${source.table ?? plural}_account_id_number_key`]: { field: 'number', message: TAKEN } } : {}),
+      ...uniqueFieldIndexes({ table: source.table ?? plural, fields: source.fields }),
+      ...source.uniqueIndexes,
+    },
+  };
 }
 
 /** A ChildCollection as written in a declaration: `model` a Prisma delegate, `compute` typed from the fields. */

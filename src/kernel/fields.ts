@@ -33,6 +33,13 @@ export interface FieldSpec {
    * or the database fills): served non-null.
    */
   alwaysSet?: boolean;
+  /**
+   * The value is unique among the tenant's (live, with soft delete) records, compared case-insensitively. Checked
+   * before the write with the other field errors (422 "has already been taken") and settled under concurrency by
+   * the unique index `<table>_account_<field>_ci_live` on (account_id, lower(<field>)) that the migration must
+   * create (test/rest/declared-sql.test.ts checks it exists).
+   */
+  unique?: 'case_insensitive';
   /** What the value is, for readers of both APIs; `{wire_name}` markers name other fields (api-text.ts). */
   description?: string;
   /** How a write treats the field (defaults, what it must match, when it is required): on write bodies and inputs only. */

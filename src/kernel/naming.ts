@@ -24,3 +24,29 @@ export function camelPath(key: string): string {
     .map((segment) => (/^[a-z][a-z0-9_]*$/.test(segment) ? camelCase(segment) : segment))
     .join('.');
 }
+
+// A resource's names follow from its noun (ResourceDefinition.name, snake_case singular): plural path segment,
+// table and scope `customers`, class `Customer`, Prisma delegate `customer`. The types below give the same
+// answers as the functions, so a declaration that writes only its noun keeps literal names (scopes are typed
+// from them) and a model the Prisma client lacks does not compile.
+
+/** `sales_order` -> `salesOrder` (a type). */
+export type CamelCase<Name extends string> = Name extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : Name;
+
+type Vowel = 'a' | 'e' | 'i' | 'o' | 'u';
+
+/** English plural of a snake_case noun: category -> categories, day -> days, tax -> taxes, job -> jobs (a type). */
+export type PluralOf<Name extends string> = Name extends `${infer Stem}y`
+  ? Stem extends `${string}${Vowel}`
+    ? `${Name}s`
+    : `${Stem}ies`
+  : Name extends `${string}${'s' | 'x' | 'z' | 'ch' | 'sh'}`
+    ? `${Name}es`
+    : `${Name}s`;
+
+/** The plural of a snake_case noun, as PluralOf spells it. */
+export function pluralOf(name: string): string {
+  if (/[^aeiou]y$/.test(name)) return `${name.slice(0, -1)}ies`;
+  if (/(s|x|z|ch|sh)$/.test(name)) return `${name}es`;
+  return `${name}s`;
+}

@@ -11,6 +11,7 @@ import { modelDelegate, type RecordRow } from './model-delegates.ts';
 import { lockNumberSequence } from './numbering.ts';
 import { own } from './own.ts';
 import type { ChildCollection, HookDeps, ResourceDefinition } from './resource.ts';
+import { checkUniqueFields } from './unique-fields.ts';
 import type { TenantTx } from './tenancy.ts';
 
 /** A record sent for create or update, as validated: what to store. */
@@ -62,6 +63,7 @@ export async function validateRecord(def: ResourceDefinition, write: RecordWrite
     const merged = mergeCustomFields(input.custom_fields, definitions, existingValues, errors);
     if (mode === 'create' || input.custom_fields !== undefined) values.custom_fields = merged;
   }
+  await checkUniqueFields(tx, def, values, existing, errors);
   await def.hooks?.beforeWrite?.({ tx, ctx, mode, input, values, children, existing, errors, resources: write.resources, settings: write.settings, topics: write.topics, now: write.now });
   throwIfErrors(errors);
   return { values, children };

@@ -64,7 +64,7 @@ export class ResourceService {
       filters: def.list.filters,
       sorts: def.list.sorts,
       defaultSort: def.list.defaultSort,
-      searchColumn: def.list.searchable ? 'search_text' : undefined,
+      searchColumn: def.list.search ? 'search_text' : undefined,
       customFields: def.conventions.customFields,
     };
     this.full = { columns: this.listSpec.columns, listSpec: this.listSpec, children: undefined, serializer: new RecordSerializer(def) };

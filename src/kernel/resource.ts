@@ -196,7 +196,13 @@ export interface ResourceDefinition {
     filters: Record<string, FilterSpec>;
     sorts: Record<string, SortSpec>;
     defaultSort: string;
-    searchable?: string;
+    /**
+     * What `q` searches: the resource's own columns that its `search_text` column is made of (the migration's
+     * SQL; test/rest/declared-sql.test.ts checks they agree), and how the documents describe the search (by
+     * default the fields, in words: "name, number and email"; say more when search_text also holds text of other
+     * records, "... and customer organization").
+     */
+    search?: { fields: readonly string[]; text?: string };
   };
   /**
    * Problem codes the resource's own hooks raise on an operation, beyond what the kernel answers there (e.g. a
@@ -320,4 +326,13 @@ export function childOutputFields(children: ChildCollection): RecordFieldInfo[] 
     ...Object.entries(children.fields).map(([name, spec]) => ({ name, kind: spec.kind, nullable: servedNullable(spec), description: spec.description, scale: spec.scale, enum: spec.enum })),
     ...Object.entries(children.readOnly ?? {}).map(([name, spec]) => ({ name, ...spec })),
   ];
+}
+
+/** What `q` searches, in words (ResourceDefinition.list.search): its text, or its fields ("name, number and email"). */
+export function searchDescription(def: Pick<ResourceDefinition, 'list'>): string | undefined {
+  const search = def.list.search;
+  if (!search) return undefined;
+  if (search.text) return search.text;
+  const words = search.fields.map((field) => field.replace(/_/g, ' '));
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)}` : words[0];
 }

@@ -58,6 +58,6 @@ describe('the typed TypeScript client of examples/typescript', () => {
     expect(walk.stdout).toMatch(/^customer statuses: Active, Inactive$/m);
 
     const committed = readFileSync(path.join(example, 'api.d.ts'), 'utf8');
-    expect(readFileSync(path.join(work, 'api.d.ts'), 'utf8') === committed, 'examples/typescript/api.d.ts is stale: run `npm run examples:types`').toBe(true);
+    expect(readFileSync(path.join(work, 'api.d.ts'), 'utf8') === committed, 'examples/typescript/api.d.ts is stale: run `npm run artifacts`').toBe(true);
   }, 120_000);
 });

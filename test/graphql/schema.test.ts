@@ -9,7 +9,7 @@ import { printedSchema } from '../../src/graphql/schema/schema.ts';
 describe('schema.graphql', () => {
   it('is the schema printed from the code (run npm run schema:print when this fails)', () => {
     const committed = readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8');
-    expect(committed, 'schema.graphql is stale: run npm run schema:print').toBe(printedSchema());
+    expect(committed, 'schema.graphql is stale: run npm run artifacts').toBe(printedSchema());
   });
 
   it('is valid SDL with the queries and mutations of every declared resource', () => {

@@ -952,7 +952,7 @@ describe('every resource', () => {
     for (const def of resources) {
       const query = parametersOf(collectionPath(def), doc.paths[collectionPath(def)].get).filter((p: any) => p.in === 'query');
       const filters = Object.entries(def.list.filters).flatMap(([field, f]) => f.ops.map((op) => (op === 'eq' ? field : `${field}[${op}]`)));
-      const expected = ['cursor', 'limit', ...(Object.keys(def.list.sorts).length ? ['sort'] : []), ...(def.list.searchable ? ['q'] : []), ...filters];
+      const expected = ['cursor', 'limit', ...(Object.keys(def.list.sorts).length ? ['sort'] : []), ...(def.list.search ? ['q'] : []), ...filters];
       if (def.conventions.customFields) expected.push('custom_fields');
       expect(query.map((p: any) => p.name).sort(), def.plural).toEqual(expected.sort());
       expect(query.every((p: any) => !p.required)).toBe(true);

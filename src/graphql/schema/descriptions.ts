@@ -1,7 +1,7 @@
 import type { ActionDefinition } from '../../kernel/action.ts';
 import { renderText, withArticle, writeDescription } from '../../kernel/api-text.ts';
 import type { FieldSpec } from '../../kernel/fields.ts';
-import type { ChildCollection, RecordFieldInfo, ResourceDefinition } from '../../kernel/resource.ts';
+import { searchDescription, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../../kernel/resource.ts';
 import { camelCase } from '../../kernel/naming.ts';
 
 // Every description of the GraphQL schema that is not plain prose in place: the declarations' texts rendered for
@@ -98,7 +98,7 @@ export const listTexts = {
     `The order of the list; by default ${camelCase(def.list.defaultSort.replace(/^-/, ''))}, ${def.list.defaultSort.startsWith('-') ? 'descending' : 'ascending'}. Honoured on the first page only: a cursor keeps the order of its page.`,
   filterInput: (def: ResourceDefinition) => `Conditions on ${nounOf(def)} lists; all given conditions must hold.`,
   filterArg: 'Only the records that meet these conditions.',
-  q: (def: ResourceDefinition) => `Free-text search over ${def.list.searchable ?? 'the record'}.`,
+  q: (def: ResourceDefinition) => `Free-text search over ${searchDescription(def) ?? 'the record'}.`,
   filter: (field: string, op: string) => {
     const name = camelCase(field);
     switch (op) {

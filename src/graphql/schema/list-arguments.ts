@@ -27,7 +27,7 @@ const opSuffix = { gt: 'Gt', gte: 'Gte', lt: 'Lt', lte: 'Lte' } as const;
 /** The filter fields of a resource's list (its REST filters, q and custom_fields), each converting itself to the REST query entries. */
 export function filterFields(def: ResourceDefinition): ListArgument[] {
   const args: ListArgument[] = [];
-  if (def.list.searchable) {
+  if (def.list.search) {
     args.push({ name: 'q', type: 'String', description: listTexts.q(def), key: 'q', entries: (v) => [['q', String(v)]] });
   }
   for (const [field, spec] of Object.entries(def.list.filters)) {

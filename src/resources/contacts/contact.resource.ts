@@ -16,11 +16,6 @@ export const phoneKinds = vocabulary('PhoneNumberKind', ['mobile', 'office', 'ho
 /** The Contact declaration; linking on create goes through the linkage rules (contact-linkage.service.ts). */
 export const contactResource = defineResource({
   name: 'contact',
-  plural: 'contacts',
-  className: 'Contact',
-  model: 'contact',
-  table: 'contacts',
-  scope: 'contacts',
   description:
     "A person attached to customers, leads or sites through linkages. {linkable_id} and {linkable_type} show the contact's main linkage: where it is the record's primary contact, otherwise its oldest.",
   fields: {
@@ -59,10 +54,10 @@ export const contactResource = defineResource({
   errors: { delete: ['contact.has_linkages'] },
   relations: { linkages: contactLinkagesRelation },
   list: {
-    filters: { created_at: { type: 'datetime', ops: rangeOps }, updated_at: { type: 'datetime', ops: rangeOps } },
-    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' } },
+    filters: { created_at: rangeOps, updated_at: rangeOps },
+    sorts: { created_at: true, updated_at: true },
     defaultSort: '-created_at',
-    searchable: 'first name, last name, email and title',
+    search: { fields: ['first_name', 'last_name', 'email', 'title'], text: 'first name, last name, email and title' },
   },
   actions: contactLinkageActions,
   hooks: {

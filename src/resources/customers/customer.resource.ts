@@ -1,21 +1,14 @@
 import { rangeOps } from '../../kernel/listing.ts';
 import { defineResource } from '../../kernel/define-resource.ts';
-import { addError } from '../../kernel/body.ts';
-import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 import { contactRelations } from '../contacts/contact-linkage.relations.ts';
 
 
 export const customerResource = defineResource({
   name: 'customer',
-  plural: 'customers',
-  className: 'Customer',
-  model: 'customer',
-  table: 'customers',
-  scope: 'customers',
   description: "A company, organization or individual in the tenant's CRM. Contact and address data live on linked contacts and sites.",
   fields: {
-    organization: { kind: 'string', create: 'required', update: 'optional', nullable: false, description: 'Display name, unique per account (case-insensitive).' },
+    organization: { kind: 'string', create: 'required', update: 'optional', nullable: false, unique: 'case_insensitive', description: 'Display name, unique per account (case-insensitive).' },
     main_phone: { kind: 'string', create: 'optional', update: 'optional', max: 64, description: 'Main phone number.' },
     fax: { kind: 'string', create: 'optional', update: 'optional', max: 64, description: 'Fax number.' },
     website: { kind: 'url', create: 'optional', update: 'optional', description: 'Website address.' },
@@ -44,38 +37,22 @@ export const customerResource = defineResource({
   },
   list: {
     filters: {
-      organization: { type: 'string', ops: ['eq'] },
-      number: { type: 'string', ops: ['eq'] },
-      status: { type: 'string', ops: ['eq', 'in'] },
-      created_at: { type: 'datetime', ops: rangeOps },
+      organization: ['eq'],
+      number: ['eq'],
+      status: ['eq', 'in'],
+      created_at: rangeOps,
     },
     sorts: {
-      created_at: { type: 'datetime' },
-      updated_at: { type: 'datetime' },
-      organization: { type: 'string' },
-      number: { type: 'string' },
-      status: { type: 'string' },
+      created_at: true,
+      updated_at: true,
+      organization: true,
+      number: true,
+      status: true,
     },
     defaultSort: '-created_at',
-    searchable: 'organization, number, status, reference and the primary site address',
-  },
-  uniqueIndexes: {
-    customers_account_organization_ci_live: { field: 'organization', message: 'has already been taken' },
-    customers_account_id_number_key: { field: 'number', message: 'has already been taken' },
+    search: { fields: ['organization', 'number', 'status', 'reference'], text: 'organization, number, status, reference and the primary site address' },
   },
   hooks: {
-    async beforeWrite({ tx, values, existing, errors }) {
-      const organization = values.organization;
-      if (typeof organization !== 'string' || errors.organization) return;
-      // Same expression as the unique index customers_account_organization_ci_live, which settles races.
-      const clash = await tenantQuery(
-        tx,
-        `SELECT 1 FROM customers WHERE account_id = $1::uuid AND lower(organization) = lower($2) AND deleted_at IS NULL AND id <> $3::uuid LIMIT 1`,
-        organization,
-        existing?.id ?? '00000000-0000-0000-0000-000000000000',
-      );
-      if (clash.length > 0) addError(errors, 'organization', 'has already been taken');
-    },
     // Deleting a customer discards its sites (with their linkages) and removes its contact linkages; the
     // contacts themselves stay (they may be linked elsewhere).
     async afterDelete({ tx, ctx, row, resources }) {

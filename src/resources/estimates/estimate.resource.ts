@@ -23,11 +23,6 @@ function checkDecision(role: Role, from: unknown, to: unknown): void {
 
 export const estimateResource = defineResource({
   name: 'estimate',
-  plural: 'estimates',
-  className: 'Estimate',
-  model: 'estimate',
-  table: 'estimates',
-  scope: 'estimates',
   description: 'A pre-sale quote. {amount} is computed by the server from the lines and tax; an accepted estimate converts to a job.',
   fields: {
     customer_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'customer', live: true, label: 'Customer' }, description: 'The customer the estimate is for.' },
@@ -70,16 +65,15 @@ export const estimateResource = defineResource({
   errors: { update: ['auth.permission_denied'] },
   list: {
     filters: {
-      status: { type: 'string', ops: ['eq', 'in'] },
-      customer_id: { type: 'uuid', ops: ['eq'] },
-      created_at: { type: 'datetime', ops: rangeOps },
-      updated_at: { type: 'datetime', ops: rangeOps },
+      status: ['eq', 'in'],
+      customer_id: ['eq'],
+      created_at: rangeOps,
+      updated_at: rangeOps,
     },
-    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, number: { type: 'string' }, status: { type: 'string' } },
+    sorts: { created_at: true, updated_at: true, number: true, status: true },
     defaultSort: '-created_at',
-    searchable: 'number, amount, status and customer organization',
+    search: { fields: ['number', 'status', 'amount'], text: 'number, amount, status and customer organization' },
   },
-  uniqueIndexes: { estimates_account_id_number_key: { field: 'number', message: 'has already been taken' } },
   actions: estimateActions,
   hooks: {
     async beforeWrite(args) {

@@ -17,11 +17,6 @@ import { checkCustomerSite } from './customer-site.ts';
 
 export const invoiceResource = defineResource({
   name: 'invoice',
-  plural: 'invoices',
-  className: 'Invoice',
-  model: 'invoice',
-  table: 'invoices',
-  scope: 'invoices',
   description: 'What a customer owes for work: line items, their {amount}, and the {balance} payments have not covered yet.',
   fields: {
     customer_id: {
@@ -77,25 +72,24 @@ export const invoiceResource = defineResource({
   errors: { delete: ['invoice.has_payments'] },
   list: {
     filters: {
-      customer_id: { type: 'uuid', ops: ['eq'] },
-      status: { type: 'string', ops: ['eq', 'in'] },
-      invoice_date: { type: 'date', ops: rangeOps },
-      due_date: { type: 'date', ops: rangeOps },
-      created_at: { type: 'datetime', ops: rangeOps },
-      updated_at: { type: 'datetime', ops: rangeOps },
+      customer_id: ['eq'],
+      status: ['eq', 'in'],
+      invoice_date: rangeOps,
+      due_date: rangeOps,
+      created_at: rangeOps,
+      updated_at: rangeOps,
     },
     sorts: {
-      created_at: { type: 'datetime' },
-      updated_at: { type: 'datetime' },
-      invoice_date: { type: 'date' },
-      due_date: { type: 'date' },
-      number: { type: 'string' },
-      status: { type: 'string' },
+      created_at: true,
+      updated_at: true,
+      invoice_date: true,
+      due_date: true,
+      number: true,
+      status: true,
     },
     defaultSort: '-created_at',
-    searchable: 'number, reference, amount, balance (as 125.50), status and customer organization',
+    search: { fields: ['number', 'reference', 'status', 'amount', 'balance'], text: 'number, reference, amount, balance (as 125.50), status and customer organization' },
   },
-  uniqueIndexes: { invoices_account_id_number_key: { field: 'number', message: 'has already been taken' } },
   hooks: {
     async beforeWrite(args) {
       const { ctx, mode, values, existing, errors, now } = args;

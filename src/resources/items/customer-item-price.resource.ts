@@ -8,10 +8,6 @@ import { defineResource } from '../../kernel/define-resource.ts';
  */
 export const customerItemPriceResource = defineResource({
   name: 'customer_item_price',
-  plural: 'customer_item_prices',
-  className: 'CustomerItemPrice',
-  model: 'customerItemPrice',
-  table: 'customer_item_prices',
   scope: 'items',
   description: "A customer's own unit price for an item; it wins over the price book and the customer's {price_adjustment}.",
   fields: {
@@ -22,12 +18,12 @@ export const customerItemPriceResource = defineResource({
   conventions: {},
   list: {
     filters: {
-      customer_id: { type: 'uuid', ops: ['eq'] },
-      item_id: { type: 'uuid', ops: ['eq'] },
-      created_at: { type: 'datetime', ops: rangeOps },
-      updated_at: { type: 'datetime', ops: rangeOps },
+      customer_id: ['eq'],
+      item_id: ['eq'],
+      created_at: rangeOps,
+      updated_at: rangeOps,
     },
-    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' } },
+    sorts: { created_at: true, updated_at: true },
     defaultSort: '-created_at',
   },
   uniqueIndexes: { customer_item_prices_account_id_customer_id_item_id_key: { field: 'item_id', message: 'already has a price for this customer' } },

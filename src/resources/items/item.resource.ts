@@ -10,11 +10,6 @@ export const itemTypes = vocabulary('ItemType', ['material', 'labor', 'service']
 /** The price book: what can be put on a line. */
 export const itemResource = defineResource({
   name: 'item',
-  plural: 'items',
-  className: 'Item',
-  model: 'item',
-  table: 'items',
-  scope: 'items',
   description: 'A price book entry: a material, a labor rate or a service, with its unit price and cost.',
   fields: {
     name: { kind: 'string', create: 'required', update: 'optional', nullable: false, description: 'Name of the item.' },
@@ -31,14 +26,13 @@ export const itemResource = defineResource({
   conventions: { number: true, labels: true, customFields: true, softDelete: true },
   list: {
     filters: {
-      item_type: { type: 'string', ops: ['eq', 'in'] },
-      sku: { type: 'string', ops: ['eq'] },
-      created_at: { type: 'datetime', ops: rangeOps },
-      updated_at: { type: 'datetime', ops: rangeOps },
+      item_type: ['eq', 'in'],
+      sku: ['eq'],
+      created_at: rangeOps,
+      updated_at: rangeOps,
     },
-    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, name: { type: 'string' }, number: { type: 'string' } },
+    sorts: { created_at: true, updated_at: true, name: true, number: true },
     defaultSort: '-created_at',
-    searchable: 'name, number, sku and description',
+    search: { fields: ['name', 'number', 'sku', 'description'], text: 'name, number, sku and description' },
   },
-  uniqueIndexes: { items_account_id_number_key: { field: 'number', message: 'has already been taken' } },
 });

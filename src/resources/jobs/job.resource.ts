@@ -9,11 +9,6 @@ import { jobActions } from './job.actions.ts';
 
 export const jobResource = defineResource({
   name: 'job',
-  plural: 'jobs',
-  className: 'Job',
-  model: 'job',
-  table: 'jobs',
-  scope: 'jobs',
   description: 'Work to be done at a site for a customer, with its schedule, assigned users and line items.',
   fields: {
     customer_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'customer', live: true, label: 'Customer' }, description: 'The customer the job is for.', writeRule: "Default: the site's customer." },
@@ -116,26 +111,25 @@ export const jobResource = defineResource({
   },
   list: {
     filters: {
-      status: { type: 'string', ops: ['eq', 'in'] },
-      customer_id: { type: 'uuid', ops: ['eq'] },
-      site_id: { type: 'uuid', ops: ['eq'] },
-      scheduled_start: { type: 'datetime', ops: rangeOps },
-      created_at: { type: 'datetime', ops: rangeOps },
-      updated_at: { type: 'datetime', ops: rangeOps },
+      status: ['eq', 'in'],
+      customer_id: ['eq'],
+      site_id: ['eq'],
+      scheduled_start: rangeOps,
+      created_at: rangeOps,
+      updated_at: rangeOps,
     },
     sorts: {
-      created_at: { type: 'datetime' },
-      updated_at: { type: 'datetime' },
-      number: { type: 'string' },
-      status: { type: 'string' },
+      created_at: true,
+      updated_at: true,
+      number: true,
+      status: true,
       // Unscheduled jobs come last with sort=scheduled_start, first with sort=-scheduled_start.
-      scheduled_start: { type: 'datetime', nullable: true },
+      scheduled_start: { nullable: true },
     },
     defaultSort: '-created_at',
-    searchable: 'number, job type, status, reference, labels, customer organization, site name and address, assignee names and system type',
+    search: { fields: ['number', 'job_type', 'status', 'reference', 'labels'], text: 'number, job type, status, reference, labels, customer organization, site name and address, assignee names and system type' },
   },
   uniqueIndexes: {
-    jobs_account_id_number_key: { field: 'number', message: 'has already been taken' },
     // Reached only when entries that keep their id exchange users (checked one row at a time).
     job_assignments_account_id_job_id_user_id_key: { field: 'assignments', message: 'would assign a user twice while moving users between entries with id (send the entries without id)' },
   },

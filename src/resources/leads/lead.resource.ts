@@ -8,11 +8,6 @@ import { contactRelations } from '../contacts/contact-linkage.relations.ts';
 
 export const leadResource = defineResource({
   name: 'lead',
-  plural: 'leads',
-  className: 'Lead',
-  model: 'lead',
-  table: 'leads',
-  scope: 'leads',
   description: 'A prospective customer. Sites and contacts can belong to a lead; converting the lead turns it into a customer.',
   fields: {
     organization: { kind: 'string', create: 'optional', update: 'optional', description: 'Company name.', writeRule: 'The lead needs {organization}, {first_name} or {last_name}.' },
@@ -36,15 +31,14 @@ export const leadResource = defineResource({
   },
   list: {
     filters: {
-      status: { type: 'string', ops: ['eq', 'in'] },
-      created_at: { type: 'datetime', ops: rangeOps },
-      updated_at: { type: 'datetime', ops: rangeOps },
+      status: ['eq', 'in'],
+      created_at: rangeOps,
+      updated_at: rangeOps,
     },
-    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, number: { type: 'string' }, status: { type: 'string' } },
+    sorts: { created_at: true, updated_at: true, number: true, status: true },
     defaultSort: '-created_at',
-    searchable: 'organization, first name, last name, email, phone, number and status',
+    search: { fields: ['organization', 'first_name', 'last_name', 'email', 'phone', 'number', 'status'], text: 'organization, first name, last name, email, phone, number and status' },
   },
-  uniqueIndexes: { leads_account_id_number_key: { field: 'number', message: 'has already been taken' } },
   actions: leadActions,
   hooks: {
     async beforeWrite({ mode, values, existing, errors }) {

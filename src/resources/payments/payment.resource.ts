@@ -77,11 +77,6 @@ async function appliedInvoiceIds(tx: TenantTx, paymentId: string): Promise<strin
 
 export const paymentResource = defineResource({
   name: 'payment',
-  plural: 'payments',
-  className: 'Payment',
-  model: 'payment',
-  table: 'payments',
-  scope: 'payments',
   description: "Money a customer paid, and what it applies to the customer's invoices ({applications}).",
   fields: {
     customer_id: {
@@ -107,19 +102,19 @@ export const paymentResource = defineResource({
   idempotentCreate: true,
   list: {
     filters: {
-      customer_id: { type: 'uuid', ops: ['eq'] },
-      method: { type: 'string', ops: ['eq', 'in'] },
-      payment_date: { type: 'date', ops: rangeOps },
-      created_at: { type: 'datetime', ops: rangeOps },
-      updated_at: { type: 'datetime', ops: rangeOps },
+      customer_id: ['eq'],
+      method: ['eq', 'in'],
+      payment_date: rangeOps,
+      created_at: rangeOps,
+      updated_at: rangeOps,
     },
     sorts: {
-      created_at: { type: 'datetime' },
-      updated_at: { type: 'datetime' },
-      payment_date: { type: 'date' },
+      created_at: true,
+      updated_at: true,
+      payment_date: true,
     },
     defaultSort: '-created_at',
-    searchable: 'reference, memo, method, amount (as 125.50) and customer organization',
+    search: { fields: ['reference', 'memo', 'method', 'amount'], text: 'reference, memo, method, amount (as 125.50) and customer organization' },
   },
   hooks: {
     async beforeWrite({ tx, ctx, mode, values, existing, errors, now }) {

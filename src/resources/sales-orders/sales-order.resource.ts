@@ -13,11 +13,6 @@ import { salesOrderActions } from './sales-order.actions.ts';
 
 export const salesOrderResource = defineResource({
   name: 'sales_order',
-  plural: 'sales_orders',
-  className: 'SalesOrder',
-  model: 'salesOrder',
-  table: 'sales_orders',
-  scope: 'sales_orders',
   description: 'What a customer ordered (goods and services as line items) and its {amount}; billed by one invoice made from it.',
   fields: {
     customer_id: {
@@ -62,23 +57,22 @@ export const salesOrderResource = defineResource({
   actions: salesOrderActions,
   list: {
     filters: {
-      customer_id: { type: 'uuid', ops: ['eq'] },
-      status: { type: 'string', ops: ['eq', 'in'] },
-      order_date: { type: 'date', ops: rangeOps },
-      created_at: { type: 'datetime', ops: rangeOps },
-      updated_at: { type: 'datetime', ops: rangeOps },
+      customer_id: ['eq'],
+      status: ['eq', 'in'],
+      order_date: rangeOps,
+      created_at: rangeOps,
+      updated_at: rangeOps,
     },
     sorts: {
-      created_at: { type: 'datetime' },
-      updated_at: { type: 'datetime' },
-      order_date: { type: 'date' },
-      number: { type: 'string' },
-      status: { type: 'string' },
+      created_at: true,
+      updated_at: true,
+      order_date: true,
+      number: true,
+      status: true,
     },
     defaultSort: '-created_at',
-    searchable: 'number, reference, amount (as 125.50), status and customer organization',
+    search: { fields: ['number', 'reference', 'status', 'amount'], text: 'number, reference, amount (as 125.50), status and customer organization' },
   },
-  uniqueIndexes: { sales_orders_account_id_number_key: { field: 'number', message: 'has already been taken' } },
   hooks: {
     async beforeWrite(args) {
       const { ctx, mode, values, now } = args;

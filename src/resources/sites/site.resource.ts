@@ -17,11 +17,6 @@ export const MAX_SITE_POSITION = 1_000_000;
 
 export const siteResource = defineResource({
   name: 'site',
-  plural: 'sites',
-  className: 'Site',
-  model: 'site',
-  table: 'sites',
-  scope: 'sites',
   description: "A physical service location owned by a customer or a lead. The parent's first site (by position) is its primary billing address.",
   fields: {
     site_name: { kind: 'string', create: 'required', update: 'optional', nullable: false, description: 'Display name.' },
@@ -61,14 +56,14 @@ export const siteResource = defineResource({
   conventions: { customFields: true, softDelete: true },
   list: {
     filters: {
-      customer_id: { type: 'uuid', ops: ['eq'] },
-      lead_id: { type: 'uuid', ops: ['eq'] },
-      created_at: { type: 'datetime', ops: rangeOps },
-      updated_at: { type: 'datetime', ops: rangeOps },
+      customer_id: ['eq'],
+      lead_id: ['eq'],
+      created_at: rangeOps,
+      updated_at: rangeOps,
     },
-    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, site_name: { type: 'string' }, position: { type: 'integer' } },
+    sorts: { created_at: true, updated_at: true, site_name: true, position: true },
     defaultSort: '-created_at',
-    searchable: "site name, street, city, state, zip code and the parent's name (customer organization)",
+    search: { fields: ['site_name', 'street', 'city', 'state', 'zip_code'], text: "site name, street, city, state, zip code and the parent's name (customer organization)" },
   },
   hooks: {
     async beforeWrite({ tx, mode, values, errors }) {

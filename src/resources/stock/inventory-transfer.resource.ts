@@ -40,10 +40,6 @@ const transferLines = defineChildCollection({
 
 export const inventoryTransferResource = defineResource({
   name: 'inventory_transfer',
-  plural: 'inventory_transfers',
-  className: 'InventoryTransfer',
-  model: 'inventoryTransfer',
-  table: 'inventory_transfers',
   scope: 'inventory',
   description: 'Stock moved from one location to another, all of it when the transfer is created or none. Never changed once made.',
   fields: {
@@ -67,15 +63,14 @@ export const inventoryTransferResource = defineResource({
   errors: { create: ['stock.insufficient'] },
   list: {
     filters: {
-      from_location_id: { type: 'uuid', ops: ['eq'] },
-      to_location_id: { type: 'uuid', ops: ['eq'] },
-      transfer_date: { type: 'date', ops: rangeOps },
-      created_at: { type: 'datetime', ops: rangeOps },
+      from_location_id: ['eq'],
+      to_location_id: ['eq'],
+      transfer_date: rangeOps,
+      created_at: rangeOps,
     },
-    sorts: { created_at: { type: 'datetime' }, transfer_date: { type: 'date' }, number: { type: 'string' } },
+    sorts: { created_at: true, transfer_date: true, number: true },
     defaultSort: '-created_at',
   },
-  uniqueIndexes: { inventory_transfers_account_id_number_key: { field: 'number', message: 'has already been taken' } },
   hooks: {
     async beforeWrite({ tx, ctx, values, children, errors, now }) {
       values.transfer_date ??= calendarDateIn(now, ctx.principal.account.timeZone);

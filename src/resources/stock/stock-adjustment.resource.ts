@@ -12,10 +12,6 @@ import { checkStockReferences, moveStock } from './stock-moves.ts';
 
 export const stockAdjustmentResource = defineResource({
   name: 'stock_adjustment',
-  plural: 'stock_adjustments',
-  className: 'StockAdjustment',
-  model: 'stockAdjustment',
-  table: 'stock_adjustments',
   scope: 'inventory',
   description: 'A counted change of one item\'s stock at one location: {quantity} in (positive) or out (negative), with a {reason}. Never changed once made.',
   fields: {
@@ -42,11 +38,11 @@ export const stockAdjustmentResource = defineResource({
   errors: { create: ['stock.insufficient'] },
   list: {
     filters: {
-      location_id: { type: 'uuid', ops: ['eq'] },
-      item_id: { type: 'uuid', ops: ['eq'] },
-      created_at: { type: 'datetime', ops: rangeOps },
+      location_id: ['eq'],
+      item_id: ['eq'],
+      created_at: rangeOps,
     },
-    sorts: { created_at: { type: 'datetime' } },
+    sorts: { created_at: true },
     defaultSort: '-created_at',
   },
   hooks: {

@@ -6,10 +6,6 @@ import { rangeOps } from '../../kernel/listing.ts';
 
 export const stockLevelResource = defineResource({
   name: 'stock_level',
-  plural: 'stock_levels',
-  className: 'StockLevel',
-  model: 'stockLevel',
-  table: 'stock_levels',
   scope: 'inventory',
   description: 'How much of an item a stock location holds, kept by stock adjustments and inventory transfers. Read-only.',
   fields: {},
@@ -24,11 +20,11 @@ export const stockLevelResource = defineResource({
   conventions: {},
   list: {
     filters: {
-      item_id: { type: 'uuid', ops: ['eq'] },
-      location_id: { type: 'uuid', ops: ['eq'] },
-      updated_at: { type: 'datetime', ops: rangeOps },
+      item_id: ['eq'],
+      location_id: ['eq'],
+      updated_at: rangeOps,
     },
-    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' } },
+    sorts: { created_at: true, updated_at: true },
     defaultSort: 'created_at',
   },
 });

@@ -15,10 +15,6 @@ export const stockLocationKinds = vocabulary('StockLocationKind', ['warehouse', 
 
 export const stockLocationResource = defineResource({
   name: 'stock_location',
-  plural: 'stock_locations',
-  className: 'StockLocation',
-  model: 'stockLocation',
-  table: 'stock_locations',
   scope: 'inventory',
   description: "A place where stock is kept: a warehouse, or a vehicle with its technician. Its on-hand quantities are the stock levels with its id.",
   fields: {
@@ -42,14 +38,14 @@ export const stockLocationResource = defineResource({
   errors: { delete: ['stock_location.has_stock'] },
   list: {
     filters: {
-      kind: { type: 'string', ops: ['eq'] },
-      active: { type: 'boolean', ops: ['eq'] },
-      technician_id: { type: 'integer', ops: ['eq'] },
-      created_at: { type: 'datetime', ops: rangeOps },
+      kind: ['eq'],
+      active: ['eq'],
+      technician_id: ['eq'],
+      created_at: rangeOps,
     },
-    sorts: { name: { type: 'string' }, created_at: { type: 'datetime' } },
+    sorts: { name: true, created_at: true },
     defaultSort: 'name',
-    searchable: 'name and description',
+    search: { fields: ['name', 'description'], text: 'name and description' },
   },
   uniqueIndexes: { stock_locations_account_id_name_live_key: { field: 'name', message: 'has already been taken' } },
   hooks: {

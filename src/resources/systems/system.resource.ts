@@ -6,11 +6,6 @@ import { lockLinkable } from '../contacts/linkables.ts';
 /** Equipment installed at a site (a furnace, a water heater ...). */
 export const systemResource = defineResource({
   name: 'system',
-  plural: 'systems',
-  className: 'System',
-  model: 'system',
-  table: 'systems',
-  scope: 'systems',
   description:
     'Equipment installed at a site. Creating a system whose {system_type} already exists on the site (ignoring case), or changing a system to such a type, is refused with system.duplicate unless {confirmed} is true.',
   fields: {
@@ -35,14 +30,14 @@ export const systemResource = defineResource({
   errors: { create: ['system.duplicate'], update: ['system.duplicate'] },
   list: {
     filters: {
-      site_id: { type: 'uuid', ops: ['eq'] },
-      system_type: { type: 'string', ops: ['eq', 'in'] },
-      created_at: { type: 'datetime', ops: rangeOps },
-      updated_at: { type: 'datetime', ops: rangeOps },
+      site_id: ['eq'],
+      system_type: ['eq', 'in'],
+      created_at: rangeOps,
+      updated_at: rangeOps,
     },
-    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, name: { type: 'string' }, system_type: { type: 'string' } },
+    sorts: { created_at: true, updated_at: true, name: true, system_type: true },
     defaultSort: '-created_at',
-    searchable: 'system type, name, manufacturer, model and serial number',
+    search: { fields: ['system_type', 'name', 'manufacturer', 'model', 'serial_number'], text: 'system type, name, manufacturer, model and serial number' },
   },
   hooks: {
     // One live system of a type per site, types compared ignoring case ("hvac" is "HVAC"), unless confirmed: true.

@@ -3,11 +3,6 @@ import { defineResource } from '../../kernel/define-resource.ts';
 
 export const taxRateResource = defineResource({
   name: 'tax_rate',
-  plural: 'tax_rates',
-  className: 'TaxRate',
-  model: 'taxRate',
-  table: 'tax_rates',
-  scope: 'tax_rates',
   description: 'A sales tax rate, in percent (8.25 = 8.25%), referenced by {tax_rate_id} on estimates and lines.',
   fields: {
     name: { kind: 'string', create: 'required', update: 'optional', nullable: false, description: 'Name of the tax rate.' },
@@ -16,8 +11,8 @@ export const taxRateResource = defineResource({
   },
   conventions: { softDelete: true },
   list: {
-    filters: { active: { type: 'boolean', ops: ['eq'] }, created_at: { type: 'datetime', ops: rangeOps }, updated_at: { type: 'datetime', ops: rangeOps } },
-    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' }, name: { type: 'string' } },
+    filters: { active: ['eq'], created_at: rangeOps, updated_at: rangeOps },
+    sorts: { created_at: true, updated_at: true, name: true },
     defaultSort: 'name',
   },
 });

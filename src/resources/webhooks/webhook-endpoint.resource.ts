@@ -27,12 +27,8 @@ export const webhookEndpointStatuses = vocabulary('WebhookEndpointStatus', ['unv
 
 export const webhookEndpointResource = defineResource({
   name: 'webhook_endpoint',
-  plural: 'webhook_endpoints',
   path: 'webhooks/endpoints',
   bodyKey: 'endpoint',
-  className: 'WebhookEndpoint',
-  model: 'webhookEndpoint',
-  table: 'webhook_endpoints',
   scope: 'webhooks',
   rateBucket: 'webhook_ingest',
   description:
@@ -87,8 +83,8 @@ export const webhookEndpointResource = defineResource({
     ],
   },
   list: {
-    filters: { status: { type: 'string', ops: ['eq'] }, created_at: { type: 'datetime', ops: rangeOps } },
-    sorts: { created_at: { type: 'datetime' }, updated_at: { type: 'datetime' } },
+    filters: { status: ['eq'], created_at: rangeOps },
+    sorts: { created_at: true, updated_at: true },
     defaultSort: 'created_at',
   },
   errors: {

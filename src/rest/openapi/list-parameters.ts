@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { DEFAULT_LIMIT, MAX_LIMIT, type Operator, type ValueType } from '../../kernel/listing.ts';
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { searchDescription, type ResourceDefinition } from '../../kernel/resource.ts';
 import { z } from './zod.ts';
 
 // The query parameters of a resource's list, from def.list and the kernel's list rules: cursor, limit, sort,
@@ -118,12 +118,12 @@ export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
         },
       });
   }
-  if (def.list.searchable) {
+  if (def.list.search) {
     shape.q = z
       .string()
       .max(200)
       .optional()
-      .openapi({ param: { description: `Free-text search over ${def.list.searchable}.` } });
+      .openapi({ param: { description: `Free-text search over ${searchDescription(def)}.` } });
   }
   if (def.conventions.customFields) {
     shape.custom_fields = customFieldsFilter()
