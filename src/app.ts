@@ -163,6 +163,12 @@ export function buildApp(deps: AppDeps): App {
       });
       await queueStart;
       const server = http.createServer(app);
+      // An idle keep-alive connection is kept longer than the proxies in front of us keep theirs (load balancers
+      // commonly 60 s), so the server never closes one a client or proxy is about to reuse: with Node's default
+      // (5 s) that race answers a request with a reset connection (a 502 at the proxy). Headers must still arrive
+      // within headersTimeout, which has to exceed keepAliveTimeout.
+      server.keepAliveTimeout = 65_000;
+      server.headersTimeout = 66_000;
       server.on('clientError', (error, socket) => answerClientError(error as NodeJS.ErrnoException, socket, config.ERRORS_URL, logger));
       graphql.attach(server);
       servers.add(server);

@@ -2,8 +2,8 @@ import { requireScope } from '../kernel/auth.ts';
 import type { RequestContext } from '../kernel/context.ts';
 import { runAsTenant } from '../kernel/context.ts';
 import type { CursorCodec } from '../kernel/cursor.ts';
-import { AppError } from '../kernel/errors.ts';
-import { rangeOps, type ListResult, type ListSpec } from '../kernel/listing.ts';
+import { subjectError } from '../kernel/errors.ts';
+import { rangeOps, type ListRequest, type ListResult, type ListSpec } from '../kernel/listing.ts';
 import { runList } from '../kernel/list-sql.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { grants } from '../kernel/scopes.ts';
@@ -40,8 +40,8 @@ export class EventFeedService {
     private readonly cursors: CursorCodec,
   ) {}
 
-  list(ctx: RequestContext, entries: [string, string][]): Promise<ListResult<FeedEvent>> {
-    this.checkNamedTopics(ctx, entries);
+  list(ctx: RequestContext, request: ListRequest): Promise<ListResult<FeedEvent>> {
+    this.checkNamedTopics(ctx, request);
     const readable = topics()
       .filter((topic) => topic.scope !== null && grants(ctx.principal.key.scopes, `${topic.scope}:read` as Scope))
       .map((topic) => topic.name)
@@ -56,20 +56,21 @@ export class EventFeedService {
       defaultSort: 'seq',
     };
     return runAsTenant(ctx.principal.accountId, async () => {
-      const page = await runList<StoredEvent>(this.raw, spec, { entries }, { cursors: this.cursors });
+      const page = await runList<StoredEvent>(this.raw, spec, { request }, { cursors: this.cursors });
       return { ...page, data: page.data.map((row) => ({ seq: Number(row.seq), ...envelopeOf(row, ctx.apiVersion) })) };
     });
   }
 
   /** topic and resource filters name catalog entries: an unknown name is 400, one the key may not read 403. */
-  private checkNamedTopics(ctx: RequestContext, entries: [string, string][]): void {
-    for (const [key, value] of entries) {
-      const field = key.replace(/\[in\]$/, '');
-      if (field !== 'topic' && field !== 'resource') continue;
-      for (const name of key.endsWith('[in]') ? value.split(',') : [value]) {
+  private checkNamedTopics(ctx: RequestContext, request: ListRequest): void {
+    for (const filter of request.filters ?? []) {
+      const field = filter.field;
+      if ((field !== 'topic' && field !== 'resource') || (filter.op !== undefined && filter.op !== 'in')) continue;
+      const names = typeof filter.value === 'string' ? (filter.op === 'in' ? filter.value.split(',') : [filter.value]) : filter.value;
+      for (const name of names) {
         const matching = field === 'topic' ? [topicNamed(name)].filter((topic) => topic !== undefined) : topics().filter((topic) => topic.recordName === name);
         if (matching.length === 0) {
-          throw new AppError('filter.invalid', `${key}: "${printable(name.slice(0, 100))}" is not a ${field === 'topic' ? 'topic' : 'resource with events'} (GET /webhooks/available_topics lists the topics)`);
+          throw subjectError('filter.invalid', { kind: 'filter', field, op: filter.op }, (key) => `${key}: "${printable(name.slice(0, 100))}" is not a ${field === 'topic' ? 'topic' : 'resource with events'} (GET /webhooks/available_topics lists the topics)`);
         }
         for (const topic of matching) {
           if (topic.scope === null) continue;

@@ -79,6 +79,17 @@ export type ErrorCode = keyof typeof errorCatalog;
 
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * What a refusal of a list request is about, in the kernel's terms: each adapter names it in its own words (REST
+ * `status[in]`, `limit`, `custom_fields[<id>]`; GraphQL `filter.statusIn`, `first`, `filter.customFields[<id>]`).
+ */
+export type ErrorSubject =
+  | { kind: 'limit' | 'cursor' | 'sort' | 'q' }
+  | { kind: 'filter'; field: string; op?: string }
+  | { kind: 'custom_field'; id: string }
+  /** Another parameter of a read, by its declared (snake_case) name: system_type. */
+  | { kind: 'parameter'; name: string };
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -88,6 +99,12 @@ export class AppError extends Error {
   readonly extra: Record<string, unknown>;
   /** Response headers that belong to this error (Retry-After). */
   readonly headers: Record<string, string>;
+  /** What the error is about, when an adapter names it (subjectError): with `reason`, which words the detail. */
+  subject?: ErrorSubject;
+  /** The detail with the subject named as the adapter names it. */
+  reason?: (name: string) => string;
+  /** Values an adapter's own wording needs, never served as such: the record's current ETag of a 412. */
+  values?: { currentEtag?: string };
 
   constructor(code: ErrorCode, detail?: string | null, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
     super(detail ?? errorCatalog[code].title);
@@ -99,6 +116,29 @@ export class AppError extends Error {
     this.extra = extra;
     this.headers = headers;
   }
+}
+
+/**
+ * An error about a subject the adapters name (ErrorSubject): `reason(name)` words it around that name. Its `detail`
+ * (for logs and any reader that names nothing) names the subject in the kernel's terms.
+ */
+export function subjectError(code: ErrorCode, subject: ErrorSubject, reason: (name: string) => string, extra: Record<string, unknown> = {}): AppError {
+  const error = new AppError(code, reason(neutralName(subject)), extra);
+  error.subject = subject;
+  error.reason = reason;
+  return error;
+}
+
+function neutralName(subject: ErrorSubject): string {
+  if (subject.kind === 'filter') return `the ${subject.field} filter (${subject.op})`;
+  if (subject.kind === 'custom_field') return `the custom field filter ${subject.id}`;
+  if (subject.kind === 'parameter') return subject.name;
+  return subject.kind;
+}
+
+/** The detail of an error as an adapter words it: the subject (if any) named by `name`, else the detail. */
+export function detailIn(error: AppError, name: (subject: ErrorSubject) => string): string | null {
+  return error.subject && error.reason ? error.reason(name(error.subject)) : error.detail;
 }
 
 export function validationError(errors: FieldErrors, detail?: string): AppError {

@@ -32,6 +32,9 @@ export function parseIfMatch(header: string | undefined | null): ExpectedVersion
 /** Early 412 when the record already differs from If-Match; the compare-and-set statement stays the guarantee. */
 export function checkExpected(existing: { lock_version: number; updated_at: Date }, expected: ExpectedVersion | null): asserts expected is ExpectedVersion {
   if (!expected || existing.lock_version !== expected.lockVersion || existing.updated_at.getTime() !== expected.updatedAt.getTime()) {
-    throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
+    const current = etagOf(existing);
+    const error = new AppError('precondition.failed', `If-Match does not match the current ETag ${current}`);
+    error.values = { currentEtag: current };
+    throw error;
   }
 }

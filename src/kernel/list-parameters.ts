@@ -1,16 +1,16 @@
 import { currentTenant } from './context.ts';
 import { fingerprint, type CursorCodec, type CursorPayload } from './cursor.ts';
 import { parseCalendarDate, parseTimestamp } from './dates.ts';
-import { AppError } from './errors.ts';
+import { AppError, subjectError, type ErrorSubject } from './errors.ts';
 import { isUuid } from './ids.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, type ListDeps, type ListQuery, type ListSpec, type Operator, type ValueType } from './listing.ts';
 import type { CustomFieldDefinition } from './lookups.ts';
 import { own } from './own.ts';
-import { assertStorableParameters } from './storable.ts';
+import { isStorableText, UNSTORABLE_MESSAGE } from './storable.ts';
 
-// The parameters of a list request (the spec's cursor, limit, sort, q, filters and custom_fields[<id>]), read
-// from the query string's entries into a validated list query, and the cursor that continues a page. Every
-// refusal is a 400 raised here, before any list SQL is built.
+// The parameters of a list request (the spec's cursor, limit, sort, q, filters and custom_fields[<id>]), as an
+// adapter gives them (ListRequest), checked into a validated list query, and the cursor that continues a page.
+// Every refusal is a 400 raised here, before any list SQL is built, naming its subject for the adapter to word.
 
 /** One filter parameter: `column op value`; for `in`, value holds the values. */
 export interface ListFilter {
@@ -44,44 +44,46 @@ export interface ListParameters {
 const MAX_Q_LENGTH = 200;
 /** Every term of q must match; more terms than this are refused rather than ignored. */
 const MAX_Q_TERMS = 10;
-const reserved = new Set(['cursor', 'limit', 'sort', 'q']);
-const operators = new Set<Operator>(['eq', 'in', 'gt', 'gte', 'lt', 'lte']);
 
-function invalidFilter(detail: string): AppError {
-  return new AppError('filter.invalid', detail);
+type FilterSubject = Extract<ErrorSubject, { kind: 'filter' }>;
+
+function invalid(subject: ErrorSubject, reason: (name: string) => string): AppError {
+  return subjectError('filter.invalid', subject, reason);
 }
 
 function invalidCursor(): AppError {
   return new AppError('cursor.invalid', 'The cursor cannot be decoded.');
 }
 
-function parseValue(type: ValueType, raw: string, name: string): unknown {
+function parseValue(type: ValueType, raw: string, subject: FilterSubject): unknown {
+  const bad = (what: string) => invalid(subject, (name) => `${name}: "${raw}" is not ${what}`);
   switch (type) {
     case 'string':
-      if (raw.length > 500) throw invalidFilter(`${name}: value is too long`);
+      if (raw.length > 500) throw invalid(subject, (name) => `${name}: value is too long`);
       return raw;
     case 'uuid':
-      if (!isUuid(raw)) throw invalidFilter(`${name}: "${raw}" is not a UUID`);
+      if (!isUuid(raw)) throw bad('a UUID');
       return raw;
     case 'date':
-      if (!parseCalendarDate(raw)) throw invalidFilter(`${name}: "${raw}" is not a calendar date (YYYY-MM-DD)`);
+      if (!parseCalendarDate(raw)) throw bad('a calendar date (YYYY-MM-DD)');
       return raw;
     case 'datetime': {
       const d = parseTimestamp(raw);
-      if (!d) throw invalidFilter(`${name}: "${raw}" is not an ISO 8601 timestamp`);
+      if (!d) throw bad('an ISO 8601 timestamp');
       return d;
     }
     case 'integer':
-      if (!/^-?\d{1,18}$/.test(raw)) throw invalidFilter(`${name}: "${raw}" is not an integer`);
+      if (!/^-?\d{1,18}$/.test(raw)) throw bad('an integer');
       return BigInt(raw);
     case 'boolean':
-      if (raw !== 'true' && raw !== 'false') throw invalidFilter(`${name}: "${raw}" is not true or false`);
+      if (raw !== 'true' && raw !== 'false') throw bad('true or false');
       return raw === 'true';
   }
 }
 
 function customFieldFilterValue(def: CustomFieldDefinition, raw: string): unknown {
-  const bad = () => invalidFilter(`custom_fields[${def.id}]: "${raw}" is not a valid ${def.field_type} value`);
+  const subject = { kind: 'custom_field', id: def.id } as const;
+  const bad = () => invalid(subject, (name) => `${name}: "${raw}" is not a valid ${def.field_type} value`);
   switch (def.field_type) {
     case 'checkbox':
       if (raw !== 'true' && raw !== 'false') throw bad();
@@ -101,108 +103,106 @@ function customFieldFilterValue(def: CustomFieldDefinition, raw: string): unknow
       if (!def.options.includes(raw)) throw bad();
       return [raw];
     case 'attachment':
-      throw invalidFilter(`custom_fields[${def.id}]: attachment fields cannot be filtered`);
+      throw invalid(subject, (name) => `${name}: attachment fields cannot be filtered`);
     default:
       return raw;
   }
 }
 
 /**
- * A page size: 1..maxLimit, else 400 filter.invalid (not such an integer) or pagination.limit_too_large. `name` is
- * the parameter as the caller knows it (REST limit, GraphQL first).
+ * A page size: 1..maxLimit, else 400 filter.invalid (not such an integer) or pagination.limit_too_large, about the
+ * page size (each adapter names it: REST limit, GraphQL first).
  */
-export function pageSize(value: string, maxLimit: number = MAX_LIMIT, name = 'limit'): number {
-  if (!/^\d{1,6}$/.test(value) || Number(value) < 1) throw invalidFilter(`${name}: "${value}" is not an integer between 1 and ${maxLimit}`);
+export function pageSize(value: number | string, maxLimit: number = MAX_LIMIT): number {
+  const subject = { kind: 'limit' } as const;
+  const integer = typeof value === 'number' ? Number.isSafeInteger(value) : /^\d{1,6}$/.test(value);
+  if (!integer || Number(value) < 1) throw invalid(subject, (name) => `${name}: "${value}" is not an integer between 1 and ${maxLimit}`);
   const limit = Number(value);
-  if (limit > maxLimit) throw new AppError('pagination.limit_too_large', `${name} must be at most ${maxLimit}`, { max_limit: maxLimit });
+  if (limit > maxLimit) throw subjectError('pagination.limit_too_large', subject, (name) => `${name} must be at most ${maxLimit}`, { max_limit: maxLimit });
   return limit;
 }
 
-/** The list query of a request's parameters (query string entries, in order), or the 400 that refuses them. */
+/** How a filter is written in the request's canonical entries (what a continuation cursor is bound to). */
+function filterKey(field: string, op: string | undefined): string {
+  return op === undefined ? field : `${field}[${op}]`;
+}
+
+const operators = new Set<string>(['eq', 'in', 'gt', 'gte', 'lt', 'lte']);
+
+/** Text PostgreSQL cannot store (NUL, lone surrogates) in any value: 400 naming the parameter (never echoed back). */
+function storable(subject: ErrorSubject, value: string | readonly string[] | undefined): void {
+  const values = typeof value === 'string' ? [value] : (value ?? []);
+  if (values.some((text) => !isStorableText(text))) throw invalid(subject, (name) => `${name}: ${UNSTORABLE_MESSAGE}`);
+}
+
+/** The list query of a request, or the 400 that refuses it. */
 export async function parseListParameters(spec: ListSpec, query: ListQuery, deps: ListDeps): Promise<ListParameters> {
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  let limit = DEFAULT_LIMIT;
+  const { request } = query;
+  storable({ kind: 'cursor' }, request.cursor);
+  storable({ kind: 'sort' }, request.sort);
+  storable({ kind: 'q' }, request.q);
+  for (const given of request.filters ?? []) storable({ kind: 'filter', field: given.field, op: given.op }, given.value);
+  for (const given of request.customFields ?? []) storable({ kind: 'custom_field', id: given.id }, given.value);
   const maxLimit = query.maxLimit ?? MAX_LIMIT;
-  let sortParam: string | undefined;
-  let q: string | undefined;
+  const limit = request.limit === undefined ? DEFAULT_LIMIT : pageSize(request.limit, maxLimit);
+  // What a continuation cursor is bound to: the filters, q and custom_fields, as canonical [key, value] entries.
   const boundEntries: [string, string][] = [];
-  const filters: ListFilter[] = [];
-  const customFilters: [string, string][] = [];
-  // Text PostgreSQL cannot store (NUL, lone surrogates) in any parameter, name or value: 400 naming it.
-  assertStorableParameters(query.entries);
-
-  for (const [key, value] of query.entries) {
-    if (seen.has(key)) throw invalidFilter(`${key}: given more than once`);
-    seen.add(key);
-    if (key === 'cursor') {
-      cursor = value;
-      continue;
-    }
-    if (key === 'limit') {
-      limit = pageSize(value, maxLimit);
-      continue;
-    }
-    if (key === 'sort') {
-      if (Object.keys(spec.sorts).length === 0) throw invalidFilter('sort: this list is not sortable');
-      sortParam = value;
-      continue;
-    }
-    if (key === 'q') {
-      if (!spec.searchColumn) throw invalidFilter('q: this list has no free-text search');
-      if (value.length > MAX_Q_LENGTH) throw invalidFilter(`q: longer than ${MAX_Q_LENGTH} characters`);
-      const termCount = value.split(/\s+/).filter(Boolean).length;
-      if (termCount > MAX_Q_TERMS) throw invalidFilter(`q: ${termCount} terms; at most ${MAX_Q_TERMS} (every term must match)`);
-      q = value;
-      boundEntries.push([key, value]);
-      continue;
-    }
-    const m = /^([a-z_]+)(?:\[([^\][]+)\])?$/.exec(key);
-    if (!m) throw invalidFilter(`unknown parameter: ${key}`);
-    const [, field, modifier] = m;
-    if (field === 'custom_fields') {
-      if (!spec.customFields || !modifier) throw invalidFilter(`unknown parameter: ${key}`);
-      customFilters.push([modifier, value]);
-      boundEntries.push([key, value]);
-      continue;
-    }
-    if (reserved.has(field)) throw invalidFilter(`unknown parameter: ${key}`);
-    const filter = own(spec.filters, field);
-    if (!filter) throw invalidFilter(`unknown parameter: ${key}`);
-    const op = (modifier ?? 'eq') as Operator;
-    if (!operators.has(op) || !filter.ops.includes(op)) {
-      throw invalidFilter(`${field}: operator ${modifier ?? '='} is not supported (allowed: ${filter.ops.join(', ')})`);
-    }
-    const column = filter.column ?? field;
-    if (op === 'in') {
-      const values = value.split(',').map((v) => parseValue(filter.type, v, field));
-      if (values.length === 0 || values.length > 100) throw invalidFilter(`${field}[in]: give 1 to 100 comma-separated values`);
-      filters.push({ column, op, type: filter.type, value: values });
-    } else {
-      filters.push({ column, op, type: filter.type, value: parseValue(filter.type, value, field) });
-    }
-    boundEntries.push([key, value]);
+  if (request.sort !== undefined && Object.keys(spec.sorts).length === 0) throw invalid({ kind: 'sort' }, (name) => `${name}: this list is not sortable`);
+  const q = request.q;
+  if (q !== undefined) {
+    const subject = { kind: 'q' } as const;
+    if (!spec.searchColumn) throw invalid(subject, (name) => `${name}: this list has no free-text search`);
+    if (q.length > MAX_Q_LENGTH) throw invalid(subject, (name) => `${name}: longer than ${MAX_Q_LENGTH} characters`);
+    const termCount = q.split(/\s+/).filter(Boolean).length;
+    if (termCount > MAX_Q_TERMS) throw invalid(subject, (name) => `${name}: ${termCount} terms; at most ${MAX_Q_TERMS} (every term must match)`);
+    boundEntries.push(['q', q]);
   }
-
-  const customFields = customFilters.length > 0 ? await customFieldContainments(customFilters, deps) : [];
+  const filters: ListFilter[] = [];
+  for (const given of request.filters ?? []) {
+    const subject: FilterSubject = { kind: 'filter', field: given.field, op: given.op };
+    const filter = own(spec.filters, given.field);
+    if (!filter) throw invalid(subject, (name) => `unknown parameter: ${name}`);
+    const op = (given.op ?? 'eq') as Operator;
+    if (!operators.has(op) || !filter.ops.includes(op)) {
+      throw invalid(subject, () => `${given.field}: operator ${given.op ?? '='} is not supported (allowed: ${filter.ops.join(', ')})`);
+    }
+    const column = filter.column ?? given.field;
+    if (op === 'in') {
+      const raw = typeof given.value === 'string' ? given.value.split(',') : given.value;
+      const values = raw.map((v) => parseValue(filter.type, v, subject));
+      if (values.length === 0 || values.length > 100) throw invalid(subject, (name) => `${name}: give 1 to 100 comma-separated values`);
+      filters.push({ column, op, type: filter.type, value: values });
+      boundEntries.push([filterKey(given.field, given.op), raw.join(',')]);
+    } else {
+      const raw = typeof given.value === 'string' ? given.value : given.value.join(',');
+      filters.push({ column, op, type: filter.type, value: parseValue(filter.type, raw, subject) });
+      boundEntries.push([filterKey(given.field, given.op), raw]);
+    }
+  }
+  if ((request.customFields?.length ?? 0) > 0 && !spec.customFields) {
+    const first = request.customFields![0];
+    throw invalid({ kind: 'custom_field', id: first.id }, (name) => `unknown parameter: ${name}`);
+  }
+  for (const { id, value } of request.customFields ?? []) boundEntries.push([`custom_fields[${id}]`, value]);
+  const customFields = request.customFields?.length ? await customFieldContainments(request.customFields, deps) : [];
   const searchTerms = q === undefined ? [] : q.toLowerCase().split(/\s+/).filter(Boolean);
   const print = fingerprint(boundEntries);
   const account = currentTenant();
   const { sort, after } =
-    cursor !== undefined
-      ? continuation(spec, await deps.cursors.decode(cursor, { resource: spec.resource, account, fingerprint: print }))
-      : { sort: chosenSort(spec, sortParam ?? spec.defaultSort), after: null };
+    request.cursor !== undefined
+      ? continuation(spec, await deps.cursors.decode(request.cursor, { resource: spec.resource, account, fingerprint: print }))
+      : { sort: chosenSort(spec, request.sort ?? spec.defaultSort), after: null };
   return { limit, filters, customFields, searchTerms, sort, after, account, fingerprint: print };
 }
 
-/** The custom_fields[<id>] parameters as containments, each value valid for its definition. */
-async function customFieldContainments(customFilters: [string, string][], deps: ListDeps): Promise<Record<string, unknown>[]> {
+/** The custom_fields[<id>] filters as containments, each value valid for its definition. */
+async function customFieldContainments(customFilters: readonly { id: string; value: string }[], deps: ListDeps): Promise<Record<string, unknown>[]> {
   const definitions = (await deps.customFieldDefinitions?.()) ?? [];
   const byId = new Map(definitions.map((d) => [d.id, d]));
-  return customFilters.map(([id, raw]) => {
+  return customFilters.map(({ id, value }) => {
     const def = byId.get(id);
-    if (!def) throw invalidFilter(`custom_fields[${id}]: not a custom field definition of this resource`);
-    return { [id]: customFieldFilterValue(def, raw) };
+    if (!def) throw invalid({ kind: 'custom_field', id }, (name) => `${name}: not a custom field definition of this resource`);
+    return { [id]: customFieldFilterValue(def, value) };
   });
 }
 

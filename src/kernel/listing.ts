@@ -50,8 +50,29 @@ export interface ListSpec {
   customFields?: boolean;
 }
 
+/**
+ * A list request in the kernel's terms; each adapter builds it from its own input (REST from the query string,
+ * src/rest/list-request.ts; GraphQL from its arguments). Values are text, typed by the kernel from the filter's
+ * declared value type; every refusal names its subject (ErrorSubject), which the adapter words.
+ */
+export interface ListRequest {
+  /** Page size (1 to the list's maximum); text as given (REST's query string) or a number. */
+  limit?: number | string;
+  cursor?: string;
+  /** A sortable field, `-` first for descending. */
+  sort?: string;
+  q?: string;
+  /**
+   * The filters given, in order: a declared filter, one of its operators (none: equality, as given without one),
+   * the value (`in`: the values).
+   */
+  filters?: readonly { field: string; op?: string; value: string | readonly string[] }[];
+  /** custom_fields[<definition id>] = value. */
+  customFields?: readonly { id: string; value: string }[];
+}
+
 export interface ListQuery {
-  entries: [string, string][];
+  request: ListRequest;
   /** Largest limit accepted (default MAX_LIMIT, the public lists' rule); a service reading a bounded window may allow more. */
   maxLimit?: number;
 }

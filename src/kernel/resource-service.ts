@@ -13,7 +13,7 @@ import { appendEvent, appendUpdateEvents, type EventAction, type SystemOrigin } 
 import { toStorage } from './fields.ts';
 import { isUuid, newId } from './ids.ts';
 import { runList } from './list-sql.ts';
-import type { ListResult, ListSpec } from './listing.ts';
+import type { ListRequest, ListResult, ListSpec } from './listing.ts';
 import { customFieldDefinitions, liveStatuses } from './lookups.ts';
 import { checkStatusFilter } from './status-filter.ts';
 import { modelDelegate, type ModelDelegate, type RecordRow } from './model-delegates.ts';
@@ -167,15 +167,15 @@ export class ResourceService {
     return batched.listBy(this.batchedReads, db, column, keys, options);
   }
 
-  /** A page of the list (the spec's list parameters as entries); `maxLimit` widens limit for a service's own bounded reads. */
-  list(ctx: RequestContext, entries: [string, string][], options: ListOptions = {}): Promise<ListResult<Single>> {
+  /** A page of the list (the spec's list parameters); `maxLimit` widens limit for a service's own bounded reads. */
+  list(ctx: RequestContext, request: ListRequest, options: ListOptions = {}): Promise<ListResult<Single>> {
     return runAsTenant(ctx.principal.accountId, async () => {
-      if (options.liveStatusesOnly) await checkStatusFilter(this.deps.db, this.def, entries);
+      if (options.liveStatusesOnly) await checkStatusFilter(this.deps.db, this.def, request);
       const projection = this.projection(options.fields);
       const page = await runList<RecordRow>(
         this.deps.raw,
         projection.listSpec,
-        { entries, maxLimit: options.maxLimit },
+        { request, maxLimit: options.maxLimit },
         { cursors: this.deps.cursors, customFieldDefinitions: () => customFieldDefinitions(this.deps.db, this.def.className) },
       );
       const children = await this.loadChildren(this.deps.raw, page.data.map((row) => row.id), projection);

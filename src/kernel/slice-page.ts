@@ -37,7 +37,7 @@ export interface SliceBounds {
  * cursor's signature is checked).
  */
 export function sliceBounds(args: SliceArgs, binding: SliceBinding): SliceBounds | Promise<SliceBounds> {
-  const first = args.first === undefined || args.first === null ? COLLECTION_DEFAULT_FIRST : pageSize(String(args.first), MAX_LIMIT, 'first');
+  const first = args.first === undefined || args.first === null ? COLLECTION_DEFAULT_FIRST : pageSize(args.first, MAX_LIMIT);
   if (args.after === undefined || args.after === null) return { offset: 0, first };
   return binding.cursors.decode(args.after, { resource: binding.collection, account: binding.account, fingerprint: binding.parentId }).then((payload) => {
     if (typeof payload.v !== 'number' || !Number.isInteger(payload.v) || payload.v < 0 || payload.id !== binding.parentId) {

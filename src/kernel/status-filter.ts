@@ -1,20 +1,22 @@
-import { AppError } from './errors.ts';
+import { subjectError } from './errors.ts';
+import type { ListRequest } from './listing.ts';
 import { liveStatuses } from './lookups.ts';
 import type { ResourceDefinition } from './resource.ts';
-import { assertStorableParameters } from './storable.ts';
+import { isStorableText } from './storable.ts';
 import type { TenantClient } from './tenancy.ts';
 
 /** A status filter (status, status[in]) naming a status that is not live is 400 filter.invalid (see ListOptions). */
-export async function checkStatusFilter(db: TenantClient, def: ResourceDefinition, entries: [string, string][]): Promise<void> {
-  const given = entries.filter(([key]) => key === 'status' || key === 'status[in]');
+export async function checkStatusFilter(db: TenantClient, def: ResourceDefinition, request: ListRequest): Promise<void> {
+  const given = (request.filters ?? []).filter((filter) => filter.field === 'status' && (filter.op === undefined || filter.op === 'in'));
   if (given.length === 0 || !def.conventions.status) return;
-  // Text the database cannot store is refused first, as every list parameter is (never echoed back).
-  assertStorableParameters(given);
   const live = await liveStatuses(db, def.className);
-  for (const [key, value] of given) {
-    const unknown = (key === 'status' ? [value] : value.split(',')).find((status) => !live.includes(status));
+  for (const filter of given) {
+    const values = typeof filter.value === 'string' ? (filter.op === 'in' ? filter.value.split(',') : [filter.value]) : filter.value;
+    // Text the database cannot store is refused by the list itself, as every list parameter is (never echoed back).
+    if (values.some((status) => !isStorableText(status))) continue;
+    const unknown = values.find((status) => !live.includes(status));
     if (unknown !== undefined) {
-      throw new AppError('filter.invalid', `${key}: "${unknown}" is not a status of ${def.className} records (configured: ${live.join(', ')})`);
+      throw subjectError('filter.invalid', { kind: 'filter', field: 'status', op: filter.op }, (name) => `${name}: "${unknown}" is not a status of ${def.className} records (configured: ${live.join(', ')})`);
     }
   }
 }

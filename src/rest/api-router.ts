@@ -11,6 +11,7 @@ import { restPath, serves } from '../kernel/resource.ts';
 import { authorize, ctx, identify, jsonBody } from './gate.ts';
 import { sendProblem } from './problem.ts';
 import { EncodedBody } from '../http/encoded-body.ts';
+import { listRequestOf, lookupQueryOf, systemOptionsQueryOf } from './list-request.ts';
 
 /** The query string of the request target, never read through a URL parser that could refuse the target. */
 function searchOf(req: Request): URLSearchParams {
@@ -129,7 +130,7 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
 
   for (const kind of Object.keys(lookupKinds) as LookupKind[]) {
     register('get', `/${kind}`, authorize(), async (req, res) => {
-      sendUnpaginated(res, (await domain.lookups.list(ctx(res), kind, queryEntries(req))).data);
+      sendUnpaginated(res, (await domain.lookups.list(ctx(res), kind, lookupQueryOf(queryEntries(req), kind))).data);
     });
   }
 
@@ -139,11 +140,11 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
 
   // The change feed: any valid key; what it lists depends on the key's read scopes (src/events/event-feed.service.ts).
   register('get', '/events', authorize(), async (req, res) => {
-    sendList(req, res, await domain.eventFeed.list(ctx(res), queryEntries(req)), config.PUBLIC_URL);
+    sendList(req, res, await domain.eventFeed.list(ctx(res), listRequestOf(queryEntries(req))), config.PUBLIC_URL);
   });
 
   register('get', '/system_options', authorize(), async (req, res) => {
-    sendUnpaginated(res, (await domain.lookups.systemOptions(queryEntries(req))).data);
+    sendUnpaginated(res, (await domain.lookups.systemOptions(systemOptionsQueryOf(queryEntries(req)))).data);
   });
 
   for (const service of domain.resources.values()) {
@@ -153,7 +154,7 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
     const write = `${scope}:write` as Scope;
     if (serves(service.def, 'list')) {
       register('get', `/${plural}`, authorize(read), async (req, res) => {
-        const page = await service.list(ctx(res), queryEntries(req));
+        const page = await service.list(ctx(res), listRequestOf(queryEntries(req)));
         sendList(req, res, { ...page, data: page.data.map((single) => single.record) }, config.PUBLIC_URL);
       });
     }

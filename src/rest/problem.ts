@@ -1,8 +1,9 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { wireText } from '../kernel/api-text.ts';
-import { AppError, docSlug, type FieldErrors } from '../kernel/errors.ts';
+import { AppError, detailIn, docSlug, type FieldErrors } from '../kernel/errors.ts';
 import { noteErrorCode } from '../http/request-log.ts';
+import { restSubjectName } from './list-request.ts';
 
 /** Field errors with their messages' field markers as wire names. */
 function wireErrors(errors: FieldErrors): FieldErrors {
@@ -26,7 +27,7 @@ export function sendProblem(req: Request, res: Response, error: unknown, errorsU
     title: problem.title,
     status: problem.status,
     code: problem.code,
-    detail: problem.detail === null ? null : wireText(problem.detail),
+    detail: restDetail(problem),
     instance: req.originalUrl.split('?')[0],
     request_id: req.requestId,
     doc_url: `${errorsUrl}/${docSlug(problem.code)}`,
@@ -37,4 +38,10 @@ export function sendProblem(req: Request, res: Response, error: unknown, errorsU
   noteErrorCode(res, problem.code);
   for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
   res.status(problem.status).type('application/problem+json').send(JSON.stringify(body));
+}
+
+/** An error's detail in REST's words: a list refusal names its parameter as the query string does. */
+export function restDetail(error: AppError): string | null {
+  const detail = detailIn(error, restSubjectName);
+  return detail === null ? null : wireText(detail);
 }

@@ -1,6 +1,5 @@
 import type { ObjectRef } from '@pothos/core';
 import type { GraphQLResolveInfo } from 'graphql';
-import { pageSize } from '../../kernel/list-parameters.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../kernel/listing.ts';
 import { COLLECTION_DEFAULT_FIRST } from '../../kernel/slice-page.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
@@ -101,14 +100,6 @@ export function connectionType<T>(builder: Builder, node: ObjectRef<any, T>, typ
   });
   refs.set(typeName, ref);
   return ref;
-}
-
-/** The REST list parameters of a connection's first and after (first is checked here, to be named as first). */
-export function pageEntries(first: number | null | undefined, after: string | null | undefined): [string, string][] {
-  const entries: [string, string][] = [];
-  if (first !== undefined && first !== null) entries.push(['limit', String(pageSize(String(first), MAX_LIMIT, 'first'))]);
-  if (after !== undefined && after !== null) entries.push(['cursor', after]);
-  return entries;
 }
 
 /** What a read of `def` serves for a connection's selection, under nodes and under edges.node (selectedRead). */

@@ -1,6 +1,7 @@
 import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
 import type { Logger } from 'pino';
-import { AppError, docSlug, errorCatalog } from '../../kernel/errors.ts';
+import { AppError, detailIn, docSlug, errorCatalog } from '../../kernel/errors.ts';
+import { graphqlSubjectName } from './list-arguments.ts';
 import { camelPath } from '../../kernel/naming.ts';
 import { graphqlText } from './descriptions.ts';
 
@@ -51,7 +52,9 @@ function located(error: unknown): GraphQLErrorOptions {
 
 /** An AppError as a GraphQL error of a field (HTTP status stays 200: other fields may have data). */
 export function fieldError(source: unknown, appError: AppError, errorsUrl: string, requestId?: string): GraphQLError {
-  return new GraphQLError(appError.detail === null ? appError.title : graphqlText(appError.detail), {
+  // A list refusal names its subject as the caller wrote it (first, filter.statusIn ...).
+  const detail = detailIn(appError, graphqlSubjectName);
+  return new GraphQLError(detail === null ? appError.title : graphqlText(detail), {
     ...located(source),
     extensions: appErrorExtensions(appError, errorsUrl, requestId),
   });
@@ -135,20 +138,4 @@ export function withRequestId(errors: readonly GraphQLError[], mask: ReturnType<
   return out.map(({ error, pattern, count }) =>
     pattern ? new GraphQLError(error.message, { ...located(error), extensions: { ...error.extensions, pathPattern: pattern, count } }) : error,
   );
-}
-
-/**
- * An error of a service that names the REST parameter at fault at the start of its detail ("system_type: ...",
- * "status[in]: ..."), renamed after the GraphQL argument it came from. `renames`: [REST name, GraphQL name]; a
- * REST name ending in "[" is a prefix (custom_fields[<id>]) and keeps what follows it.
- */
-export function withArgumentNames(error: unknown, renames: readonly (readonly [string, string])[]): unknown {
-  if (!(error instanceof AppError) || error.detail === null) return error;
-  for (const [rest, graphql] of renames) {
-    const prefix = rest.endsWith('[') ? rest : `${rest}:`;
-    if (error.detail.startsWith(prefix)) {
-      return new AppError(error.code, `${rest.endsWith('[') ? graphql : `${graphql}:`}${error.detail.slice(prefix.length)}`, error.extra, error.headers);
-    }
-  }
-  return error;
 }

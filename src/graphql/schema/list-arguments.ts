@@ -1,53 +1,46 @@
 import type { ResourceDefinition } from '../../kernel/resource.ts';
-import type { ValueType } from '../../kernel/listing.ts';
-import { withArgumentNames } from './errors.ts';
+import type { ListRequest, ValueType } from '../../kernel/listing.ts';
+import type { ErrorSubject } from '../../kernel/errors.ts';
 import { camelCase } from '../../kernel/naming.ts';
 import { listTexts } from './descriptions.ts';
 import type { ScalarName } from './field-types.ts';
 
-// The filter arguments of a resource's list <-> the REST query parameters: a list over GraphQL calls the resource
-// service with the [key, value] entries REST would pass it, and its errors name the GraphQL arguments.
+// The filter arguments of a resource's list, and the list request (kernel/listing.ts ListRequest) they make. A
+// refusal names its subject (a filter and its operator, a custom field, the page size ...): graphqlSubjectName
+// words it with the argument the caller wrote.
 
-/** One filter field of a resource's list: its GraphQL name and type, and the REST parameter it becomes. */
+/** One filter field of a resource's list: its GraphQL name and type, and what it adds to the list request. */
 export interface ListArgument {
   name: string;
   type: ScalarName | [ScalarName] | 'CustomFieldFilter';
   /** The enum of the filtered field (a named vocabulary types the argument by its GraphQL enum). */
   enum?: readonly string[];
   description: string;
-  /** The REST parameter it becomes (custom_fields: its prefix), to name the argument in GraphQL messages. */
-  key: string;
-  /** The [key, value] query entries REST would receive for this argument's value. */
-  entries(value: unknown): [string, string][];
+  /** Adds the argument's value to the request. */
+  apply(value: unknown, request: MutableListRequest): void;
 }
 
-const filterScalar: Record<ValueType, ScalarName> = { string: 'String', uuid: 'ID', date: 'Date', datetime: 'DateTime', integer: 'SafeInt', boolean: 'Boolean' };
-const opSuffix = { gt: 'Gt', gte: 'Gte', lt: 'Lt', lte: 'Lte' } as const;
+type MutableListRequest = { filters: NonNullable<ListRequest['filters']>[number][]; customFields: NonNullable<ListRequest['customFields']>[number][]; q?: string };
 
-/** The filter fields of a resource's list (its REST filters, q and custom_fields), each converting itself to the REST query entries. */
+const filterScalar: Record<ValueType, ScalarName> = { string: 'String', uuid: 'ID', date: 'Date', datetime: 'DateTime', integer: 'SafeInt', boolean: 'Boolean' };
+const opSuffix = { eq: '', in: 'In', gt: 'Gt', gte: 'Gte', lt: 'Lt', lte: 'Lte' } as const;
+
+/** The filter fields of a resource's list (its filters, q and custom_fields). */
 export function filterFields(def: ResourceDefinition): ListArgument[] {
   const args: ListArgument[] = [];
   if (def.list.search) {
-    args.push({ name: 'q', type: 'String', description: listTexts.q(def), key: 'q', entries: (v) => [['q', String(v)]] });
+    args.push({ name: 'q', type: 'String', description: listTexts.q(def), apply: (v, request) => void (request.q = String(v)) });
   }
   for (const [field, spec] of Object.entries(def.list.filters)) {
     const scalar = filterScalar[spec.type];
-    const name = camelCase(field);
     const values = def.fields[field]?.enum ?? def.readOnly?.[field]?.enum;
     for (const op of spec.ops) {
-      if (op === 'eq') {
-        args.push({ name, type: scalar, enum: values, description: listTexts.filter(field, op), key: field, entries: (v) => [[field, String(v)]] });
-      } else if (op === 'in') {
-        args.push({
-          name: `${name}In`,
-          type: [scalar],
-          enum: values,
-          description: listTexts.filter(field, op),
-          key: `${field}[in]`,
-          entries: (v) => [[`${field}[in]`, (v as unknown[]).map(String).join(',')]],
-        });
+      const name = `${camelCase(field)}${opSuffix[op]}`;
+      const description = listTexts.filter(field, op);
+      if (op === 'in') {
+        args.push({ name, type: [scalar], enum: values, description, apply: (v, request) => void request.filters.push({ field, op, value: (v as unknown[]).map(String) }) });
       } else {
-        args.push({ name: `${name}${opSuffix[op]}`, type: scalar, enum: values, description: listTexts.filter(field, op), key: `${field}[${op}]`, entries: (v) => [[`${field}[${op}]`, String(v)]] });
+        args.push({ name, type: scalar, enum: values, description, apply: (v, request) => void request.filters.push({ field, op: op === 'eq' ? undefined : op, value: String(v) }) });
       }
     }
   }
@@ -56,31 +49,48 @@ export function filterFields(def: ResourceDefinition): ListArgument[] {
       name: 'customFields',
       type: 'CustomFieldFilter',
       description: listTexts.customFields,
-      key: 'custom_fields[',
-      entries: (v) => (v as { id: string; value: string }[]).map((f) => [`custom_fields[${f.id}]`, f.value] as [string, string]),
+      apply: (v, request) => void request.customFields.push(...(v as { id: string; value: string }[]).map((f) => ({ id: f.id, value: f.value }))),
     });
   }
   return args;
 }
 
-/**
- * A list error of the kernel names the REST parameter at fault ("status[in]: ...", "custom_fields[<id>]: ...");
- * over GraphQL the same error names the argument ("filter.statusIn: ...", "filter.customFields[<id>]: ...").
- */
-export function graphqlListError(error: unknown, filters: ListArgument[]): unknown {
-  return withArgumentNames(error, [
-    ['limit', 'first'],
-    ['cursor', 'after'],
-    ...filters.map((arg): [string, string] => [arg.key, arg.key.endsWith('[') ? `filter.${arg.name}[` : `filter.${arg.name}`]),
-  ]);
+/** The list request of a connection's arguments: page, filter values (null and omitted are absent) and sort. */
+export function listRequest(
+  args: ListArgument[],
+  page: { first?: number | null; after?: string | null },
+  filter: Record<string, unknown> | null | undefined,
+  sort: { field: string; direction: string } | null | undefined,
+): ListRequest {
+  const request: MutableListRequest = { filters: [], customFields: [] };
+  for (const arg of args) {
+    const value = filter?.[arg.name];
+    if (value !== undefined && value !== null) arg.apply(value, request);
+  }
+  return {
+    ...request,
+    ...(page.first !== undefined && page.first !== null ? { limit: page.first } : {}),
+    ...(page.after !== undefined && page.after !== null ? { cursor: page.after } : {}),
+    ...(sort ? { sort: `${sort.direction === 'desc' ? '-' : ''}${sort.field}` } : {}),
+  };
 }
 
-/** Filter values -> REST query entries; null and omitted fields are absent, as an absent parameter. */
-export function listEntries(args: ListArgument[], values: Record<string, unknown>): [string, string][] {
-  const entries: [string, string][] = [];
-  for (const arg of args) {
-    const value = values[arg.name];
-    if (value !== undefined && value !== null) entries.push(...arg.entries(value));
+/** A list refusal's subject as the caller wrote it over GraphQL: first, after, sort, filter.q, filter.statusIn, filter.customFields[<id>]. */
+export function graphqlSubjectName(subject: ErrorSubject): string {
+  switch (subject.kind) {
+    case 'limit':
+      return 'first';
+    case 'cursor':
+      return 'after';
+    case 'sort':
+      return 'sort';
+    case 'q':
+      return 'filter.q';
+    case 'custom_field':
+      return `filter.customFields[${subject.id}]`;
+    case 'parameter':
+      return camelCase(subject.name);
+    case 'filter':
+      return `filter.${camelCase(subject.field)}${opSuffix[(subject.op ?? 'eq') as keyof typeof opSuffix] ?? ''}`;
   }
-  return entries;
 }

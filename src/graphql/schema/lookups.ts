@@ -1,4 +1,3 @@
-import { withArgumentNames } from './errors.ts';
 import { requestContext, type Builder } from './builder.ts';
 import { camelCase } from '../../kernel/naming.ts';
 import { vocabularyEnum } from './vocabularies.ts';
@@ -20,8 +19,7 @@ export function registerLookups(builder: Builder): void {
         authScopes: { authenticated: true },
         args: { relatedName: t.arg({ type: vocabularyEnum(builder, relatedNames)!, description: 'Only the entries of this resource class.' }) },
         resolve: async (_root, args, ctx) => {
-          const entries: [string, string][] = args.relatedName === null || args.relatedName === undefined ? [] : [['related_name', args.relatedName]];
-          return (await ctx.domain.lookups.list(requestContext(ctx), kind, entries)).data as never;
+          return (await ctx.domain.lookups.list(requestContext(ctx), kind, { relatedName: args.relatedName ?? undefined })).data as never;
         },
       }),
     );
@@ -45,12 +43,7 @@ export function registerLookups(builder: Builder): void {
       authScopes: { authenticated: true },
       args: { systemType: t.arg.string({ description: 'Only the options of this system type (HVAC, Plumbing ...).' }) },
       resolve: async (_root, args, ctx) => {
-        const entries: [string, string][] = args.systemType === null || args.systemType === undefined ? [] : [['system_type', args.systemType]];
-        try {
-          return (await ctx.domain.lookups.systemOptions(entries)).data;
-        } catch (error) {
-          throw withArgumentNames(error, [['system_type', 'systemType']]);
-        }
+        return (await ctx.domain.lookups.systemOptions({ systemType: args.systemType ?? undefined })).data;
       },
     }),
   );

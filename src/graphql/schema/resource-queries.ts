@@ -2,13 +2,13 @@ import type { ObjectRef } from '@pothos/core';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import type { Scope } from '../../kernel/scopes.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
-import { connectionArgs, connectionCost, connectionType, pageRead, pageEntries } from './connections.ts';
+import { connectionArgs, connectionCost, connectionType, pageRead } from './connections.ts';
 import { selectedRead } from './selection.ts';
 import type { SharedTypes } from './shared-types.ts';
 import { camelCase } from '../../kernel/naming.ts';
 import { vocabularyType } from './vocabularies.ts';
 import { enumTexts, listTexts, resourceTexts } from './descriptions.ts';
-import { filterFields, graphqlListError, listEntries } from './list-arguments.ts';
+import { filterFields, listRequest } from './list-arguments.ts';
 import type { RecordShape } from './record-type.ts';
 
 /**
@@ -82,13 +82,7 @@ export function registerResourceQueries(builder: Builder, def: ResourceDefinitio
       } as never,
       resolve: async (_root, args, ctx, info) => {
         const { first, after, filter, sort } = args as { first?: number | null; after?: string | null; filter?: Record<string, unknown> | null; sort?: { field: string; direction: string } | null };
-        const entries: [string, string][] = [...pageEntries(first, after), ...(filter ? listEntries(filters, filter) : [])];
-        if (sort) entries.push(['sort', `${sort.direction === 'desc' ? '-' : ''}${sort.field}`]);
-        const result = await service(ctx)
-          .list(requestContext(ctx), entries, { ...pageRead(def, info), liveStatusesOnly: true })
-          .catch((error: unknown) => {
-            throw graphqlListError(error, filters);
-          });
+        const result = await service(ctx).list(requestContext(ctx), listRequest(filters, { first, after }, filter, sort), { ...pageRead(def, info), liveStatusesOnly: true });
         return { nodes: result.data, hasNextPage: result.hasMore, hasPreviousPage: Boolean(after), cursorAt: result.cursorAt };
       },
     }),

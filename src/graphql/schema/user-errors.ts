@@ -52,7 +52,7 @@ export function userErrorsOf(error: AppError, args: MutationArgs): UserError[] {
     code === 'precondition.required'
       ? 'ifMatch is missing: pass the etag of the record as last read.'
       : code === 'precondition.failed'
-        ? `ifMatch does not match the current etag of the record${error.detail?.match(/ W\/"[^"]*"$/)?.[0] ?? ''}: read it again.`
+        ? `ifMatch does not match the current etag of the record${error.values?.currentEtag ? ` ${error.values.currentEtag}` : ''}: read it again.`
         : error.detail === null
           ? error.title
           : graphqlText(error.detail);

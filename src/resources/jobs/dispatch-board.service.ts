@@ -57,12 +57,14 @@ export class DispatchBoardService {
     // board's larger bound on limit.
     const page = await this.jobs.list(
       ctx,
-      [
-        ['scheduled_start[gte]', from.toISOString()],
-        ['scheduled_start[lt]', to.toISOString()],
-        ['sort', 'scheduled_start'],
-        ['limit', String(limit)],
-      ],
+      {
+        filters: [
+          { field: 'scheduled_start', op: 'gte', value: from.toISOString() },
+          { field: 'scheduled_start', op: 'lt', value: to.toISOString() },
+        ],
+        sort: 'scheduled_start',
+        limit,
+      },
       { ...read, maxLimit: DISPATCH_MAX_LIMIT },
     );
     return { jobs: page.data, hasMore: page.hasMore };

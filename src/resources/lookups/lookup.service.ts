@@ -1,8 +1,8 @@
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
-import { AppError } from '../../kernel/errors.ts';
+import { subjectError } from '../../kernel/errors.ts';
 import { toWire } from '../../kernel/fields.ts';
 import { relatedNames } from '../catalog.ts';
-import { assertStorableParameters } from '../../kernel/storable.ts';
+import { isStorableText, UNSTORABLE_MESSAGE } from '../../kernel/storable.ts';
 import type { TenantClient } from '../../kernel/tenancy.ts';
 import type { WireOf } from '../../kernel/wire-shape.ts';
 import { customFieldDefinitionShape, labelShape, statusShape, systemOptionShape } from './lookup.shapes.ts';
@@ -26,16 +26,11 @@ export function serializeSystemOption(row: { id: string; system_type: string; na
 export class LookupService {
   constructor(private readonly db: TenantClient) {}
 
-  list(ctx: RequestContext, kind: LookupKind, entries: [string, string][]): Promise<{ data: Record<string, unknown>[]; hasMore: false }> {
-    let relatedName: string | undefined;
-    assertStorableParameters(entries);
-    for (const [key, value] of entries) {
-      if (key !== 'related_name') throw new AppError('filter.invalid', `unknown parameter: ${key} (${kind} accept related_name only)`);
-      if (relatedName !== undefined) throw new AppError('filter.invalid', 'related_name: given more than once');
-      if (!(relatedNames as readonly string[]).includes(value)) {
-        throw new AppError('filter.invalid', `related_name: "${value}" is not a resource class (one of ${relatedNames.join(', ')})`);
-      }
-      relatedName = value;
+  /** The live entries of a lookup kind, of one resource class when `relatedName` is given (one of relatedNames). */
+  list(ctx: RequestContext, kind: LookupKind, query: { relatedName?: string } = {}): Promise<{ data: Record<string, unknown>[]; hasMore: false }> {
+    const relatedName = query.relatedName;
+    if (relatedName !== undefined && !(relatedNames as readonly string[]).includes(relatedName)) {
+      throw subjectError('filter.invalid', { kind: 'parameter', name: 'related_name' }, (name) => `${name}: "${relatedName}" is not a resource class (one of ${relatedNames.join(', ')})`);
     }
     const { model, shape } = lookupKinds[kind];
     const fields = Object.keys(shape.fields);
@@ -51,13 +46,10 @@ export class LookupService {
   }
 
   /** The system options catalog (shared by every account, read-only), optionally of one system_type. */
-  async systemOptions(entries: [string, string][]): Promise<{ data: WireOf<typeof systemOptionShape>[]; hasMore: false }> {
-    let systemType: string | undefined;
-    assertStorableParameters(entries);
-    for (const [key, value] of entries) {
-      if (key !== 'system_type') throw new AppError('filter.invalid', `unknown parameter: ${key} (system_options accept system_type only)`);
-      if (systemType !== undefined) throw new AppError('filter.invalid', 'system_type: given more than once');
-      systemType = value;
+  async systemOptions(query: { systemType?: string } = {}): Promise<{ data: WireOf<typeof systemOptionShape>[]; hasMore: false }> {
+    const systemType = query.systemType;
+    if (systemType !== undefined && !isStorableText(systemType)) {
+      throw subjectError('filter.invalid', { kind: 'parameter', name: 'system_type' }, (name) => `${name}: ${UNSTORABLE_MESSAGE}`);
     }
     const rows = await this.db.systemOption.findMany({
       where: systemType === undefined ? {} : { system_type: systemType },
