@@ -1,5 +1,4 @@
 import * as batched from './batched-reads.ts';
-import { recordFromBody } from './body.ts';
 import { ChildCollections, type ChildRows } from './child-collections.ts';
 import type { Clock } from './clock.ts';
 import { runAsTenant, type RequestContext } from './context.ts';
@@ -15,7 +14,6 @@ import { isUuid, newId } from './ids.ts';
 import { runList } from './list-sql.ts';
 import type { ListRequest, ListResult, ListSpec } from './listing.ts';
 import { customFieldDefinitions, liveStatuses } from './lookups.ts';
-import { checkStatusFilter } from './status-filter.ts';
 import { modelDelegate, type ModelDelegate, type RecordRow } from './model-delegates.ts';
 import { nextNumber } from './numbering.ts';
 import { RecordSerializer } from './record-serialization.ts';
@@ -23,8 +21,12 @@ import { validateRecord } from './record-validation.ts';
 import { bodyKeyOf, childOutputFields, outputFields, selectColumns, type HookDeps, type ResourceDefinition } from './resource.ts';
 import { inTransaction, type TenantClient, type TenantTx } from './tenancy.ts';
 import { tenantQuery, type RawRunner } from './tenant-sql.ts';
+import { assertStorableBody } from './storable.ts';
 
 export { Single, type ListOptions, type ReadOptions, type TrustedValues, type WireRecord } from './served-record.ts';
+
+/** A record's field values by their declared (snake_case) names, as an adapter read them from its input. */
+export type RecordInput = Record<string, unknown>;
 
 export interface ResourceServiceDeps extends HookDeps {
   db: TenantClient;
@@ -170,7 +172,6 @@ export class ResourceService {
   /** A page of the list (the spec's list parameters); `maxLimit` widens limit for a service's own bounded reads. */
   list(ctx: RequestContext, request: ListRequest, options: ListOptions = {}): Promise<ListResult<Single>> {
     return runAsTenant(ctx.principal.accountId, async () => {
-      if (options.liveStatusesOnly) await checkStatusFilter(this.deps.db, this.def, request);
       const projection = this.projection(options.fields);
       const page = await runList<RecordRow>(
         this.deps.raw,
@@ -204,10 +205,11 @@ export class ResourceService {
     }
   }
 
-  create(ctx: RequestContext, body: unknown): Promise<Single> {
+  /** Creates a record from its field values by their declared names (each adapter reads them from its own input). */
+  create(ctx: RequestContext, input: RecordInput): Promise<Single> {
     // A financial create runs only through the idempotency store (kernel/idempotency.ts), whatever the adapter.
     const idempotency = this.def.idempotentCreate ? idempotencyOf(ctx, `A ${this.def.className}`) : undefined;
-    const input = recordFromBody(body, bodyKeyOf(this.def));
+    assertStorableBody(input, bodyKeyOf(this.def));
     return runAsTenant(ctx.principal.accountId, async () => {
       const single = await this.transaction(async (tx) => {
         const created = await this.createWithin(tx, ctx, input);
@@ -256,18 +258,24 @@ export class ResourceService {
     return single;
   }
 
-  update(ctx: RequestContext, id: string, ifMatch: string | undefined, body: unknown): Promise<Single> {
+  /**
+   * Updates a record: `etag` is the ETag the caller last read (absent: 428), `input` the changed field values by
+   * their declared names, or what reads them from the adapter's input once the record is found and its ETag
+   * matches (so a missing record is 404 and a stale ETag 412 before the input is looked at).
+   */
+  update(ctx: RequestContext, id: string, etag: string | undefined, input: RecordInput | (() => RecordInput)): Promise<Single> {
     const { def } = this;
-    const expected = parseIfMatch(ifMatch);
+    const expected = parseIfMatch(etag);
     return runAsTenant(ctx.principal.accountId, async () => {
       let before: Record<string, unknown> = {};
-      let input: Record<string, unknown> = {};
+      let sent: RecordInput = {};
       const single = await this.transaction(async (tx) => {
         const existing = await this.find(tx, id);
         checkExpected(existing, expected);
         before = (await this.single(tx, existing)).record;
-        input = recordFromBody(body, bodyKeyOf(def));
-        const { values, children } = await validateRecord(def, { tx, ctx, mode: 'update', input, existing, ...this.hookDeps, now: this.deps.clock.now() });
+        sent = typeof input === 'function' ? input() : input;
+        assertStorableBody(sent, bodyKeyOf(def));
+        const { values, children } = await validateRecord(def, { tx, ctx, mode: 'update', input: sent, existing, ...this.hookDeps, now: this.deps.clock.now() });
         delete values.number;
         // Compare-and-set in one statement: the row changes only if nobody changed it since it was read.
         const changed = await this.delegate(tx).updateMany({
@@ -278,14 +286,14 @@ export class ResourceService {
         let row = await this.find(tx, id);
         const previousChildren = await this.childCollections.writeSnapshots(tx, ctx, row, children, 'update');
         if (def.hooks?.afterWrite) {
-          await def.hooks.afterWrite({ tx, ctx, mode: 'update', input, row, values, previousChildren, ...this.hookDeps });
+          await def.hooks.afterWrite({ tx, ctx, mode: 'update', input: sent, row, values, previousChildren, ...this.hookDeps });
           row = await this.find(tx, id);
         }
         const updated = await this.single(tx, row);
         await appendUpdateEvents(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, before, after: updated.record, etag: updated.etag, status: Boolean(def.conventions.status) });
         return updated;
       });
-      return this.afterCommit(ctx, 'update', single, before, input);
+      return this.afterCommit(ctx, 'update', single, before, sent);
     });
   }
 

@@ -32,11 +32,6 @@ export interface TrustedValues {
 export interface ListOptions extends ReadOptions {
   /** Widens limit for a service's own bounded reads (the dispatch board). */
   maxLimit?: number;
-  /**
-   * Refuse a status filter value that is not a live status of the resource (400 filter.invalid) instead of
-   * answering an empty page: GraphQL asks for it; REST keeps the spec's rule (any string filters).
-   */
-  liveStatusesOnly?: boolean;
 }
 
 export interface ReadOptions {

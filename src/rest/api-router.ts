@@ -7,7 +7,8 @@ import type { Single } from '../kernel/resource-service.ts';
 import type { StoredResponse } from '../kernel/idempotency.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import type { ActionDefinition, ActionRecords } from '../kernel/action.ts';
-import { restPath, serves } from '../kernel/resource.ts';
+import { bodyKeyOf, restPath, serves } from '../kernel/resource.ts';
+import { recordFromBody } from '../kernel/body.ts';
 import { authorize, ctx, identify, jsonBody } from './gate.ts';
 import { sendProblem } from './problem.ts';
 import { EncodedBody } from '../http/encoded-body.ts';
@@ -170,10 +171,10 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
             body: JSON.stringify({ data: single.record }),
             recordId: single.record.id as string,
           });
-          sendStored(res, await domain.idempotency.run(ctx(res), request, render, (scoped) => service.create(scoped, req.body)));
+          sendStored(res, await domain.idempotency.run(ctx(res), request, render, (scoped) => service.create(scoped, recordFromBody(req.body, bodyKeyOf(service.def)))));
           return;
         }
-        const single = await service.create(ctx(res), req.body);
+        const single = await service.create(ctx(res), recordFromBody(req.body, bodyKeyOf(service.def)));
         res.setHeader('Location', `${req.baseUrl}/${plural}/${single.record.id as string}`);
         sendSingle(res, single, 201);
       });
@@ -185,7 +186,8 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
     }
     if (serves(service.def, 'update')) {
       register('patch', `/${plural}/:id`, authorize(write), body, async (req, res) => {
-        sendSingle(res, await service.update(ctx(res), String(req.params.id), req.get('if-match'), req.body));
+        // The body is read once the record is found and If-Match matches it (404 and 412 come first).
+        sendSingle(res, await service.update(ctx(res), String(req.params.id), req.get('if-match'), () => recordFromBody(req.body, bodyKeyOf(service.def))));
       });
     }
     if (serves(service.def, 'delete')) {

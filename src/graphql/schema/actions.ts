@@ -2,7 +2,7 @@ import type { ActionDefinition, ActionRecords } from '../../kernel/action.ts';
 import type { RequestContext } from '../../kernel/context.ts';
 import { requireScope } from '../../kernel/auth.ts';
 import type { FieldSpec } from '../../kernel/fields.ts';
-import { bodyKeyOf, type ResourceDefinition } from '../../kernel/resource.ts';
+import { type ResourceDefinition } from '../../kernel/resource.ts';
 import type { Single } from '../../kernel/resource-service.ts';
 import type { WireShape } from '../../kernel/wire-shape.ts';
 import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
@@ -12,7 +12,7 @@ import { camelCase, pascalCase } from '../../kernel/naming.ts';
 import { actionTexts, inputFieldText } from './descriptions.ts';
 import { graphqlType } from './field-types.ts';
 import { recordInput } from './write-input.ts';
-import { toWireBody } from './write-body.ts';
+import { recordValues } from './write-body.ts';
 import type { RecordShape } from './record-type.ts';
 import type { ResourceTypes } from './resource-schema.ts';
 import type { SharedTypes } from './shared-types.ts';
@@ -155,7 +155,7 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
   const wireBody = (value: unknown): unknown => {
     if (!body || 'empty' in body || !input) return undefined;
     if (value === undefined || value === null) return body.required ? { [body.key]: {} } : {};
-    const record = input.target ? toWireBody(input.target, 'create', value as Record<string, unknown>)[bodyKeyOf(input.target)] : wireFields((body as { fields: Record<string, FieldSpec> }).fields, value as Record<string, unknown>);
+    const record = input.target ? recordValues(input.target, 'create', value as Record<string, unknown>) : wireFields((body as { fields: Record<string, FieldSpec> }).fields, value as Record<string, unknown>);
     return { [body.key]: record };
   };
 

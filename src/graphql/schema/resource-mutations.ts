@@ -9,7 +9,7 @@ import type { SharedTypes } from './shared-types.ts';
 import { camelCase } from '../../kernel/naming.ts';
 import { resourceTexts } from './descriptions.ts';
 import { recordInput } from './write-input.ts';
-import { toWireBody } from './write-body.ts';
+import { recordValues } from './write-body.ts';
 import { idempotentCreate } from './idempotent-create.ts';
 import type { RecordShape } from './record-type.ts';
 
@@ -55,9 +55,9 @@ export function registerResourceMutations(builder: Builder, def: ResourceDefinit
           ...(def.idempotentCreate ? { idempotencyKey: t.arg.string({ required: true, description: resourceTexts(def).idempotencyKey }) } : {}),
         },
         resolve: (_root, args, ctx) => {
-          const body = toWireBody(def, 'create', args.input as Record<string, unknown>);
-          if (!def.idempotentCreate) return payloadOf(() => written(ctx, service(ctx).create(requestContext(ctx), body)), { input: 'input' });
-          return payloadOf(() => written(ctx, idempotentCreate(ctx, def, (args as { idempotencyKey?: unknown }).idempotencyKey, body)), { input: 'input' });
+          const values = recordValues(def, 'create', args.input as Record<string, unknown>);
+          if (!def.idempotentCreate) return payloadOf(() => written(ctx, service(ctx).create(requestContext(ctx), values)), { input: 'input' });
+          return payloadOf(() => written(ctx, idempotentCreate(ctx, def, (args as { idempotencyKey?: unknown }).idempotencyKey, values)), { input: 'input' });
         },
       }),
     }),
@@ -73,7 +73,7 @@ export function registerResourceMutations(builder: Builder, def: ResourceDefinit
           input: t.arg({ type: inputRef('update'), required: true, description: resourceTexts(def).updateInputArg }),
         },
         resolve: (_root, args, ctx) =>
-          payloadOf(() => written(ctx, service(ctx).update(requestContext(ctx), String(args.id), args.ifMatch ?? undefined, toWireBody(def, 'update', args.input as Record<string, unknown>))), mutationArgs),
+          payloadOf(() => written(ctx, service(ctx).update(requestContext(ctx), String(args.id), args.ifMatch ?? undefined, recordValues(def, 'update', args.input as Record<string, unknown>))), mutationArgs),
       }),
     }),
     ...(serves(def, 'delete') && {

@@ -82,7 +82,7 @@ export function registerResourceQueries(builder: Builder, def: ResourceDefinitio
       } as never,
       resolve: async (_root, args, ctx, info) => {
         const { first, after, filter, sort } = args as { first?: number | null; after?: string | null; filter?: Record<string, unknown> | null; sort?: { field: string; direction: string } | null };
-        const result = await service(ctx).list(requestContext(ctx), listRequest(filters, { first, after }, filter, sort), { ...pageRead(def, info), liveStatusesOnly: true });
+        const result = await service(ctx).list(requestContext(ctx), listRequest(filters, { first, after }, filter, sort), pageRead(def, info));
         return { nodes: result.data, hasNextPage: result.hasMore, hasPreviousPage: Boolean(after), cursorAt: result.cursorAt };
       },
     }),

@@ -10,14 +10,14 @@ import { registerResourceMutations } from './resource-mutations.ts';
 // GraphQL for a declared resource, generated from its ResourceDefinition alone: the object type (from
 // outputFields), create and update inputs (from def.fields and def.conventions), the list arguments (from
 // def.list), the queries <name>(id) and <plural>(...), and the mutations create/update/delete<Class>. Every
-// resolver calls the resource's ResourceService with what REST would pass it (the snake_case body under the
-// resource key, the list parameters as [key, value] entries), so rules, results and error codes are the
-// REST ones. A new resource gets GraphQL by being listed in src/domain.ts `resources`.
+// resolver calls the resource's ResourceService with the kernel's own terms (field values by their declared
+// names, a typed list request, the ETag as a value), as REST does, so rules, results and error codes are the
+// same on both APIs. A new resource gets GraphQL by being listed in src/resources/index.ts.
 //
 // The parts: field-types.ts (a field kind's GraphQL type), child-types.ts (the types of child collections),
 // record-type.ts (the object type), resource-queries.ts with list-arguments.ts (the queries and the list's
 // arguments), resource-mutations.ts with write-input.ts, write-body.ts and idempotent-create.ts (the mutations,
-// their inputs, the body they write and a financial create).
+// their inputs, the values they write and a financial create).
 
 /** The types made for a resource, for other parts of the schema (relations, extra operations) to build on. */
 export interface ResourceTypes {

@@ -1,12 +1,13 @@
-import { bodyKeyOf, type ChildCollection, type ResourceDefinition } from '../../kernel/resource.ts';
+import type { ChildCollection, ResourceDefinition } from '../../kernel/resource.ts';
 import { camelCase } from '../../kernel/naming.ts';
+import type { RecordInput } from '../../kernel/resource-service.ts';
 import { writableFields } from './write-input.ts';
 
-// A write over GraphQL calls the resource service with the body REST would pass it: the input's fields under
-// their wire names, under the resource key.
+// A write over GraphQL gives the resource service the record's field values by their declared names: the input's
+// camelCase fields (and those of its child entries) renamed, omitted staying omitted and null staying null.
 
-/** A child entry given in camelCase -> its wire entry. */
-function childToWire(children: ChildCollection, entry: Record<string, unknown>): Record<string, unknown> {
+/** A child entry given in camelCase -> its values by declared names. */
+function childValues(children: ChildCollection, entry: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of ['id', ...Object.keys(children.fields)]) {
     if (entry[camelCase(key)] !== undefined) out[key] = entry[camelCase(key)];
@@ -14,15 +15,13 @@ function childToWire(children: ChildCollection, entry: Record<string, unknown>):
   return out;
 }
 
-/** GraphQL input -> the REST request body `{ <resource>: { snake_case fields } }`; omitted stays omitted, null stays null. */
-export function toWireBody(def: ResourceDefinition, mode: 'create' | 'update', input: Record<string, unknown>): Record<string, unknown> {
-  const record: Record<string, unknown> = {};
+/** A create or update input -> the record's field values by their declared names. */
+export function recordValues(def: ResourceDefinition, mode: 'create' | 'update', input: Record<string, unknown>): RecordInput {
+  const record: RecordInput = {};
   for (const field of writableFields(def, mode)) {
     const value = input[field.name];
     if (value === undefined) continue;
-    record[field.wire] = field.children && Array.isArray(value)
-      ? value.map((entry) => childToWire(field.children!, entry as Record<string, unknown>))
-      : value;
+    record[field.wire] = field.children && Array.isArray(value) ? value.map((entry) => childValues(field.children!, entry as Record<string, unknown>)) : value;
   }
-  return { [bodyKeyOf(def)]: record };
+  return record;
 }
