@@ -10,7 +10,7 @@ import pg from 'pg';
 import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
-import type { IdempotencyStore, StoredResponse } from '../src/kernel/idempotency.ts';
+import type { IdempotencyStore, IdempotentRecords } from '../src/kernel/idempotency.ts';
 import { benchCleanup } from './lib/cleanup.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
 import type { Target } from './lib/http.ts';
@@ -101,17 +101,17 @@ let lastSteps: KeySteps | null = null;
 
 /**
  * Wraps the app's key store, in this process only: times the key's steps around the work, and lets keys starting
- * with BYPASS run the same work with a completion that only renders the response (no claim, no fingerprint, no
+ * with BYPASS run the same work with a completion that only keeps the records (no claim, no fingerprint, no
  * UPDATE), which is the create as it would be without a key.
  */
 function instrument(store: IdempotencyStore): void {
   const original = store.run.bind(store);
-  const run = async <R>(...[ctx, request, render, write]: Parameters<typeof store.run<R>>): ReturnType<typeof store.run<R>> => {
+  const run = async (...[ctx, request, write]: Parameters<typeof store.run>): ReturnType<typeof store.run> => {
     if (typeof request.key === 'string' && request.key.startsWith(BYPASS)) {
-      let stored: StoredResponse | undefined;
-      const result = await write({ ...ctx, idempotency: { complete: async (_tx, done) => void (stored = render(done as R)) } });
+      let stored: IdempotentRecords | undefined;
+      await write({ ...ctx, idempotency: { complete: async (_tx, records) => void (stored = records) } });
       if (!stored) throw new Error('bypassed create returned without completing');
-      return { response: stored, replayed: false, result };
+      return { records: stored, replayed: false };
     }
     const started = performance.now();
     const at = { ...counters };
@@ -145,7 +145,7 @@ function instrument(store: IdempotencyStore): void {
       }
     };
     try {
-      return await original(ctx, request, render, timedWrite);
+      return await original(ctx, request, timedWrite);
     } finally {
       const total = performance.now() - started;
       const claimed = claim ?? { statements: counters.statements - at.statements, roundTrips: counters.roundTrips - at.roundTrips, ms: total };

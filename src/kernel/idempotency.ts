@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from './clock.ts';
 import { runAsTenant, type RequestContext } from './context.ts';
 import { AppError } from './errors.ts';
+import { Single } from './served-record.ts';
 import type { TenantTx } from './tenancy.ts';
 import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 
@@ -10,9 +11,11 @@ import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 //
 //   claim     an INSERT ... ON CONFLICT of its own (autocommitted), so a concurrent request with the same key sees
 //             the claim before the work commits: state running, a claim token, locked_until = now + lock time.
-//   work      the create runs in its transaction; before it commits, the service calls ctx.idempotency.complete,
-//             which writes the response (state done) in that same transaction, only while the claim is still
-//             this request's (its token): the record and the response it is replayed from commit together.
+//   work      the create runs in its transaction; before it commits, the service calls ctx.idempotency.complete
+//             with the records it wrote, which are stored (state done) in that same transaction, only while the
+//             claim is still this request's (its token): the records and what they are replayed from commit
+//             together. Both APIs answer the first request and every replay from those stored records (REST
+//             renders its 201 from them, byte for byte the same each time; GraphQL serves them).
 //   failure   a 4xx or 5xx rolls the work back and deletes the claim, so the key may be reused (rule 5).
 //   crash     a process that dies mid-request leaves a running claim; once locked_until passes, the next request
 //             with the key takes it over (the transaction that held it never committed, so nothing was created).
@@ -30,15 +33,26 @@ const REPLAY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** The spec's retry hint while the first request runs. */
 const IN_FLIGHT_RETRY_AFTER_SECONDS = 2;
 
-/** The answer a key replays: what the adapter sent the first time. */
-export interface StoredResponse {
+/** What an idempotent write produced: the records it wrote, each with its ETag, by name (a create: its resource's). */
+export type IdempotentRecords = Readonly<Record<string, Single>>;
+
+/**
+ * What a key stored before results were stored as records (2026-11-28) replays: the answer REST sent, or the id of
+ * the record GraphQL created. Such keys are answered for 24 hours after the upgrade, then expire.
+ */
+export interface LegacyResponse {
   status: number;
-  /** The headers that matter for a replay (ETag, Location). */
   headers: Record<string, string>;
-  /** The body exactly as sent (REST), or empty (GraphQL reads the record again). */
   body: string;
-  /** The record the request created. */
   recordId: string;
+}
+
+/** The answer of a request with an idempotency key: the first run's records (replayed or not), or a legacy answer. */
+export type IdempotentOutcome = { records: IdempotentRecords; replayed: boolean } | { legacy: LegacyResponse; replayed: true };
+
+/** The stored form: the records as JSON text (a string, so jsonb keeps it byte for byte). */
+interface StoredRecords {
+  records: string;
 }
 
 /** What an idempotent request is, for the fingerprint its key is bound to. */
@@ -54,7 +68,7 @@ export interface IdempotentRequest {
 
 /** How the service that does the work completes the key, inside its transaction (RequestContext.idempotency). */
 export interface IdempotencyScope {
-  complete(tx: TenantTx, result: unknown): Promise<void>;
+  complete(tx: TenantTx, records: IdempotentRecords): Promise<void>;
 }
 
 /**
@@ -76,7 +90,7 @@ interface KeyRow {
   path: string;
   fingerprint: string;
   state: 'running' | 'done';
-  response: StoredResponse | null;
+  response: StoredRecords | LegacyResponse | null;
 }
 
 /** JSON with object keys sorted at every depth, so two bodies that differ only in key order are the same. */
@@ -114,25 +128,20 @@ export class IdempotencyStore {
 
   /**
    * Runs `write` at most once per key: the first request runs it (the write calls ctx.idempotency.complete inside
-   * its transaction with its result, which `render` turns into the stored response); a retry with the same key and
-   * request gets the stored response (replayed: true); the other cases answer 409 idempotency_key.in_use.
+   * its transaction with the records it wrote); a retry with the same key and request gets those records
+   * (replayed: true); the other cases answer 409 idempotency_key.in_use.
    */
-  async run<R>(
-    ctx: RequestContext,
-    request: IdempotentRequest,
-    render: (result: R) => StoredResponse,
-    write: (ctx: RequestContext) => Promise<R>,
-  ): Promise<{ response: StoredResponse; replayed: false; result: R } | { response: StoredResponse; replayed: true }> {
+  async run(ctx: RequestContext, request: IdempotentRequest, write: (ctx: RequestContext) => Promise<unknown>): Promise<IdempotentOutcome> {
     const key = IdempotencyStore.keyOf(request.key);
     const fingerprint = fingerprintOf(request);
     const scope = { account: ctx.principal.accountId, apiKey: ctx.principal.key.id, key };
     const claim = await this.claim(scope, request, fingerprint);
-    if (claim.kind === 'replay') return { response: claim.response, replayed: true };
+    if (claim.kind === 'replay') return claim.outcome;
 
-    let stored: StoredResponse | undefined;
+    let stored: string | undefined;
     const idempotency: IdempotencyScope = {
-      complete: async (tx, result) => {
-        const response = render(result as R);
+      complete: async (tx, records) => {
+        const text = JSON.stringify(Object.fromEntries(Object.entries(records).map(([name, single]) => [name, { record: single.record, etag: single.etag }])));
         const [written] = await tenantQuery<{ done: number }>(
           tx,
           `UPDATE idempotency_keys SET state = 'done', response = $5::jsonb
@@ -141,17 +150,18 @@ export class IdempotencyStore {
           scope.apiKey,
           key,
           claim.token,
-          JSON.stringify(response),
+          JSON.stringify({ records: text } satisfies StoredRecords),
         );
         // The claim outlived its lock and another request took the key over: this write must not commit too.
         if (!written) throw inFlight('The request took longer than the key is held; its work was rolled back. Retry with the same key.');
-        stored = response;
+        stored = text;
       },
     };
     try {
-      const result = await write({ ...ctx, idempotency });
-      if (!stored) throw new Error('an idempotent write returned without completing its key (ctx.idempotency.complete)');
-      return { response: stored, replayed: false, result };
+      await write({ ...ctx, idempotency });
+      if (stored === undefined) throw new Error('an idempotent write returned without completing its key (ctx.idempotency.complete)');
+      // The first answer is made from the records as stored, so a replay is made from the very same values.
+      return { records: recordsOf(stored), replayed: false };
     } catch (error) {
       await this.release(scope, claim.token);
       throw error;
@@ -162,7 +172,7 @@ export class IdempotencyStore {
     scope: { account: string; apiKey: string; key: string },
     request: IdempotentRequest,
     fingerprint: string,
-  ): Promise<{ kind: 'claimed'; token: string } | { kind: 'replay'; response: StoredResponse }> {
+  ): Promise<{ kind: 'claimed'; token: string } | { kind: 'replay'; outcome: IdempotentOutcome }> {
     return runAsTenant(scope.account, async () => {
       // Two rounds: a claim released (its request failed) between our insert and our read is claimed again.
       for (let round = 0; round < 2; round += 1) {
@@ -200,7 +210,8 @@ export class IdempotencyStore {
           const where = held.method === request.method && held.path === request.path ? 'with a different body' : `for ${held.method} ${held.path}`;
           throw new AppError('idempotency_key.in_use', `This Idempotency-Key was used within the last 24 hours ${where}; use a new key for a new operation.`);
         }
-        return { kind: 'replay', response: held.response as StoredResponse };
+        const response = held.response!;
+        return { kind: 'replay', outcome: 'records' in response ? { records: recordsOf(response.records), replayed: true } : { legacy: response, replayed: true } };
       }
       throw inFlight('The request with this Idempotency-Key was just released; retry.');
     });
@@ -218,6 +229,12 @@ export class IdempotencyStore {
       ),
     );
   }
+}
+
+/** The stored records, as Singles. */
+function recordsOf(text: string): IdempotentRecords {
+  const parsed = JSON.parse(text) as Record<string, { record: Record<string, unknown>; etag: string }>;
+  return Object.fromEntries(Object.entries(parsed).map(([name, { record, etag }]) => [name, new Single(record, etag)]));
 }
 
 function inFlight(detail: string): AppError {

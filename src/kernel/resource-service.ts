@@ -214,7 +214,7 @@ export class ResourceService {
       const single = await this.transaction(async (tx) => {
         const created = await this.createWithin(tx, ctx, input);
         // An idempotent create stores its response in the transaction of the record (kernel/idempotency.ts).
-        await idempotency?.complete(tx, created);
+        await idempotency?.complete(tx, { [this.def.name]: created });
         return created;
       });
       return this.afterCommit(ctx, 'create', single, null, input);

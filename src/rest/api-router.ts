@@ -4,7 +4,7 @@ import { type Domain, describeCaller, lookupKinds, type LookupKind } from '../do
 import { AppError } from '../kernel/errors.ts';
 import type { ListResult } from '../kernel/listing.ts';
 import type { Single } from '../kernel/resource-service.ts';
-import type { StoredResponse } from '../kernel/idempotency.ts';
+import type { IdempotentOutcome, IdempotentRecords } from '../kernel/idempotency.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import type { ActionDefinition, ActionRecords } from '../kernel/action.ts';
 import { bodyKeyOf, restPath, serves } from '../kernel/resource.ts';
@@ -30,10 +30,24 @@ function sendSingle(res: Response, single: Single, status = 200): void {
   res.status(status).json({ data: single.record });
 }
 
-/** The answer of an idempotent request: the stored response, byte for byte; a replay says so (Idempotent-Replayed). */
-function sendStored(res: Response, { response, replayed }: { response: StoredResponse; replayed: boolean }): void {
+/** A REST answer made whole before it is sent: what an idempotent request answers, the first time and each replay. */
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * The answer of an idempotent request, rendered from the records the first run stored (the same bytes each time);
+ * a replay says so (Idempotent-Replayed). A key stored before the store kept records replays the bytes it stored.
+ */
+function sendIdempotent(res: Response, outcome: IdempotentOutcome, answer: (records: IdempotentRecords) => Answer): void {
+  if (outcome.replayed) res.setHeader('Idempotent-Replayed', 'true');
+  sendAnswer(res, 'legacy' in outcome ? outcome.legacy : answer(outcome.records));
+}
+
+function sendAnswer(res: Response, response: Answer): void {
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
   res.status(response.status).type('application/json; charset=utf-8').send(response.body);
 }
 
@@ -66,14 +80,14 @@ function runAction(domain: Domain, req: Request, res: Response, action: ActionDe
 }
 
 /** The answer of an action whose response is `records`: the records by key, and Location of the located one. */
-function recordsAnswer(domain: Domain, req: Request, action: ActionDefinition, records: ActionRecords): StoredResponse {
+function recordsAnswer(domain: Domain, req: Request, action: ActionDefinition, records: ActionRecords): Answer {
   const response = action.response;
   if (!('records' in response)) throw new Error(`${action.name} does not answer records`);
   const located = response.location ? records[response.location] : undefined;
   const headers: Record<string, string> = {};
   if (located) headers.Location = `${req.baseUrl}/${restPath(domain.resource(response.records[response.location!]).def)}/${located.record.id as string}`;
   const body = JSON.stringify({ data: Object.fromEntries(Object.entries(records).map(([key, single]) => [key, single.record])) });
-  return { status: response.status, headers, body, recordId: (located?.record.id as string | undefined) ?? '' };
+  return { status: response.status, headers, body };
 }
 
 /** The answer of a declared action, as its response declares it. */
@@ -82,7 +96,7 @@ function sendAction(domain: Domain, req: Request, res: Response, action: ActionD
   if (response.status === 204) {
     res.status(204).end();
   } else if ('records' in response) {
-    sendStored(res, { response: recordsAnswer(domain, req, action, result as ActionRecords), replayed: false });
+    sendAnswer(res, recordsAnswer(domain, req, action, result as ActionRecords));
   } else if ('shape' in response) {
     if (response.location) res.setHeader('Location', `${req.baseUrl}${response.location(result as Record<string, unknown>)}`);
     res.status(response.status).json({ data: result });
@@ -162,16 +176,18 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
     if (serves(service.def, 'create')) {
       register('post', `/${plural}`, authorize(write), body, async (req, res) => {
         if (service.def.idempotentCreate) {
-          // A financial create: once per Idempotency-Key; the answer is stored with the record and replayed as sent.
+          // A financial create: once per Idempotency-Key; the record is stored with the key and answered from it.
           // The path as routed: /invoices and /invoices/ are one endpoint.
           const request = { key: req.get('idempotency-key'), method: req.method, path: `${req.baseUrl}/${plural}`, body: req.body };
-          const render = (single: Single) => ({
-            status: 201,
-            headers: { ETag: single.etag, Location: `${req.baseUrl}/${plural}/${single.record.id as string}` },
-            body: JSON.stringify({ data: single.record }),
-            recordId: single.record.id as string,
-          });
-          sendStored(res, await domain.idempotency.run(ctx(res), request, render, (scoped) => service.create(scoped, recordFromBody(req.body, bodyKeyOf(service.def)))));
+          const answer = (records: IdempotentRecords): Answer => {
+            const single = records[service.def.name];
+            return {
+              status: 201,
+              headers: { ETag: single.etag, Location: `${req.baseUrl}/${plural}/${single.record.id as string}` },
+              body: JSON.stringify({ data: single.record }),
+            };
+          };
+          sendIdempotent(res, await domain.idempotency.run(ctx(res), request, (scoped) => service.create(scoped, recordFromBody(req.body, bodyKeyOf(service.def)))), answer);
           return;
         }
         const single = await service.create(ctx(res), recordFromBody(req.body, bodyKeyOf(service.def)));
@@ -203,8 +219,8 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
         if (action.idempotent) {
           // A financial create: once per Idempotency-Key, as a resource's POST (the path as routed, without a trailing slash).
           const request = { key: req.get('idempotency-key'), method: req.method, path: `${req.baseUrl}${req.path.replace(/\/$/, '')}`, body: req.body };
-          const render = (records: ActionRecords) => recordsAnswer(domain, req, action, records);
-          sendStored(res, await domain.idempotency.run(ctx(res), request, render, (scoped) => runAction(domain, req, res, action, scoped) as Promise<ActionRecords>));
+          const outcome = await domain.idempotency.run(ctx(res), request, (scoped) => runAction(domain, req, res, action, scoped));
+          sendIdempotent(res, outcome, (records) => recordsAnswer(domain, req, action, records));
           return;
         }
         sendAction(domain, req, res, action, await runAction(domain, req, res, action));

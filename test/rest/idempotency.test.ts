@@ -72,6 +72,17 @@ describe('idempotency keys on financial creates', () => {
     expect(replay.text).toBe(created[0].text);
   });
 
+  it('replays a key stored before keys kept records (the answer REST stored then, byte for byte) until it expires', async () => {
+    const key = randomUUID();
+    const first = await api.post('/invoices', { invoice: { customer_id: customerId, reference: `legacy-${key}` } }, withKey(key));
+    expect(first.status).toBe(201);
+    // The stored form before 2026-11-28: the answer as sent (status, the headers that matter, the body) and the record's id.
+    const legacy = { status: 201, headers: { ETag: first.headers.get('etag'), Location: first.headers.get('location') }, body: first.text, recordId: first.body.data.id };
+    await t.app.domain.prisma.$executeRawUnsafe(`UPDATE idempotency_keys SET response = $1::jsonb WHERE key = $2`, JSON.stringify(legacy), key);
+    const again = await api.post('/invoices', { invoice: { customer_id: customerId, reference: `legacy-${key}` } }, withKey(key));
+    expect([again.status, again.text, again.headers.get('etag'), again.headers.get('idempotent-replayed')]).toEqual([201, first.text, first.headers.get('etag'), 'true']);
+  });
+
   it('refuses a malformed key with 400 idempotency_key.invalid: empty, with a space, over 255 characters', async () => {
     for (const key of ['has space', 'x'.repeat(256), 'é']) {
       expectProblem(await api.post('/invoices', { invoice: { customer_id: customerId } }, withKey(key)), { status: 400, code: 'idempotency_key.invalid' });

@@ -17,6 +17,7 @@ import type { RecordShape } from './record-type.ts';
 import type { ResourceTypes } from './resource-schema.ts';
 import type { SharedTypes } from './shared-types.ts';
 import { wireObject } from './wire-object.ts';
+import { served } from './idempotent-create.ts';
 
 // The GraphQL field of every declared action (src/kernel/action.ts): a query for GET actions, a mutation
 // otherwise. Arguments are the record id, the further path parameters (camelCase) and the body as an input type;
@@ -29,8 +30,8 @@ type AnyOptions = never;
 
 /**
  * An idempotent action (a financial create) through the store REST uses, keyed on the field's name, the record id
- * and the input. A retry with the same key and arguments gets the same records, read again (GraphQL selects what
- * it wants, so the stored response is the records' ids by key).
+ * and the input. A retry with the same key and arguments gets the same records as the first answer did, as a REST
+ * retry does.
  */
 async function idempotentAction(
   ctx: GraphQLContext,
@@ -42,13 +43,12 @@ async function idempotentAction(
   const response = action.response;
   if (!('records' in response)) throw new Error(`${action.name}: an idempotent action answers records`);
   const { idempotencyKey, ...request } = args;
-  const render = (records: ActionRecords) => {
-    const ids = Object.fromEntries(Object.entries(records).map(([key, single]) => [key, single.record.id as string]));
-    return { status: 200, headers: {}, body: JSON.stringify(ids), recordId: response.location ? ids[response.location] : '' };
-  };
-  const outcome = await ctx.domain.idempotency.run(requestContext(ctx), { key: idempotencyKey, method: 'GRAPHQL', path: field, body: request }, render, (scoped) => run(scoped) as Promise<ActionRecords>);
-  if (!outcome.replayed) return outcome.result;
-  const ids = JSON.parse(outcome.response.body) as Record<string, string>;
+  const outcome = await ctx.domain.idempotency.run(requestContext(ctx), { key: idempotencyKey, method: 'GRAPHQL', path: field, body: request }, run);
+  if (!('legacy' in outcome)) {
+    return Object.fromEntries(Object.entries(outcome.records).map(([key, single]) => [key, served(ctx.domain.resource(response.records[key]).def, single)]));
+  }
+  // A key stored before the store kept records (2026-11-28) has the records' ids by key: they are read again.
+  const ids = JSON.parse(outcome.legacy.body) as Record<string, string>;
   const records = await Promise.all(Object.entries(ids).map(async ([key, id]) => [key, await ctx.domain.resource(response.records[key]).get(requestContext(ctx), id)] as const));
   return Object.fromEntries(records);
 }
