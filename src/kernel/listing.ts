@@ -62,13 +62,32 @@ export interface ListRequest {
   /** A sortable field, `-` first for descending. */
   sort?: string;
   q?: string;
-  /**
-   * The filters given, in order: a declared filter, one of its operators (none: equality, as given without one),
-   * the value (`in`: the values).
-   */
-  filters?: readonly { field: string; op?: string; value: string | readonly string[] }[];
-  /** custom_fields[<definition id>] = value. */
-  customFields?: readonly { id: string; value: string }[];
+  /** The filters given, in order. */
+  filters?: readonly FilterGiven[];
+  customFields?: readonly CustomFieldGiven[];
+}
+
+/** A filter of a list request: a declared filter, one of its operators (none: equality, as given without one), the value (`in`: the values). */
+export interface FilterGiven {
+  field: string;
+  op?: string;
+  value: string | readonly string[];
+}
+
+/** custom_fields[<definition id>] = value. */
+export interface CustomFieldGiven {
+  id: string;
+  value: string;
+}
+
+/** A list request as an adapter builds it, filter by filter. */
+export interface ListRequestDraft {
+  limit?: number | string;
+  cursor?: string;
+  sort?: string;
+  q?: string;
+  filters: FilterGiven[];
+  customFields: CustomFieldGiven[];
 }
 
 export interface ListQuery {

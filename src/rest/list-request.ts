@@ -1,6 +1,6 @@
 import type { ErrorSubject } from '../kernel/errors.ts';
 import { AppError } from '../kernel/errors.ts';
-import type { ListRequest } from '../kernel/listing.ts';
+import type { ListRequest, ListRequestDraft } from '../kernel/listing.ts';
 import { assertStorableParameters } from '../kernel/storable.ts';
 
 // A list's query string -> the kernel's list request (kernel/listing.ts ListRequest): the spec's cursor, limit,
@@ -15,10 +15,7 @@ export function listRequestOf(entries: [string, string][]): ListRequest {
   // Text PostgreSQL cannot store (NUL, lone surrogates) in any parameter, name or value: 400 naming it.
   assertStorableParameters(entries);
   const seen = new Set<string>();
-  const request: { -readonly [K in keyof ListRequest]: ListRequest[K] } & { filters: NonNullable<ListRequest['filters']>[number][]; customFields: NonNullable<ListRequest['customFields']>[number][] } = {
-    filters: [],
-    customFields: [],
-  };
+  const request: ListRequestDraft = { filters: [], customFields: [] };
   for (const [key, value] of entries) {
     if (seen.has(key)) throw invalid(`${key}: given more than once`);
     seen.add(key);

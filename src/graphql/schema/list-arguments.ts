@@ -1,5 +1,5 @@
 import type { ResourceDefinition } from '../../kernel/resource.ts';
-import type { ListRequest, ValueType } from '../../kernel/listing.ts';
+import type { ListRequest, ListRequestDraft, ValueType } from '../../kernel/listing.ts';
 import type { ErrorSubject } from '../../kernel/errors.ts';
 import { camelCase } from '../../kernel/naming.ts';
 import { listTexts } from './descriptions.ts';
@@ -17,10 +17,8 @@ export interface ListArgument {
   enum?: readonly string[];
   description: string;
   /** Adds the argument's value to the request. */
-  apply(value: unknown, request: MutableListRequest): void;
+  apply(value: unknown, request: ListRequestDraft): void;
 }
-
-type MutableListRequest = { filters: NonNullable<ListRequest['filters']>[number][]; customFields: NonNullable<ListRequest['customFields']>[number][]; q?: string };
 
 const filterScalar: Record<ValueType, ScalarName> = { string: 'String', uuid: 'ID', date: 'Date', datetime: 'DateTime', integer: 'SafeInt', boolean: 'Boolean' };
 const opSuffix = { eq: '', in: 'In', gt: 'Gt', gte: 'Gte', lt: 'Lt', lte: 'Lte' } as const;
@@ -62,7 +60,7 @@ export function listRequest(
   filter: Record<string, unknown> | null | undefined,
   sort: { field: string; direction: string } | null | undefined,
 ): ListRequest {
-  const request: MutableListRequest = { filters: [], customFields: [] };
+  const request: ListRequestDraft = { filters: [], customFields: [] };
   for (const arg of args) {
     const value = filter?.[arg.name];
     if (value !== undefined && value !== null) arg.apply(value, request);
