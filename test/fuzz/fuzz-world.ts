@@ -124,6 +124,31 @@ const SETTLE_MS = 10_000;
 const MIN_POOL = 2;
 const MAX_POOL = 4;
 
+/**
+ * Whether the app may have written since the last fingerprint, from the statements it sent for requests (the
+ * test app's onQuery; the job queue's background work is not reported, and settle() waits for it). A statement
+ * counts as a write unless it is plainly a read: SELECT (or SHOW, a transaction statement, SET) calling nothing that
+ * writes. Only a span with no write at all reuses the last fingerprint; anything else is fingerprinted again.
+ */
+export class WriteWatch {
+  private wrote = true;
+  private static readonly read = /^\s*(SELECT|SHOW|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|SET|DEALLOCATE)\b/i;
+  private static readonly writing = /\b(INSERT|UPDATE|DELETE|MERGE|TRUNCATE|COPY|nextval|setval|fl_refresh_\w+)\b/i;
+  /** For the test app's onQuery. */
+  readonly note = (sql: string): void => {
+    // Without its comment lines (the driver reports the COMMIT and ROLLBACK it sends as a comment alone).
+    const statement = sql.replace(/^\s*--[^\n]*(\n|$)/gm, '');
+    if (statement.trim() === '') return;
+    if (!WriteWatch.read.test(statement) || WriteWatch.writing.test(statement)) this.wrote = true;
+  };
+  /** True when a write may have been sent since the last call. */
+  take(): boolean {
+    const wrote = this.wrote;
+    this.wrote = false;
+    return wrote;
+  }
+}
+
 export class World implements WorldView {
   readonly api: Client;
   private readonly pools = new Map<string, PoolEntry[]>();
@@ -143,6 +168,8 @@ export class World implements WorldView {
     readonly model: OpenApiModel,
     /** Where webhook endpoints point: a receiver that echoes the verification challenge (the app must be allowed to reach it). */
     readonly webhookUrl?: string,
+    /** The app's statements (its onQuery): fingerprints are only computed again after a write. */
+    private readonly writes?: WriteWatch,
   ) {
     this.api = client(`${testApp.url}/api/v2`, tenant.token);
   }
@@ -487,8 +514,13 @@ export class World implements WorldView {
     }
   }
 
-  /** The fingerprint now (one statement, once the dispatcher is idle), remembered as the baseline of the next request. */
+  /**
+   * The fingerprint now (one statement, once the dispatcher is idle), remembered as the baseline of the next request.
+   * When the app sent no write since the last one, the database is as it was then, and the last one is the answer.
+   */
   async fingerprint(): Promise<string> {
+    const wrote = this.writes?.take() ?? true;
+    if (!wrote && this.lastFingerprint !== null) return this.lastFingerprint;
     await this.settle();
     const rows = await this.testApp.database.raw.$queryRawUnsafe<{ fp: string }[]>(this.fingerprintSql);
     this.lastFingerprint = rows[0].fp;

@@ -10,7 +10,9 @@
 // application/problem+json whose `code` matches the document's pattern, is in its x-error-codes catalog with
 // that status, equals `status`, and is documented for the operation; and a refused request (or any GET) leaves
 // the database fingerprint unchanged (one SQL statement over every table: count, max(updated_at),
-// sum(lock_version), count(deleted_at), the events outbox's max(seq) ...).
+// sum(lock_version), count(deleted_at), the events outbox's max(seq) ...), taken again only when the app sent a
+// statement that may write since the last one (WriteWatch: its onQuery; a span of plain reads leaves the database as
+// it was).
 //
 // Bounded and deterministic: FUZZ_SEED (default 20260430) seeds every property (each operation and kind derives
 // its own seed from it); FUZZ_RUNS (default 4 on PGlite, 7 on PostgreSQL) is the number of generated requests
@@ -28,7 +30,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type Tenant } from '../helpers/app.ts';
 import { startReceiver } from '../helpers/webhook-receivers.ts';
 import { writeFileSync } from 'node:fs';
-import { World } from './fuzz-world.ts';
+import { World, WriteWatch } from './fuzz-world.ts';
 import { describeOutcome, runPlan } from './fuzz-request.ts';
 import { kinds, kindsFor, planArbitrary, type GenContext } from './openapi-arbitraries.ts';
 import { buildModel } from './openapi-model.ts';
@@ -44,7 +46,9 @@ const narrowed = Boolean(ONLY_OPS || ONLY_KINDS || REPLAY_PATH);
 // declared: the app starts while this file is collected.
 // Webhook endpoints are registered at an echo receiver on 127.0.0.1 (the app may reach private addresses here).
 const receiver = await startReceiver({ kind: 'echo' });
+const writes = new WriteWatch();
 const testApp = await startTestApp({
+  onQuery: writes.note,
   rateLimits: { read: 10_000_000, write: 10_000_000, webhook_ingest: 10_000_000 },
   env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_VERIFY_TIMEOUT_MS: '1000', WEBHOOK_TIMEOUT_MS: '1000' },
 });
@@ -82,7 +86,7 @@ function deriveSeed(label: string, kind: string): number {
 
 beforeAll(async () => {
   tenant = await testApp.tenant({ name: 'Fuzz Tenant' });
-  world = new World(testApp, tenant, model, receiver.url);
+  world = new World(testApp, tenant, model, receiver.url, writes);
   await world.seed();
   ctx = { model, world };
 }, 300_000);
