@@ -3,6 +3,7 @@ import type { ErrorCode } from './errors.ts';
 import type { FieldSpec } from './fields.ts';
 import type { Single } from './resource-service.ts';
 import type { Scope } from './scopes.ts';
+import { assertStorableBody } from './storable.ts';
 import type { WireShape } from './wire-shape.ts';
 
 // An action: an operation of a resource beyond its five standard ones (convert a lead, link a contact ...),
@@ -10,10 +11,11 @@ import type { WireShape } from './wire-shape.ts';
 // (src/rest/openapi-operations.ts) and its GraphQL query or mutation (src/graphql/schema/actions.ts) are generated from
 // the declaration: the path, the scopes, the body, the service call and the answer are written nowhere else.
 //
-// Every adapter hands the service the same wire body (snake_case fields under `body.key`), so rules, results and
-// error codes are the same on both APIs.
+// Every adapter hands the service the same input, the field values by their declared names (ActionCall.input),
+// each having read them from its own request in its own way: so rules, results and error codes are the same on
+// both APIs, and no adapter speaks another's wire format.
 
-/** The body of an action, under `key` in the JSON body as every resource's record is. */
+/** The input of an action, and how REST carries it: under `key` in the JSON body, as every resource's record is. */
 export type ActionBody =
   | {
       /** The request's fields, with their create/update rules (see FieldSpec). */
@@ -36,6 +38,12 @@ export type ActionBody =
   | {
       /** The action takes no input: no body, or `{}`. */
       empty: true;
+      /**
+       * The message (422 validation.failed on `body`) refusing any other REST body, before the action runs (GraphQL
+       * has no argument to send one). Without one, a body sent is not read: the webhook endpoint actions have
+       * always accepted one, and clients may rely on it.
+       */
+      refusal?: string;
       required: false;
       description: string;
     };
@@ -79,6 +87,26 @@ export type ActionResponse =
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export interface DomainServices {}
 
+/**
+ * An action's input: its field values by their declared names (the snake_case keys of `fields`, or the fields of
+ * the resource it `overrides`); {} when it takes none or none was given. A function the service calls where it
+ * checks its input, the pattern of ResourceService.update: the documented order of checks has the records exist
+ * (404) before their input is refused (422), and an adapter's own refusal of what it received (a REST body of
+ * the wrong shape) is one of those 422s, so it must come at that point too.
+ */
+export type ActionInput = () => Record<string, unknown>;
+
+/**
+ * Reads an action's input, its text checked for what PostgreSQL cannot store (src/kernel/storable.ts) whichever
+ * adapter it came from, so a NUL is a 422 naming the field and never a 500; a key holding such text is reported
+ * under `key`, the name of the input (ActionBody `key`). Before any rule of the service reads the values.
+ */
+export function readActionInput(input: ActionInput, key: string): Record<string, unknown> {
+  const values = input();
+  assertStorableBody(values, key);
+  return values;
+}
+
 /** What the service call of an action receives. */
 export interface ActionCall {
   domain: DomainServices;
@@ -87,8 +115,8 @@ export interface ActionCall {
   id: string;
   /** The other path parameters, by their wire names. */
   params: Readonly<Record<string, string>>;
-  /** The wire body (undefined when none was sent). */
-  body: unknown;
+  /** The input, by declared names, read when the service calls it (see ActionInput; readActionInput checks it). */
+  input: ActionInput;
 }
 
 export interface ActionDefinition {

@@ -5,9 +5,10 @@ import { AppError, validationError, type FieldErrors } from './errors.ts';
 // U+FFFD, and jsonb refuses them). This is the one check of every client-chosen string on its way to the
 // database, at the services' boundary, so REST and GraphQL answer alike and never with a 500:
 //
-// - request bodies (recordFromBody, src/kernel/body.ts): 422 validation.failed naming each field that holds such
-//   text, in the dotted style of nested errors (`lineitems.0.description`, `custom_fields.<id>`); an object key
-//   holding it is reported on the object (`custom_fields`, or the record's own key);
+// - the values a write or an action receives (ResourceService create and update, readActionInput in
+//   src/kernel/action.ts): 422 validation.failed naming each field that holds such text, in the dotted style of
+//   nested errors (`lineitems.0.description`, `custom_fields.<id>`); an object key holding it is reported on the
+//   object (`custom_fields`, or the record's own key);
 // - query parameters (runList, the lookups): 400 filter.invalid naming the parameter.
 
 export const UNSTORABLE_MESSAGE = 'contains a character that cannot be stored (NUL or unpaired surrogate)';

@@ -8,9 +8,10 @@ import type { IdempotentOutcome, IdempotentRecords } from '../kernel/idempotency
 import type { Scope } from '../kernel/scopes.ts';
 import type { ActionDefinition, ActionRecords } from '../kernel/action.ts';
 import { bodyKeyOf, restPath, serves } from '../kernel/resource.ts';
-import { recordFromBody } from '../kernel/body.ts';
 import { authorize, ctx, identify, jsonBody } from './gate.ts';
 import { sendProblem } from './problem.ts';
+import { actionInputOf } from './action-input.ts';
+import { recordFromBody } from './record-body.ts';
 import { EncodedBody } from '../http/encoded-body.ts';
 import { listRequestOf, lookupQueryOf, systemOptionsQueryOf } from './list-request.ts';
 
@@ -73,10 +74,10 @@ function sendUnpaginated(res: Response, data: unknown): void {
   res.json({ data, has_more: false, next_cursor: null });
 }
 
-/** Runs a declared action with the request's path parameters and body. */
+/** Runs a declared action with the request's path parameters and the input its body carries. */
 function runAction(domain: Domain, req: Request, res: Response, action: ActionDefinition, context = ctx(res)): Promise<unknown> {
   const params = Object.fromEntries(Object.keys(action.params ?? {}).map((name) => [name, String(req.params[name])]));
-  return action.run({ domain, ctx: context, id: String(req.params.id), params, body: req.body });
+  return action.run({ domain, ctx: context, id: String(req.params.id), params, input: actionInputOf(action.body, req.body) });
 }
 
 /** The answer of an action whose response is `records`: the records by key, and Location of the located one. */

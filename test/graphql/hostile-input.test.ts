@@ -9,7 +9,7 @@ import { patch, readRecord, unique } from '../helpers/factories/records.ts';
 import { createPlace, type Place } from '../helpers/factories/sites.ts';
 import { codeOf, expectNotInEnum, failed, fieldsOf, ok, USER_ERRORS } from '../helpers/graphql.ts';
 
-// Issue 8, hostile input over GraphQL: the resolvers hand the services the REST wire body and list entries, so
+// Issue 8, hostile input over GraphQL: the resolvers hand the services the same values and list requests as REST, so
 // text PostgreSQL cannot store (NUL, unpaired surrogates) gets the REST answers (validation.failed naming the
 // camelCase field, filter.invalid naming the parameter), never internal.error; JSON scalar values nested too
 // deeply are request.too_deep; /GRAPHQL is not /graphql; and the estimate decision gate holds both ways.

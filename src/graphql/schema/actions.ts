@@ -21,8 +21,8 @@ import { served } from './idempotent-create.ts';
 
 // The GraphQL field of every declared action (src/kernel/action.ts): a query for GET actions, a mutation
 // otherwise. Arguments are the record id, the further path parameters (camelCase) and the body as an input type;
-// the resolver checks the action's scopes in order, builds the wire body REST would receive and calls the same
-// service. Answers: records as a payload of the resources' types (each with its ETag), a wire shape in
+// the resolver checks the action's scopes in order, renames the input to the declared field names and calls the
+// same service. Answers: records as a payload of the resources' types (each with its ETag), a wire shape in
 // `<Shape>Payload`, a list of a wire shape, or the DeletePayload of a 204 action; a mutation's payload also has
 // userErrors, where its input errors go (user-errors.ts).
 
@@ -69,8 +69,8 @@ function fieldsInput(builder: Builder, name: string, description: string, fields
   });
 }
 
-/** A GraphQL input of an action's own fields -> its wire fields; omitted stays omitted, null stays null. */
-function wireFields(fields: Readonly<Record<string, FieldSpec>>, input: Record<string, unknown>): Record<string, unknown> {
+/** A GraphQL input of an action's own fields -> its values by declared names; omitted stays omitted, null stays null. */
+function fieldValues(fields: Readonly<Record<string, FieldSpec>>, input: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const wire of Object.keys(fields)) if (input[camelCase(wire)] !== undefined) out[wire] = input[camelCase(wire)];
   return out;
@@ -151,12 +151,10 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
     }
     return { type: fieldsInput(builder, `${pascalCase(field)}${bodyArg === 'input' ? '' : pascalCase(bodyArg)}Input`, actionTexts(action, def).body!, body.fields, body.mode), target: null };
   })();
-  /** The GraphQL argument -> the wire body REST would receive. */
-  const wireBody = (value: unknown): unknown => {
-    if (!body || 'empty' in body || !input) return undefined;
-    if (value === undefined || value === null) return body.required ? { [body.key]: {} } : {};
-    const record = input.target ? recordValues(input.target, 'create', value as Record<string, unknown>) : wireFields((body as { fields: Record<string, FieldSpec> }).fields, value as Record<string, unknown>);
-    return { [body.key]: record };
+  /** The input argument -> the action's input values by their declared names ({} when none was given). */
+  const inputValues = (value: unknown): Record<string, unknown> => {
+    if (!body || 'empty' in body || !input || value === undefined || value === null) return {};
+    return input.target ? recordValues(input.target, 'create', value as Record<string, unknown>) : fieldValues((body as { fields: Record<string, FieldSpec> }).fields, value as Record<string, unknown>);
   };
 
   const options = {
@@ -178,7 +176,7 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
           ctx: context,
           id: String(args[idArg]),
           params: Object.fromEntries(params.map((param) => [param, String(args[camelCase(param)])])),
-          body: wireBody(args[bodyArg]),
+          input: () => inputValues(args[bodyArg]),
         });
       const call = () => (action.idempotent ? idempotentAction(ctx, action, field, args, run) : run(requestContext(ctx)));
       if (!mutation) return call();

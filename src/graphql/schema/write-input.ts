@@ -5,8 +5,8 @@ import { inputFieldText, inputTexts } from './descriptions.ts';
 import { graphqlType, type FieldKind } from './field-types.ts';
 import { childTypes } from './child-types.ts';
 
-// The inputs of writes: the one declarative mapping between GraphQL input fields and the wire body
-// (writableFields), which types the create and update inputs (recordInput) and makes the body (write-body.ts).
+// The inputs of writes: the one declarative mapping between GraphQL input fields and the record's declared fields
+// (writableFields), which types the create and update inputs (recordInput) and renames them (write-body.ts).
 
 /** A field a create or update accepts: its wire name, its GraphQL name and how it is typed. */
 export interface WritableField {

@@ -1,4 +1,5 @@
-import { addError, recordFromBody, throwIfErrors } from '../../kernel/body.ts';
+import { readActionInput, type ActionInput } from '../../kernel/action.ts';
+import { addError, throwIfErrors } from '../../kernel/body.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound, type FieldErrors } from '../../kernel/errors.ts';
@@ -23,13 +24,8 @@ import { linkageShape, relationshipTypes } from './contact-linkage.shape.ts';
 // is being made: one of the two waits for the other and then sees its result (404, or 409 contact.has_linkages).
 // Hence no linkage ever belongs to a deleted contact, and the "first link" count below needs no contact filter.
 
-/**
- * POST and PATCH bodies carry the fields at the top level, as the spec's endpoint table lists them
- * ({"linkable_id": ..., "linkable_type": "Customer", "primary": true}), or under this key as every other
- * resource's body ({"linkage": {...}}). Both at once, or the key beside any other member, is 422 (see
- * recordFromBody); unknown fields are refused either way.
- */
-const BODY_KEY = 'linkage';
+/** The name of a linkage's input (ActionBody `key`): a key of it holding text that cannot be stored is reported under it. */
+const INPUT_KEY = 'linkage';
 
 export interface LinkageRow {
   id: string;
@@ -171,10 +167,10 @@ export class ContactLinkageService {
     });
   }
 
-  create(ctx: RequestContext, contactId: string, body: unknown): Promise<WireLinkage> {
+  create(ctx: RequestContext, contactId: string, sent: ActionInput): Promise<WireLinkage> {
     return this.transaction(ctx, async (tx) => {
       await this.liveContact(tx, contactId);
-      const input = recordFromBody(body, BODY_KEY, { topLevel: true });
+      const input = readActionInput(sent, INPUT_KEY);
       const errors: FieldErrors = {};
       const link = checkLinkInput(input, errors);
       throwIfErrors(errors);
@@ -182,12 +178,12 @@ export class ContactLinkageService {
     });
   }
 
-  update(ctx: RequestContext, contactId: string, linkageId: string, body: unknown): Promise<WireLinkage> {
+  update(ctx: RequestContext, contactId: string, linkageId: string, sent: ActionInput): Promise<WireLinkage> {
     return this.transaction(ctx, async (tx) => {
-      // The documented order of checks: the records exist (404) before the body is validated (422).
+      // The documented order of checks: the records exist (404) before the input is validated (422).
       await this.liveContact(tx, contactId);
       let row = await this.linkage(tx, contactId, linkageId);
-      const input = recordFromBody(body, BODY_KEY, { topLevel: true });
+      const input = readActionInput(sent, INPUT_KEY);
       const errors: FieldErrors = {};
       for (const key of Object.keys(input)) {
         if (key === 'linkable_id' || key === 'linkable_type') addError(errors, key, 'cannot be changed; link the contact to the new record instead');

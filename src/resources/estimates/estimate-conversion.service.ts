@@ -1,6 +1,7 @@
+import type { ActionInput } from '../../kernel/action.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
-import { AppError, notFound, validationError } from '../../kernel/errors.ts';
+import { AppError, notFound } from '../../kernel/errors.ts';
 import { isUuid } from '../../kernel/ids.ts';
 import type { ResourceService, Single } from '../../kernel/resource-service.ts';
 import { inTransaction, type TenantClient, type TenantTx } from '../../kernel/tenancy.ts';
@@ -42,10 +43,7 @@ export class EstimateConversionService {
   ) {}
 
   /** POST /estimates/{id}/convert: the estimate becomes a job. */
-  convert(ctx: RequestContext, estimateId: string, body: unknown): Promise<{ estimate: Single; job: Single }> {
-    if (body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length > 0)) {
-      throw validationError({ body: ['must be empty: the job is made from the estimate'] });
-    }
+  convert(ctx: RequestContext, estimateId: string): Promise<{ estimate: Single; job: Single }> {
     return this.converting(ctx, estimateId, 'job', async (tx, estimate, lines) => {
       // The job obeys today's rules (module settings, live site): a violation is a 422 naming the field.
       const job = await this.jobs.createWithin(tx, ctx, copied(estimate, jobFields), { values: { estimate_id: estimateId }, children: { lineitems: lines } });
@@ -57,12 +55,12 @@ export class EstimateConversionService {
 
   /**
    * POST /estimates/{id}/invoice: the estimate becomes an invoice (a financial create: once per idempotency key).
-   * The optional {"invoice": {...}} overrides or adds invoice fields; the lines are the estimate's.
+   * The optional input overrides or adds invoice fields; the lines are the estimate's.
    */
-  invoice(ctx: RequestContext, estimateId: string, body: unknown): Promise<{ estimate: Single; invoice: Single }> {
+  invoice(ctx: RequestContext, estimateId: string, input: ActionInput): Promise<{ estimate: Single; invoice: Single }> {
     const idempotency = idempotencyOf(ctx, 'An invoice');
     return this.converting(ctx, estimateId, 'invoice', async (tx, estimate, lines) => {
-      const overrides = invoiceOverrides(body, 'estimate');
+      const overrides = invoiceOverrides(input, 'estimate');
       const invoice = await this.invoices.createWithin(tx, ctx, { ...copied(estimate, invoiceFields), ...overrides }, { values: { estimate_id: estimateId }, children: { lineitems: lines } });
       const converted = await this.estimates.touchWithin(tx, ctx, estimateId, { converted_invoice_id: invoice.record.id, converted_at: this.clock.now() });
       await this.estimates.announceWithin(tx, ctx, converted, 'converted', { converted_to: { invoice_id: invoice.record.id } });

@@ -14,7 +14,12 @@ export const estimateActions: readonly ActionDefinition[] = [
     summary: 'Convert an accepted estimate into a job',
     description:
       "In one transaction: creates a job from an estimate whose status is Accepted (customer, site, contact, system, title, scope of work, job type, reference, customer notes and a copy of every line, at the estimate's prices and tax rates), records the estimate on the job ({estimate_id}) and the job on the estimate ({converted_job_id}, {converted_at}): what an invoice needs later. The job obeys the current rules of a job create (module settings, live site, required custom fields): a violation is validation.failed naming the field. An estimate in another status is refused with estimate.not_accepted; an estimate converts once: converting it again is refused with estimate.already_converted.",
-    body: { empty: true, required: false, description: 'Empty: the job is made from the estimate alone. No body or {} is accepted; any field answers 422 validation.failed (errors.body).' },
+    body: {
+      empty: true,
+      refusal: 'must be empty: the job is made from the estimate',
+      required: false,
+      description: 'Empty: the job is made from the estimate alone. No body or {} is accepted; any field answers 422 validation.failed (errors.body).',
+    },
     response: {
       records: { estimate: 'estimate', job: 'job' },
       status: 201,
@@ -22,7 +27,7 @@ export const estimateActions: readonly ActionDefinition[] = [
       description:
         "{estimate}: the estimate, now with {converted_job_id} and {converted_at}; {job}: the new job, with {estimate_id}, the estimate's {customer_id}, {site_id}, {contact_id}, {system_id}, {title}, {scope_of_work}, {job_type}, {reference} and {customer_notes}, and a copy of every line ({item_id}, {description}, {quantity}, {unit_price}, {discount}, {tax_rate_id}, {taxable}, {labor_visible}), so its amount equals the estimate's.",
     },
-    run: ({ domain, ctx, id, body }) => domain.estimateConversion.convert(ctx, id, body),
+    run: ({ domain, ctx, id }) => domain.estimateConversion.convert(ctx, id),
     events: ['job.created', 'estimate.updated'],
     errors: ['validation.failed', 'estimate.not_accepted', 'estimate.already_converted'],
     includes: [{ kind: 'create', resource: 'job' }],
@@ -49,7 +54,7 @@ export const estimateActions: readonly ActionDefinition[] = [
       location: 'invoice',
       description: '{estimate}: the estimate, now with {converted_invoice_id} and {converted_at}; {invoice}: the new invoice, with {estimate_id} and a copy of every line.',
     },
-    run: ({ domain, ctx, id, body }) => domain.estimateConversion.invoice(ctx, id, body),
+    run: ({ domain, ctx, id, input }) => domain.estimateConversion.invoice(ctx, id, input),
     events: ['invoice.created', 'estimate.updated'],
     errors: ['validation.failed', 'estimate.not_accepted', 'estimate.already_converted'],
     includes: [{ kind: 'create', resource: 'invoice' }],

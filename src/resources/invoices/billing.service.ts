@@ -1,3 +1,4 @@
+import type { ActionInput } from '../../kernel/action.ts';
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound, type ErrorCode } from '../../kernel/errors.ts';
 import { idempotencyOf } from '../../kernel/idempotency.ts';
@@ -9,8 +10,8 @@ import { invoiceOverrides } from './invoice-overrides.ts';
 
 // Billing a record: POST /jobs/{id}/invoice and POST /sales_orders/{id}/invoice make an invoice from a job or a
 // sales order, in one transaction, once per idempotency key (a financial create). The invoice takes the source's
-// customer, site, contact and the other fields its kind copies (the optional {"invoice": {...}} overrides or adds
-// invoice fields, as any invoice create checks them) and a copy of every line as stored, so its amount is the
+// customer, site, contact and the other fields its kind copies (the optional input overrides or adds invoice
+// fields, as any invoice create checks them) and a copy of every line as stored, so its amount is the
 // source's; it records the source (job_id, sales_order_id) and what the source carries on (a job's estimate_id).
 // A source is billed by one live invoice: invoicing it again is refused (409, the kind's code) until that invoice
 // is deleted; the source's row lock orders concurrent requests and a partial unique index on the invoice column
@@ -56,7 +57,7 @@ export class BillingService {
     private readonly invoices: ResourceService,
   ) {}
 
-  invoice(ctx: RequestContext, kind: BillableKind, sourceId: string, body: unknown): Promise<{ invoice: Single }> {
+  invoice(ctx: RequestContext, kind: BillableKind, sourceId: string, input: ActionInput): Promise<{ invoice: Single }> {
     const idempotency = idempotencyOf(ctx, 'An invoice');
     const columns = [...kind.copied, ...(kind.carried ?? [])];
     return runAsTenant(ctx.principal.accountId, () =>
@@ -69,19 +70,19 @@ export class BillingService {
             )
           : [];
         if (!source) throw notFound(kind.className);
-        const overrides = invoiceOverrides(body, kind.noun);
+        const overrides = invoiceOverrides(input, kind.noun);
         const [billed] = await tenantQuery<{ id: string; number: string }>(
           tx,
           `SELECT id, number FROM invoices WHERE account_id = $1::uuid AND ${kind.column} = $2::uuid AND deleted_at IS NULL`,
           sourceId,
         );
         if (billed) throw new AppError(kind.code, `The ${kind.noun} is billed by invoice ${billed.number} (${billed.id}); delete that invoice to invoice the ${kind.noun} again.`);
-        const input: Record<string, unknown> = {};
-        for (const field of kind.copied) if (source[field] !== null) input[field] = source[field];
+        const fromSource: Record<string, unknown> = {};
+        for (const field of kind.copied) if (source[field] !== null) fromSource[field] = source[field];
         const values: Record<string, unknown> = { [kind.column]: sourceId };
         for (const field of kind.carried ?? []) values[field] = source[field];
         const lines = await tx.lineitem.findMany({ where: { [kind.column]: sourceId }, orderBy: [{ position: 'asc' }, { created_at: 'asc' }] });
-        const invoice = await this.invoices.createWithin(tx, ctx, { ...input, ...overrides }, { values, children: { lineitems: lines } });
+        const invoice = await this.invoices.createWithin(tx, ctx, { ...fromSource, ...overrides }, { values, children: { lineitems: lines } });
         const result = { invoice };
         await idempotency.complete(tx, result);
         return result;

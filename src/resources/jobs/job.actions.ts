@@ -27,7 +27,7 @@ export const jobActions: readonly ActionDefinition[] = [
       location: 'invoice',
       description: "{invoice}: the new invoice, with {job_id}, the job's {estimate_id} and a copy of every line.",
     },
-    run: ({ domain, ctx, id, body }) => domain.billing.invoice(ctx, billableJob, id, body),
+    run: ({ domain, ctx, id, input }) => domain.billing.invoice(ctx, billableJob, id, input),
     events: ['invoice.created'],
     errors: ['validation.failed', 'job.already_invoiced'],
     includes: [{ kind: 'create', resource: 'invoice' }],

@@ -1,4 +1,4 @@
-import { overridesFromBody } from '../../kernel/body.ts';
+import { readActionInput, type ActionInput } from '../../kernel/action.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound } from '../../kernel/errors.ts';
@@ -9,8 +9,8 @@ import { inTransaction, type TenantClient } from '../../kernel/tenancy.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { moveLinkages } from '../contacts/contact-linkage.service.ts';
 
-// POST /leads/{id}/convert: in one transaction, creates a customer from the lead (the body may override or add
-// customer fields under "customer"), moves the lead's sites and contact linkages to it (primaries stay
+// POST /leads/{id}/convert: in one transaction, creates a customer from the lead (the input may override or add
+// customer fields), moves the lead's sites and contact linkages to it (primaries stay
 // primaries), and marks the lead converted (status "Converted" when that status is live). A lead converts once.
 
 export const CONVERTED_STATUS = 'Converted';
@@ -24,7 +24,7 @@ export class LeadConversionService {
     private readonly sites: ResourceService,
   ) {}
 
-  convert(ctx: RequestContext, leadId: string, body: unknown): Promise<{ lead: Single; customer: Single }> {
+  convert(ctx: RequestContext, leadId: string, input: ActionInput): Promise<{ lead: Single; customer: Single }> {
     return runAsTenant(ctx.principal.accountId, () =>
       inTransaction(this.db, async (tx) => {
         const locked = isUuid(leadId)
@@ -35,8 +35,8 @@ export class LeadConversionService {
             )
           : [];
         if (locked.length === 0) throw notFound('Lead');
-        // The body is checked after the lead's existence and before the conversion rule (the documented order).
-        const overrides = overridesFromBody(body, 'customer');
+        // The input is checked after the lead's existence and before the conversion rule (the documented order).
+        const overrides = readActionInput(input, 'customer');
         if (locked[0].converted_customer_id) {
           throw new AppError('lead.already_converted', `The lead was already converted into customer ${locked[0].converted_customer_id}.`);
         }

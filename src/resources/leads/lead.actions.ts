@@ -28,7 +28,7 @@ export const leadActions: readonly ActionDefinition[] = [
       description:
         "{lead}: the lead, now with {converted_customer_id} and {converted_at} (status Converted when that status is live); {customer}: the new customer, owning the lead's sites and contact linkages.",
     },
-    run: ({ domain, ctx, id, body }) => domain.leadConversion.convert(ctx, id, body),
+    run: ({ domain, ctx, id, input }) => domain.leadConversion.convert(ctx, id, input),
     events: ['customer.created', 'lead.updated', 'site.updated', 'contact_linkage.updated'],
     errors: ['lead.already_converted'],
     includes: [{ kind: 'create', resource: 'customer' }],

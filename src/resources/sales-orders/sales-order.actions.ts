@@ -27,7 +27,7 @@ export const salesOrderActions: readonly ActionDefinition[] = [
       location: 'invoice',
       description: '{invoice}: the new invoice, with {sales_order_id} and a copy of every line.',
     },
-    run: ({ domain, ctx, id, body }) => domain.billing.invoice(ctx, billableSalesOrder, id, body),
+    run: ({ domain, ctx, id, input }) => domain.billing.invoice(ctx, billableSalesOrder, id, input),
     events: ['invoice.created'],
     errors: ['validation.failed', 'sales_order.already_invoiced'],
     includes: [{ kind: 'create', resource: 'invoice' }],

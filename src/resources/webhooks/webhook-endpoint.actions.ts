@@ -54,7 +54,7 @@ export const webhookEndpointActions: readonly ActionDefinition[] = [
       description: 'Which events: {event_ids}, or {since} (and {until}).',
     },
     response: { shape: webhookReplayShape, key: 'replay', status: 200, description: 'How many events were queued, and their ids.' },
-    run: ({ domain, ctx, id, body }) => domain.webhooks.replay(ctx, id, body),
+    run: ({ domain, ctx, id, input }) => domain.webhooks.replay(ctx, id, input),
     events: [],
     errors: ['validation.failed', 'endpoint.disabled', 'endpoint.paused'],
   }),

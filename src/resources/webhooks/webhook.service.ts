@@ -1,4 +1,5 @@
-import { addError, recordFromBody, throwIfErrors, zodIssuesToErrors } from '../../kernel/body.ts';
+import { readActionInput, type ActionInput } from '../../kernel/action.ts';
+import { addError, throwIfErrors, zodIssuesToErrors } from '../../kernel/body.ts';
 import { valueSchema } from '../../kernel/fields.ts';
 import { printable } from '../../kernel/storable.ts';
 import { replayFields } from './webhook.shapes.ts';
@@ -81,9 +82,9 @@ export class WebhookService {
     });
   }
 
-  replay(ctx: RequestContext, id: string, body: unknown): Promise<Record<string, unknown>> {
+  replay(ctx: RequestContext, id: string, input: ActionInput): Promise<Record<string, unknown>> {
     return runAsTenant(ctx.principal.accountId, async () => {
-      const request = replayRequest(body);
+      const request = replayRequest(readActionInput(input, 'replay'));
       const row = await this.row(id);
       checkDeliverable(row, this.now());
       if (!this.sink) throw new Error('the job queue is not running');
@@ -152,9 +153,8 @@ function deliveryWire(row: DeliveryRow): Record<string, unknown> {
   };
 }
 
-/** {"replay": {"event_ids": [...]}} or {"replay": {"since": ..., "until"?: ...}}. */
-function replayRequest(body: unknown): { event_ids: string[] } | { since: Date; until: Date | null } {
-  const r = recordFromBody(body, 'replay');
+/** Which events a replay re-sends, from its input: {event_ids: [...]} or {since, until?}. */
+function replayRequest(r: Record<string, unknown>): { event_ids: string[] } | { since: Date; until: Date | null } {
   const errors: FieldErrors = {};
   for (const key of Object.keys(r)) if (!Object.hasOwn(replayFields, key)) addError(errors, printable(key), 'is not a replay field (event_ids, since, until)');
   const given = (Object.keys(replayFields) as (keyof typeof replayFields)[]).filter((key) => r[key] !== undefined && r[key] !== null);
