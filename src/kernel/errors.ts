@@ -67,6 +67,7 @@ export const errorCatalog = {
   'graphql.depth_exceeded': { status: 400, title: 'Query nested too deeply' },
   'graphql.too_many_aliases': { status: 400, title: 'Too many aliases' },
   'graphql.too_many_tokens': { status: 400, title: 'Query document too long' },
+  'graphql.variable_undeclared': { status: 400, title: 'Variable not declared' },
   'graphql.result_too_large': { status: 400, title: 'Result too large' },
   'graphql.operation_not_allowed': { status: 400, title: 'Operation not persisted' },
   'graphql.websocket_required': { status: 400, title: 'Subscription needs WebSocket' },
@@ -141,9 +142,25 @@ export function detailIn(error: AppError, name: (subject: ErrorSubject) => strin
   return error.subject && error.reason ? error.reason(name(error.subject)) : error.detail;
 }
 
+/**
+ * The most fields one validation.failed names. A body may hold any number of unknown fields (40,000 keys of
+ * custom_fields fit in a 1 MB body), and each would be an entry of `errors`, a word of the detail and, on GraphQL, a
+ * userError: megabytes of answer and a second of CPU. The first MAX_FIELD_ERRORS are named, and the detail says
+ * how many there were.
+ */
+export const MAX_FIELD_ERRORS = 50;
+
 export function validationError(errors: FieldErrors, detail?: string): AppError {
   const fields = Object.keys(errors);
-  return new AppError('validation.failed', detail ?? `Invalid fields: ${fields.map((field) => `{${field}}`).join(', ')}`, { errors });
+  if (fields.length <= MAX_FIELD_ERRORS) {
+    return new AppError('validation.failed', detail ?? `Invalid fields: ${fields.map((field) => `{${field}}`).join(', ')}`, { errors });
+  }
+  const named = fields.slice(0, MAX_FIELD_ERRORS);
+  const kept: FieldErrors = {};
+  // Own keys always: a field name may be one the client chose ("__proto__").
+  for (const field of named) Object.defineProperty(kept, field, { value: errors[field], enumerable: true, writable: true, configurable: true });
+  const counted = `${fields.length} fields are invalid; the first ${MAX_FIELD_ERRORS} are named`;
+  return new AppError('validation.failed', detail ? `${detail} (${counted})` : `${counted}: ${named.map((field) => `{${field}}`).join(', ')}`, { errors: kept });
 }
 
 export function notFound(resource: string): AppError {

@@ -28,6 +28,12 @@ export const graphqlErrorDocs = {
     apis: graphql,
     example: { detail: 'The document has more than 5000 tokens.' },
   },
+  'graphql.variable_undeclared': {
+    when: 'GraphQL only. The request\'s `variables` give a variable that no operation of the document declares (`query ($id: ID!)` declares `id`). Nothing runs.',
+    fix: 'Send only the variables the document declares; drop the others, or declare them in the operation that uses them.',
+    apis: graphql,
+    example: { detail: 'The variables give $limit, which no operation of the document declares.' },
+  },
   'graphql.result_too_large': {
     when: 'GraphQL only. While it ran, the result grew past 50,000 objects or 16 MiB of values; execution stops and no data is returned. Mutation fields that already ran stand.',
     fix: 'Select fewer fields or smaller pages, and page through large collections with `first` and `after`.',

@@ -295,3 +295,39 @@ describe('the result meter', () => {
     expect(small.body.data.customers.nodes).toHaveLength(10);
   });
 });
+
+describe('variables', () => {
+  it('refuses with 400 graphql.variable_undeclared, before anything runs, variables no operation of the document declares (50,000 of them here)', async () => {
+    const variables = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`v${i}`, i]));
+    const res = await expectRefused(() => gql('{ me { apiVersion } }', variables), 400, ['graphql.variable_undeclared']);
+    expect(res.body.errors[0].message).toBe('The variables give $v0, which no operation of the document declares.');
+    // One undeclared beside the declared ones is refused the same way, and names itself.
+    const one = await gql('query ($first: Int) { customers(first: $first) { nodes { id } } }', { first: 1, frist: 2 });
+    expect(one.status).toBe(400);
+    expect(codeOf(one)).toBe('graphql.variable_undeclared');
+    expect(one.body.errors[0].message).toContain('$frist');
+  });
+
+  it('takes the variables of every operation of the document, as GraphiQL sends them, whichever operation runs', async () => {
+    const document = 'query One ($first: Int) { customers(first: $first) { nodes { id } } } query Two ($id: ID!) { customer(id: $id) { id } }';
+    const res = await gql(document, { first: 1, id: customerId }, { operationName: 'Two' });
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
+    expect(res.body.data.customer.id).toBe(customerId);
+  });
+
+  it('names 50 invalid fields at most, and says how many there were, for a createCustomer with 40,000 custom field keys no definition has', async () => {
+    const customFields = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`k${i}`, 'x']));
+    const { res, sql } = await measured(() => gql('mutation ($input: CreateCustomerInput!) { createCustomer(input: $input) { customer { id } userErrors { field message code } } }', { input: { organization: 'Forty Thousand Keys', customFields } }));
+    expect(res.status).toBe(200);
+    const payload = res.body.data.createCustomer;
+    expect(payload.customer).toBeNull();
+    expect(payload.userErrors).toHaveLength(50);
+    expect(payload.userErrors[0]).toEqual({ field: ['input', 'customFields', 'k0'], message: expect.stringContaining('is not a custom field definition'), code: 'validation.failed' });
+    expect(sql.filter((statement) => /^\s*INSERT/i.test(statement)), 'nothing is written').toEqual([]);
+    // REST answers the same bound, and its detail counts the fields.
+    const restRes = await rest.post('/customers', { customer: { organization: 'Forty Thousand Keys', custom_fields: customFields } });
+    expect(restRes.status).toBe(422);
+    expect(Object.keys(restRes.body.errors)).toHaveLength(50);
+    expect(restRes.body.detail).toMatch(/^40000 fields are invalid; the first 50 are named: custom_fields\.k0, custom_fields\.k1, /);
+  });
+});

@@ -6,7 +6,8 @@ import { getNamedType, getNullableType, isLeafType, isListType, type GraphQLFiel
 // 1. before parsing, each transport lexes the document once (documentRefusal, ../transport/document-limits.ts): more than maxTokens tokens, or
 //    brackets nested deeper than maxNesting, is refused, so neither a huge nor a deeply nested document reaches
 //    the recursive parser;
-// 2. before executing, the operation's cost is computed from the document and the variables by
+// 2. before executing, a variable no operation of the document declares is refused, then the operation's cost is
+//    computed from the document and the variables by
 //    @pothos/plugin-complexity (fields carry their cost in the schema, see fieldCost) along with its depth,
 //    and its aliases and mutation fields are counted here (fragments expanded in full); over a maximum it is
 //    refused (../transport/analysis.ts); otherwise its cost is taken from the key's `graphql` points bucket and each mutation field takes

@@ -10,6 +10,7 @@ import {
 } from 'graphql';
 
 import { limits } from '../schema/cost.ts';
+import { printable } from '../../kernel/storable.ts';
 import { refusal } from './document-limits.ts';
 
 // Step 2 of the limits (docs/graphql-limits.md): the operation's cost, depth, aliases and mutation fields, computed
@@ -65,6 +66,21 @@ function selectedOperation(document: DocumentNode, operationName: string | null 
   return operations.length === 1 ? operations[0] : null;
 }
 
+/**
+ * The first variable the request gives that no operation of the document declares, or undefined. graphql-js reads
+ * only the declared ones and ignores the rest, which a client can send by the thousand; a document declares at
+ * most as many as its tokens allow. Any operation of the document counts, since tools such as GraphiQL send the
+ * variables of every operation in their editor whichever one runs.
+ */
+function undeclaredVariable(document: DocumentNode, variableValues: Record<string, unknown> | null | undefined): string | undefined {
+  if (!variableValues) return undefined;
+  const declared = new Set<string>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION) for (const variable of definition.variableDefinitions ?? []) declared.add(variable.variable.name.value);
+  }
+  return Object.keys(variableValues).find((name) => !declared.has(name));
+}
+
 export interface Analysis {
   cost: number;
   mutationFields: number;
@@ -81,6 +97,11 @@ export function analyzeOperation(
   variableValues: Record<string, unknown> | null | undefined,
   context: object,
 ): Analysis | null {
+  const undeclared = undeclaredVariable(document, variableValues);
+  if (undeclared !== undefined) {
+    const name = undeclared.length > 64 ? `${undeclared.slice(0, 64)}…` : undeclared;
+    throw refusal('graphql.variable_undeclared', `The variables give $${printable(name)}, which no operation of the document declares.`);
+  }
   const operation = selectedOperation(document, operationName);
   if (!operation) return null;
   const fragments = new Map<string, FragmentDefinitionNode>();
