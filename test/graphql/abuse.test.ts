@@ -331,3 +331,23 @@ describe('variables', () => {
     expect(restRes.body.detail).toMatch(/^40000 fields are invalid; the first 50 are named: custom_fields\.k0, custom_fields\.k1, /);
   });
 });
+
+describe('introspection and fragments under the cost limits', () => {
+  it('prices __schema at 10,000 points: one dump is served and reports it, 99 aliased dumps are refused with 400 graphql.cost_exceeded before anything runs', async () => {
+    const one = await gql('{ __schema { types { name fields { name } } } }');
+    expect(one.status).toBe(200);
+    expect(one.body.data.__schema.types.length).toBeGreaterThan(50);
+    expect(one.cost.requestedQueryCost).toBeGreaterThanOrEqual(10_000);
+    const aliases = Array.from({ length: 99 }, (_, i) => `s${i}: __schema { types { name fields { name } } }`).join(' ');
+    await expectRefused(() => gql(`{ ${aliases} }`), 400, ['graphql.cost_exceeded']);
+    // Spread through fragments, the dumps count the same.
+    await expectRefused(() => gql(`{ ...A ...A ...A ...A ...A ...A } fragment A on Query { __schema { queryType { name } } }`), 400, ['graphql.cost_exceeded']);
+  });
+
+  it('counts a mutation fragment bomb (2^24 spreads of createCustomer) without expanding it, and refuses it with 400 graphql.cost_exceeded before anything runs', async () => {
+    let fragments = 'fragment M0 on Mutation { createCustomer(input: { organization: "Bomb" }) { customer { id } } }\n';
+    for (let i = 1; i <= 24; i += 1) fragments += `fragment M${i} on Mutation { ...M${i - 1} ...M${i - 1} }\n`;
+    const res = await expectRefused(() => gql(`mutation { ...M24 }\n${fragments}`), 400, ['graphql.cost_exceeded', 'graphql.too_many_aliases']);
+    expect(res.body.errors[0].message).toMatch(/^The operation costs \d+ points/);
+  });
+});

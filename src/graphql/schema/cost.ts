@@ -35,6 +35,13 @@ export const limits = {
   requestPoints: 100,
   /** The cost of a mutation field itself (it also takes one request from the write bucket). */
   mutationPoints: 10,
+  /**
+   * The cost of `__schema`, whatever it selects: the whole schema is about 2 MB of JSON and 20 ms of CPU to build,
+   * which the points of its selection (one per object, no lists priced) do not say. Five dumps fit in one operation.
+   */
+  schemaPoints: 10_000,
+  /** The cost of `__type(name:)`: one type and its fields. */
+  typePoints: 100,
   /** Assumed size of a list that has no limit argument (relations that are not paginated). */
   listMultiplier: 10,
   /** Open WebSocket connections of one key (in one process). */

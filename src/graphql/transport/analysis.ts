@@ -19,6 +19,9 @@ import { refusal } from './document-limits.ts';
 interface Counts {
   aliases: number;
   mutationFields: number;
+  /** `__schema` and `__type` selections at the root (aliases and fragments counted). */
+  schemas: number;
+  types: number;
 }
 
 /** Aliases in a selection set, every fragment spread counted in full (memoized, so a fragment bomb costs little to count). */
@@ -45,18 +48,33 @@ function countAliases(selectionSet: SelectionSetNode, fragments: Map<string, Fra
   return count;
 }
 
-/** Root fields of a mutation (each one write), through fragments. */
-function countRootFields(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, depth = 0): number {
-  if (depth > limits.maxNesting) return 0;
+/**
+ * Root fields that `counts` counts (one each), through fragments, each fragment counted once per spread
+ * (memoized, so a fragment bomb costs little to count): a mutation's fields (each one write), or its
+ * introspection fields (only the root has them).
+ */
+function countRootFields(
+  selectionSet: SelectionSetNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+  counts: (name: string) => boolean,
+  memo = new Map<SelectionSetNode, number>(),
+  active = new Set<SelectionSetNode>(),
+): number {
+  const known = memo.get(selectionSet);
+  if (known !== undefined) return known;
+  if (active.has(selectionSet)) return 0; // a fragment cycle: validation refuses the document
+  active.add(selectionSet);
   let count = 0;
   for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) count += selection.name.value.startsWith('__') ? 0 : 1;
-    else if (selection.kind === Kind.INLINE_FRAGMENT) count += countRootFields(selection.selectionSet, fragments, depth + 1);
+    if (selection.kind === Kind.FIELD) count += counts(selection.name.value) ? 1 : 0;
+    else if (selection.kind === Kind.INLINE_FRAGMENT) count += countRootFields(selection.selectionSet, fragments, counts, memo, active);
     else {
       const fragment = fragments.get(selection.name.value);
-      if (fragment) count += countRootFields(fragment.selectionSet, fragments, depth + 1);
+      if (fragment) count += countRootFields(fragment.selectionSet, fragments, counts, memo, active);
     }
   }
+  active.delete(selectionSet);
+  memo.set(selectionSet, count);
   return count;
 }
 
@@ -108,7 +126,9 @@ export function analyzeOperation(
   for (const definition of document.definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   const counts: Counts = {
     aliases: countAliases(operation.selectionSet, fragments, new Map(), new Set()),
-    mutationFields: operation.operation === 'mutation' ? countRootFields(operation.selectionSet, fragments) : 0,
+    mutationFields: operation.operation === 'mutation' ? countRootFields(operation.selectionSet, fragments, (name) => !name.startsWith('__')) : 0,
+    schemas: operation.operation === 'query' ? countRootFields(operation.selectionSet, fragments, (name) => name === '__schema') : 0,
+    types: operation.operation === 'query' ? countRootFields(operation.selectionSet, fragments, (name) => name === '__type') : 0,
   };
   if (counts.aliases > limits.maxAliases) {
     throw refusal('graphql.too_many_aliases', `The operation has more than ${limits.maxAliases} aliased fields (fragments counted in full).`);
@@ -127,7 +147,7 @@ export function analyzeOperation(
     throw error;
   }
   if (depth > limits.maxDepth) throw refusal('graphql.depth_exceeded', `The selection is ${depth} levels deep; at most ${limits.maxDepth}.`);
-  const cost = Math.ceil(complexity) + counts.mutationFields * limits.mutationPoints;
+  const cost = Math.ceil(complexity) + counts.mutationFields * limits.mutationPoints + counts.schemas * limits.schemaPoints + counts.types * limits.typePoints;
   if (cost > limits.maxCost) {
     throw refusal('graphql.cost_exceeded', `The operation costs ${cost} points; at most ${limits.maxCost}. Ask for smaller pages (limit) or fewer relations.`);
   }
