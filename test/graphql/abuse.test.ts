@@ -300,12 +300,12 @@ describe('variables', () => {
   it('refuses with 400 graphql.variable_undeclared, before anything runs, variables no operation of the document declares (50,000 of them here)', async () => {
     const variables = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`v${i}`, i]));
     const res = await expectRefused(() => gql('{ me { apiVersion } }', variables), 400, ['graphql.variable_undeclared']);
-    expect(res.body.errors[0].message).toBe('The variables give $v0, which no operation of the document declares.');
+    expect(res.body.errors![0].message).toBe('The variables give $v0, which no operation of the document declares.');
     // One undeclared beside the declared ones is refused the same way, and names itself.
     const one = await gql('query ($first: Int) { customers(first: $first) { nodes { id } } }', { first: 1, frist: 2 });
     expect(one.status).toBe(400);
     expect(codeOf(one)).toBe('graphql.variable_undeclared');
-    expect(one.body.errors[0].message).toContain('$frist');
+    expect(one.body.errors![0].message).toContain('$frist');
   });
 
   it('takes the variables of every operation of the document, as GraphiQL sends them, whichever operation runs', async () => {
@@ -348,6 +348,6 @@ describe('introspection and fragments under the cost limits', () => {
     let fragments = 'fragment M0 on Mutation { createCustomer(input: { organization: "Bomb" }) { customer { id } } }\n';
     for (let i = 1; i <= 24; i += 1) fragments += `fragment M${i} on Mutation { ...M${i - 1} ...M${i - 1} }\n`;
     const res = await expectRefused(() => gql(`mutation { ...M24 }\n${fragments}`), 400, ['graphql.cost_exceeded', 'graphql.too_many_aliases']);
-    expect(res.body.errors[0].message).toMatch(/^The operation costs \d+ points/);
+    expect(res.body.errors![0].message).toMatch(/^The operation costs \d+ points/);
   });
 });
