@@ -10,7 +10,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -38,7 +38,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -66,7 +66,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -94,7 +94,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -119,7 +119,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -145,7 +145,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -175,7 +175,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -201,7 +201,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -231,7 +231,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -257,7 +257,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -287,7 +287,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -313,7 +313,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -343,7 +343,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -369,7 +369,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -399,7 +399,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -425,7 +425,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -455,7 +455,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -481,7 +481,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -511,7 +511,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -537,7 +537,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -567,7 +567,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -593,7 +593,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -623,7 +623,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -649,7 +649,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -679,7 +679,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -705,7 +705,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -735,7 +735,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -761,7 +761,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -791,7 +791,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -817,7 +817,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -847,7 +847,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -873,7 +873,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -900,7 +900,7 @@ export interface paths {
     "/stock_levels": {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -920,7 +920,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -945,7 +945,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -970,7 +970,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -996,7 +996,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1021,7 +1021,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1047,7 +1047,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1072,7 +1072,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1098,7 +1098,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1128,7 +1128,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1160,7 +1160,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1192,7 +1192,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1222,7 +1222,7 @@ export interface paths {
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1250,7 +1250,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1280,7 +1280,7 @@ export interface paths {
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1310,7 +1310,7 @@ export interface paths {
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1338,7 +1338,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1366,7 +1366,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1394,7 +1394,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1422,7 +1422,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1450,7 +1450,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -1478,7 +1478,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1503,7 +1503,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1528,7 +1528,7 @@ export interface paths {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1551,7 +1551,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -1574,7 +1574,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -4686,7 +4686,7 @@ export interface components {
             has_more: components["schemas"]["HasMore"];
             next_cursor: components["schemas"]["NextCursor"];
         };
-        /** @description Contact create body (under the key "contact"). */
+        /** @description Contact create body (under the key "contact"). linkable_id and linkable_type go together: give both or neither. */
         ContactCreate: {
             first_name?: components["schemas"]["Contact"]["first_name"];
             last_name?: components["schemas"]["Contact"]["last_name"];
@@ -6386,8 +6386,8 @@ export interface components {
             note?: components["schemas"]["InventoryTransfer"]["note"];
             /** @description Omitted: the next in sequence; given: kept, unique in the account. */
             number?: string;
-            /** @description What moves: each item once, with its quantity. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
-            lines?: components["schemas"]["InventoryTransferTransferLineCreate"][];
+            /** @description What moves: each item once, with its quantity. Not null; 1 to 200 entries. */
+            lines: components["schemas"]["InventoryTransferTransferLineCreate"][];
         };
         /** @description A new transfer line. Not accepted: id. */
         InventoryTransferTransferLineCreate: {
@@ -6591,7 +6591,7 @@ export interface components {
             labels?: components["schemas"]["CustomerCreate"]["labels"];
             custom_fields?: components["schemas"]["CustomerCreate"]["custom_fields"];
         };
-        /** @description Optional: without a body (or without "customer") the action works from the record alone. */
+        /** @description Optional: without a body (or without "customer") the action works from the record alone. Any other member is refused (422 validation.failed naming it). */
         ConvertLeadRequest: {
             customer?: components["schemas"]["ConvertLeadCustomer"];
         };
@@ -6617,7 +6617,7 @@ export interface components {
             custom_fields?: components["schemas"]["InvoiceCreate"]["custom_fields"];
             lineitems?: components["schemas"]["InvoiceCreate"]["lineitems"];
         };
-        /** @description Optional: without a body (or without "invoice") the action works from the record alone. */
+        /** @description Optional: without a body (or without "invoice") the action works from the record alone. Any other member is refused (422 validation.failed naming it). */
         InvoiceJobRequest: {
             invoice?: components["schemas"]["InvoiceJobInvoice"];
         };
@@ -6651,7 +6651,7 @@ export interface components {
             custom_fields?: components["schemas"]["InvoiceCreate"]["custom_fields"];
             lineitems?: components["schemas"]["InvoiceCreate"]["lineitems"];
         };
-        /** @description Optional: without a body (or without "invoice") the action works from the record alone. */
+        /** @description Optional: without a body (or without "invoice") the action works from the record alone. Any other member is refused (422 validation.failed naming it). */
         InvoiceEstimateRequest: {
             invoice?: components["schemas"]["InvoiceEstimateInvoice"];
         };
@@ -6677,7 +6677,7 @@ export interface components {
             custom_fields?: components["schemas"]["InvoiceCreate"]["custom_fields"];
             lineitems?: components["schemas"]["InvoiceCreate"]["lineitems"];
         };
-        /** @description Optional: without a body (or without "invoice") the action works from the record alone. */
+        /** @description Optional: without a body (or without "invoice") the action works from the record alone. Any other member is refused (422 validation.failed naming it). */
         InvoiceSalesOrderRequest: {
             invoice?: components["schemas"]["InvoiceSalesOrderInvoice"];
         };
@@ -6687,7 +6687,7 @@ export interface components {
                 invoice: components["schemas"]["Invoice"];
             };
         };
-        /** @description Empty. */
+        /** @description Empty. A body sent is not read. */
         VerifyWebhookEndpointRequest: Record<string, never>;
         VerifyWebhookEndpointResponse: {
             /** @description webhook_endpoint: the endpoint, verified. */
@@ -6695,7 +6695,7 @@ export interface components {
                 webhook_endpoint: components["schemas"]["WebhookEndpoint"];
             };
         };
-        /** @description Empty. */
+        /** @description Empty. A body sent is not read. */
         TestWebhookEndpointRequest: Record<string, never>;
         /** @description One attempt to deliver an event to an endpoint (a retry is another attempt of the same event, with the same event_id). */
         WebhookDelivery: {
@@ -6735,7 +6735,7 @@ export interface components {
         WebhookDeliveryResponse: {
             data: components["schemas"]["WebhookDelivery"];
         };
-        /** @description Which events: event_ids, or since (and until). */
+        /** @description Which events: event_ids, or since (and until). Either event_ids (then no since or until) or since; null counts as not given. */
         ReplayWebhookEndpointFields: {
             /** @description Ids of the events to re-send. */
             event_ids?: string[] | null;
@@ -6768,7 +6768,7 @@ export interface components {
         WebhookReplayResponse: {
             data: components["schemas"]["WebhookReplay"];
         };
-        /** @description Empty. */
+        /** @description Empty. A body sent is not read. */
         RotateWebhookEndpointSecretRequest: Record<string, never>;
         /** @description A new signing secret: shown once. The previous secret keeps signing, beside the new one, until previous_secret_expires_at. */
         WebhookSecret: {
@@ -7686,7 +7686,7 @@ export interface components {
     parameters: {
         /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
         RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
-        /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+        /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
         Cursor: string;
         /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
         Limit: number;
@@ -7804,9 +7804,9 @@ export interface components {
         WebhookSignature: string;
         /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
         FieldlineVersion: components["schemas"]["FieldlineVersion"];
-        /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+        /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
         RequestId: components["schemas"]["RequestId"];
-        /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+        /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
         IfMatch: components["schemas"]["IfMatch"];
         /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
         IdempotencyKey: components["schemas"]["IdempotencyKey"];
@@ -7846,7 +7846,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7885,7 +7885,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7923,7 +7923,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7961,7 +7961,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -7993,7 +7993,7 @@ export interface operations {
     listCustomers: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -8023,7 +8023,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8059,7 +8059,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8103,7 +8103,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8130,9 +8130,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -8161,9 +8161,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -8196,7 +8196,7 @@ export interface operations {
     listSites: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -8230,7 +8230,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8266,7 +8266,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8310,7 +8310,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8337,9 +8337,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -8368,9 +8368,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -8403,7 +8403,7 @@ export interface operations {
     listContacts: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -8433,7 +8433,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8469,7 +8469,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8513,7 +8513,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8540,9 +8540,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -8572,9 +8572,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -8607,7 +8607,7 @@ export interface operations {
     listLeads: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -8641,7 +8641,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8677,7 +8677,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8721,7 +8721,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8748,9 +8748,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -8779,9 +8779,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -8814,7 +8814,7 @@ export interface operations {
     listItems: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -8850,7 +8850,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8886,7 +8886,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -8930,7 +8930,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -8957,9 +8957,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -8988,9 +8988,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -9023,7 +9023,7 @@ export interface operations {
     listCustomerItemPrices: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -9053,7 +9053,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9089,7 +9089,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9133,7 +9133,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9160,9 +9160,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -9191,9 +9191,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -9226,7 +9226,7 @@ export interface operations {
     listTaxRates: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -9254,7 +9254,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9290,7 +9290,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9334,7 +9334,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9361,9 +9361,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -9392,9 +9392,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -9427,7 +9427,7 @@ export interface operations {
     listSystems: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -9463,7 +9463,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9499,7 +9499,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9544,7 +9544,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9571,9 +9571,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -9602,9 +9602,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -9638,7 +9638,7 @@ export interface operations {
     listJobs: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -9684,7 +9684,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9720,7 +9720,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9764,7 +9764,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -9791,9 +9791,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -9822,9 +9822,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -9857,7 +9857,7 @@ export interface operations {
     listEstimates: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -9893,7 +9893,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9929,7 +9929,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -9973,7 +9973,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10000,9 +10000,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -10031,9 +10031,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -10066,7 +10066,7 @@ export interface operations {
     listInvoices: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -10118,7 +10118,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10154,7 +10154,7 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
@@ -10202,7 +10202,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10229,9 +10229,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -10261,9 +10261,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -10296,7 +10296,7 @@ export interface operations {
     listPayments: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -10340,7 +10340,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10376,7 +10376,7 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
@@ -10424,7 +10424,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10451,9 +10451,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -10482,9 +10482,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -10517,7 +10517,7 @@ export interface operations {
     listSalesOrders: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -10561,7 +10561,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10597,7 +10597,7 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
@@ -10645,7 +10645,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10672,9 +10672,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -10703,9 +10703,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -10738,7 +10738,7 @@ export interface operations {
     listStockLocations: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -10764,7 +10764,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10800,7 +10800,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10844,7 +10844,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -10871,9 +10871,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -10903,9 +10903,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -10938,7 +10938,7 @@ export interface operations {
     listStockLevels: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -10960,7 +10960,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -10996,7 +10996,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11020,7 +11020,7 @@ export interface operations {
     listStockAdjustments: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -11042,7 +11042,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -11078,7 +11078,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -11123,7 +11123,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11147,7 +11147,7 @@ export interface operations {
     listInventoryTransfers: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -11177,7 +11177,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -11213,7 +11213,7 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
                 /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
@@ -11261,7 +11261,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11285,7 +11285,7 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid. */
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
@@ -11305,7 +11305,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -11341,7 +11341,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -11385,7 +11385,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11412,9 +11412,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -11443,9 +11443,9 @@ export interface operations {
             header: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
-                /** @description The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed. */
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
                 "If-Match": components["parameters"]["IfMatch"];
             };
             path: {
@@ -11481,7 +11481,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11520,7 +11520,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11567,7 +11567,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11607,7 +11607,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11656,7 +11656,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11706,7 +11706,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11755,7 +11755,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11805,7 +11805,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11856,7 +11856,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["IdempotencyKey"];
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11905,7 +11905,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11952,7 +11952,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -11999,7 +11999,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12046,7 +12046,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12092,7 +12092,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path: {
@@ -12131,7 +12131,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -12163,19 +12163,19 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description The next_cursor of the previous page; omit on the first page. */
+                /** @description The next_cursor of the previous page; omit on the first page (empty or not a cursor of this feed: 400 cursor.invalid). */
                 cursor?: string;
                 /** @description Page size, 1 to 100 (default 25). */
                 limit?: number;
                 /** @description seq (oldest first, the default) or -seq. */
                 sort?: "seq" | "-seq";
-                /** @description Only this topic (an unknown one: 400 filter.invalid). */
-                topic?: string;
-                /** @description Only these comma-separated topics. */
+                /** @description Only this topic: one of the catalog (GET /webhooks/available_topics lists those this key can subscribe to); any other value: 400 filter.invalid. */
+                topic?: "asset.created" | "asset.deleted" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
+                /** @description Only these comma-separated topics (1 to 100, each one of the topic enum, no spaces); any other name: 400 filter.invalid. */
                 "topic[in]"?: string;
-                /** @description Only topics of this resource: a topic's first part (job for job.created, job.updated ...). */
-                resource?: string;
-                /** @description Only these comma-separated resources. */
+                /** @description Only topics of this resource: a topic's first part (job for job.created, job.updated ...); any other value: 400 filter.invalid. */
+                resource?: "asset" | "contact" | "contact_linkage" | "customer" | "customer_item_price" | "deal" | "estimate" | "inventory_transfer" | "invoice" | "item" | "job" | "lead" | "note" | "payment" | "project" | "purchase_order" | "recurring_invoice" | "recurring_job" | "sales_order" | "site" | "stock_adjustment" | "stock_level" | "stock_location" | "system" | "task" | "tax_rate" | "ticket" | "vendor" | "webhook_endpoint";
+                /** @description Only these comma-separated resources (1 to 100, each one of the resource enum, no spaces); any other name: 400 filter.invalid. */
                 "resource[in]"?: string;
                 /** @description Only events of one record: must be the id of a Customer, Job or any other record with events. */
                 record_id?: string;
@@ -12201,7 +12201,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -12239,7 +12239,7 @@ export interface operations {
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -12272,7 +12272,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;
@@ -12303,7 +12303,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable). */
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
                 "X-Request-Id"?: components["parameters"]["RequestId"];
             };
             path?: never;

@@ -74,6 +74,12 @@ function mac(secret: string, data: string): Buffer {
   return createHmac('sha256', secret).update(data).digest();
 }
 
+/**
+ * The form of every cursor: base64url payload "." base64url signature, neither empty. Anything else is refused
+ * (cursor.invalid) before it is decoded; the OpenAPI document states it as the cursor parameters' pattern.
+ */
+export const CURSOR_FORM = /^[^.]+\.[^.]+$/;
+
 export class CursorCodec {
   constructor(
     private readonly keys: SigningKeys,
@@ -88,8 +94,8 @@ export class CursorCodec {
 
   async decode(cursor: string, expected: { resource: string; account: string; fingerprint: string }): Promise<CursorPayload> {
     const invalid = () => new AppError('cursor.invalid', 'The cursor cannot be decoded; pass back the cursor of the previous page verbatim.');
+    if (!CURSOR_FORM.test(cursor)) throw invalid();
     const parts = cursor.split('.');
-    if (parts.length !== 2 || !parts[0] || !parts[1]) throw invalid();
     let payload: CursorPayload & { k?: unknown };
     try {
       payload = JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8'));

@@ -16,6 +16,12 @@ export interface ExpectedVersion {
 }
 
 /**
+ * One of our ETags as If-Match carries it: weak or strong, surrounding whitespace ignored. Any other value can never
+ * match the current ETag (412 once the record is found); the OpenAPI document states it as the header's pattern.
+ */
+export const IF_MATCH_ETAG = /^\s*(?:W\/)?"(\d{1,16})-(\d{1,10})"\s*$/;
+
+/**
  * Parses If-Match. Absent: 428 precondition.required. Anything that is not one of our ETags can never match the
  * current one: null, refused with 412 precondition.failed once the record is found (the spec's order is
  * 428 -> 404 -> 412: a malformed If-Match on a missing record is 404). Weak and strong spellings are accepted.
@@ -24,7 +30,7 @@ export function parseIfMatch(header: string | undefined | null): ExpectedVersion
   if (header === undefined || header === null || header.trim() === '') {
     throw new AppError('precondition.required', 'This request needs an If-Match header holding the ETag of a prior GET.');
   }
-  const match = /^\s*(?:W\/)?"(\d{1,16})-(\d{1,10})"\s*$/.exec(header);
+  const match = IF_MATCH_ETAG.exec(header);
   if (!match) return null;
   return { updatedAt: new Date(Number(match[1])), lockVersion: Number(match[2]) };
 }

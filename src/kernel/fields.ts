@@ -53,6 +53,41 @@ const messages = {
   boolean: 'must be true or false',
 };
 
+/**
+ * What a blank string is not: a character other than whitespace. String.prototype.trim removes exactly what `\s`
+ * matches (ECMAScript's WhiteSpace and LineTerminator), so a trimmed value is '' if and only if the value does not
+ * match this pattern (the OpenAPI document states it as the JSON Schema `pattern` of the fields that refuse blanks).
+ */
+export const NON_BLANK = /\S/;
+
+/**
+ * Whether a written value of the field is refused when blank (empty or whitespace only, "can't be blank"): a field
+ * required on create of a text kind whose blank value passes the kind's own check (record-validation.ts checks it
+ * on create and update, for a record's fields and a child entry's). An enum, email, uuid or date refuses a blank
+ * value by its own rule.
+ */
+export function refusesBlank(field: FieldSpec): boolean {
+  return field.create === 'required' && !field.enum && (field.kind === 'string' || field.kind === 'text' || field.kind === 'url');
+}
+
+/** The default bounds and places of a decimal field (FieldSpec range and scale). */
+const DEFAULT_DECIMAL_RANGE: readonly [number, number] = [0, 9_999_999_999];
+
+/** Bounds and places of a decimal field, as decimalSchema() checks them. */
+export function decimalRules(field: Pick<FieldSpec, 'range' | 'scale'>): { scale: number; min: number; max: number } {
+  const [min, max] = field.range ?? DEFAULT_DECIMAL_RANGE;
+  return { scale: field.scale ?? 2, min, max };
+}
+
+/**
+ * A decimal string of at most 10 integer digits and `scale` places. decimalSchema() takes it `signed` and refuses a
+ * value out of the field's range with its own message; the OpenAPI document states it unsigned for a field whose
+ * range starts at 0 or above (no negative value is in range there).
+ */
+export function decimalPattern(scale: number, signed = true): RegExp {
+  return new RegExp(`^${signed ? '-?' : ''}\\d{1,10}${scale > 0 ? `(\\.\\d{1,${scale}})?` : ''}$`);
+}
+
 /** zod schema of a non-null value of the field (strings are trimmed; blank required strings are refused). */
 export function valueSchema(field: FieldSpec): z.ZodType {
   if (field.kind === 'string[]') {
@@ -109,9 +144,8 @@ function baseSchema(field: FieldSpec): z.ZodType {
  * ("12.50"). The result is the canonical decimal string that is stored exactly (numeric column).
  */
 function decimalSchema(field: FieldSpec): z.ZodType {
-  const scale = field.scale ?? 2;
-  const [min, max] = field.range ?? [0, 9_999_999_999];
-  const pattern = new RegExp(`^-?\\d{1,10}(\\.\\d{1,${scale}})?$`);
+  const { scale, min, max } = decimalRules(field);
+  const pattern = decimalPattern(scale);
   return z
     .union([z.number().finite().transform((n) => String(n)), z.string().trim()], { error: 'must be a decimal number or a decimal string' })
     .refine((v) => pattern.test(v), `must be a decimal with at most ${scale} decimal places`)

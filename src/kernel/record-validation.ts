@@ -3,7 +3,7 @@ import type { ChildEntries } from './child-collections.ts';
 import type { RequestContext } from './context.ts';
 import { mergeCustomFields } from './custom-fields.ts';
 import { AppError, type FieldErrors } from './errors.ts';
-import { toStorage, toWire, valueSchema } from './fields.ts';
+import { NON_BLANK, refusesBlank, toStorage, toWire, valueSchema } from './fields.ts';
 import { isUuid } from './ids.ts';
 import { checkLabels } from './labels.ts';
 import { customFieldDefinitions, liveLabels, liveStatuses } from './lookups.ts';
@@ -104,7 +104,8 @@ function checkFields(def: ResourceDefinition, mode: 'create' | 'update', input: 
       Object.assign(errors, zodIssuesToErrors(parsed.error, key));
       continue;
     }
-    if (typeof parsed.data === 'string' && parsed.data === '' && field.create === 'required') {
+    // Strings are trimmed: a blank value is '' here (refusesBlank says which fields refuse it; the document states it).
+    if (parsed.data === '' && refusesBlank(field)) {
       addError(errors, key, "can't be blank");
       continue;
     }
@@ -151,7 +152,7 @@ function checkChildEntries(name: string, collection: ChildCollection, value: unk
       }
       const parsed = valueSchema(field).safeParse(raw);
       if (!parsed.success) Object.assign(errors, zodIssuesToErrors(parsed.error, `${at}.${key}`));
-      else if (parsed.data === '' && field.create === 'required') addError(errors, `${at}.${key}`, "can't be blank");
+      else if (parsed.data === '' && refusesBlank(field)) addError(errors, `${at}.${key}`, "can't be blank");
       else out[key] = parsed.data;
     }
     for (const [key, field] of Object.entries(collection.fields)) {
@@ -184,7 +185,7 @@ async function checkNumber(
   if (mode === 'update') {
     // Compared as it would be stored (trimmed): sending the record's own number back is not a change.
     if ((typeof number === 'string' ? number.trim() : number) !== existing!.number) throw new AppError('number.immutable', `number cannot be changed once assigned (it is "${String(existing!.number)}")`);
-  } else if (typeof number !== 'string' || number.trim() === '' || number.length > 64) {
+  } else if (typeof number !== 'string' || !NON_BLANK.test(number) || number.length > 64) {
     addError(errors, 'number', 'must be a non-blank string of at most 64 characters');
   } else {
     // Queue with automatic numbering before checking that the value is free (see lockNumberSequence).

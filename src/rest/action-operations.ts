@@ -5,6 +5,7 @@ import type { ExtraComponent, ExtraOperation } from './openapi-operations.ts';
 import { docText } from './openapi/doc-text.ts';
 import { singleExample, unpaginatedListEnvelope, unpaginatedListExample } from './openapi/envelopes.ts';
 import { createFieldsExample, partialFieldsExample, recordExample, shapeExample } from './openapi/examples.ts';
+import { exampleWithin, memberKeywords, objectKeywords, rulesNote, rulesOfAction } from './openapi/body-rules.ts';
 import { bodyObject, notAccepted, writeShape } from './openapi/write-fields.ts';
 import { overridesSchema } from './openapi/write-schemas.ts';
 import { z } from './openapi/zod.ts';
@@ -20,7 +21,13 @@ function requestComponents(action: ActionDefinition, components: Map<string, Ext
   if (!body) return undefined;
   const name = `${pascalCase(action.name)}Request`;
   if ('empty' in body) {
-    components.set(name, { schema: () => z.object({}).strict().openapi({ description: docText(body.description) }), example: () => ({}) });
+    // With a refusal any member is refused (strict); without one a body sent is not read (src/rest/action-input.ts):
+    // the schema refuses nothing the server accepts.
+    const schema = () =>
+      body.refusal !== undefined
+        ? z.object({}).strict().openapi({ description: docText(body.description) })
+        : z.object({}).openapi({ description: `${docText(body.description)} A body sent is not read.` });
+    components.set(name, { schema, example: () => ({}) });
     return { required: false, schema: (refs) => refs.component(name) };
   }
   if ('overrides' in body) {
@@ -28,15 +35,32 @@ function requestComponents(action: ActionDefinition, components: Map<string, Ext
     components.set(overridesName, { schema: (refs) => overridesSchema(refs.definition(body.overrides), docText(body.description)) });
     components.set(name, {
       schema: (refs) =>
-        z.object({ [body.key]: refs.component(overridesName).optional() }).openapi({
-          description: `Optional: without a body (or without "${body.key}") the action works from the record alone.`,
-        }),
+        z
+          .object({ [body.key]: refs.component(overridesName).optional() })
+          .strict()
+          .openapi({
+            description: `Optional: without a body (or without "${body.key}") the action works from the record alone. Any other member is refused (422 validation.failed naming it).`,
+          }),
       example: (refs) => ({ [body.key]: partialFieldsExample(refs.definition(body.overrides).fields, 'create') }),
     });
     return { key: body.key, required: false, schema: (refs) => refs.component(name) };
   }
   const fieldsName = `${pascalCase(action.name)}Fields`;
-  components.set(fieldsName, { schema: () => bodyObject(writeShape(body.fields as never, body.mode), docText(body.description), notAccepted(body.fields as never, body.mode)) });
+  // The rules the action's service enforces in its own code (body-rules.ts): on its fields and between them.
+  const rules = rulesOfAction(action.name);
+  components.set(fieldsName, {
+    schema: () => {
+      const shape = writeShape(body.fields as never, body.mode, (name) => {
+        const keywords = memberKeywords(rules, name);
+        return keywords ? { keywords } : undefined;
+      });
+      const members = Object.keys(shape);
+      const note = rulesNote(rules, members);
+      const fields = bodyObject(shape, [docText(body.description), note].filter(Boolean).join(' '), notAccepted(body.fields as never, body.mode));
+      const keywords = objectKeywords(rules, members);
+      return keywords ? fields.openapi(keywords) : fields;
+    },
+  });
   components.set(name, {
     schema: (refs) => {
       const fields = refs.component(fieldsName);
@@ -46,7 +70,7 @@ function requestComponents(action: ActionDefinition, components: Map<string, Ext
         description: `Either the fields themselves or the same fields under the key "${body.key}". A body with "${body.key}" and any other member is ambiguous: 422 validation.failed naming each other member. Unknown fields are refused in both shapes.`,
       });
     },
-    example: () => ({ [body.key]: body.mode === 'create' ? createFieldsExample(body.fields) : partialFieldsExample(body.fields, 'update') }),
+    example: () => ({ [body.key]: exampleWithin(rules, body.mode === 'create' ? createFieldsExample(body.fields) : partialFieldsExample(body.fields, 'update')) }),
   });
   return { key: body.key, required: body.required, schema: (refs) => refs.component(name) };
 }

@@ -7,6 +7,8 @@ import { wireShape, type WireShape } from '../kernel/wire-shape.ts';
 import { actionOperations } from './action-operations.ts';
 import { listEnvelope, listExample, unpaginatedListEnvelope, unpaginatedListExample } from './openapi/envelopes.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../kernel/listing.ts';
+import { CURSOR_FORM } from '../kernel/cursor.ts';
+import { topics } from '../events/topics.ts';
 import { CURRENT_VERSION } from '../kernel/versioning.ts';
 import { shapeExample } from './openapi/examples.ts';
 import { wireShapeSchema } from './wire-shape-schema.ts';
@@ -77,6 +79,28 @@ export const createAnswers: Readonly<Record<string, WireShape>> = {
 
 const actions = actionOperations(resources);
 
+/**
+ * The names the change feed's topic and resource filters accept (EventFeedService.checkNamedTopics): every topic of
+ * the catalog (src/events/topics.ts), and the resources that have topics. Any other name is 400 filter.invalid.
+ */
+const topicNames = () => topics().map((topic) => topic.name) as [string, ...string[]];
+const topicResources = () => [...new Set(topics().map((topic) => topic.recordName))] as [string, ...string[]];
+
+/**
+ * A comma-separated list of `names` (an `[in]` filter: no spaces, no empty entry), as a pattern. Names are
+ * lower-case words, a topic two of them with a dot: topics are grouped by resource (`job\.(?:created|updated)`)
+ * to keep the pattern short.
+ */
+const listOf = (names: readonly string[]) => {
+  const groups = new Map<string, string[]>();
+  for (const name of names) {
+    const [first, rest] = name.split('.');
+    groups.set(first, [...(groups.get(first) ?? []), ...(rest === undefined ? [] : [rest])]);
+  }
+  const one = `(?:${[...groups].map(([first, rests]) => (rests.length === 0 ? first : `${first}\\.(?:${rests.join('|')})`)).join('|')})`;
+  return new RegExp(`^${one}(?:,${one})*$`);
+};
+
 /** Components the extra operations use, registered in this order under these names. */
 export const extraComponents: Record<string, ExtraComponent> = {
   ...Object.fromEntries(actions.components),
@@ -139,13 +163,32 @@ export const extraOperations: ExtraOperation[] = [
     query: () =>
       z
         .object({
-          cursor: z.string().optional().openapi({ param: { description: 'The next_cursor of the previous page; omit on the first page.' } }),
+          cursor: z
+            .string()
+            .min(1)
+            .regex(CURSOR_FORM)
+            .optional()
+            .openapi({ param: { description: 'The next_cursor of the previous page; omit on the first page (empty or not a cursor of this feed: 400 cursor.invalid).' } }),
           limit: z.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT).optional().openapi({ param: { description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}).` } }),
           sort: z.enum(['seq', '-seq']).default('seq').optional().openapi({ param: { description: 'seq (oldest first, the default) or -seq.' } }),
-          topic: z.string().optional().openapi({ param: { description: 'Only this topic (an unknown one: 400 filter.invalid).' } }),
-          'topic[in]': z.string().optional().openapi({ param: { description: 'Only these comma-separated topics.' } }),
-          resource: z.string().optional().openapi({ param: { description: "Only topics of this resource: a topic's first part (job for job.created, job.updated ...)." } }),
-          'resource[in]': z.string().optional().openapi({ param: { description: 'Only these comma-separated resources.' } }),
+          topic: z
+            .enum(topicNames())
+            .optional()
+            .openapi({ param: { description: 'Only this topic: one of the catalog (GET /webhooks/available_topics lists those this key can subscribe to); any other value: 400 filter.invalid.' } }),
+          'topic[in]': z
+            .string()
+            .regex(listOf(topicNames()))
+            .optional()
+            .openapi({ param: { description: 'Only these comma-separated topics (1 to 100, each one of the topic enum, no spaces); any other name: 400 filter.invalid.' } }),
+          resource: z
+            .enum(topicResources())
+            .optional()
+            .openapi({ param: { description: "Only topics of this resource: a topic's first part (job for job.created, job.updated ...); any other value: 400 filter.invalid." } }),
+          'resource[in]': z
+            .string()
+            .regex(listOf(topicResources()))
+            .optional()
+            .openapi({ param: { description: 'Only these comma-separated resources (1 to 100, each one of the resource enum, no spaces); any other name: 400 filter.invalid.' } }),
           record_id: z.string().optional().openapi({ format: 'uuid', param: { description: 'Only events of one record: must be the id of a Customer, Job or any other record with events.' } }),
           'record_id[in]': z.string().optional().openapi({ param: { description: 'Only events of these comma-separated records: each must be the id of a Customer, Job or any other record with events.' } }),
           ...Object.fromEntries(

@@ -82,7 +82,8 @@ describe('POST /contacts', () => {
   });
 
   it('applies the body-shape rule ("is missing", "must be an object")', async () => {
-    expectProblem(await api.post('/contacts', { first_name: 'Top' }), { status: 422, code: 'validation.failed', errors: { contact: ['is missing'] }, onlyErrors: true });
+    // A field sent beside the key instead of under it is refused too (nothing is dropped silently).
+    expectProblem(await api.post('/contacts', { first_name: 'Top' }), { status: 422, code: 'validation.failed', errors: { contact: ['is missing'], first_name: ['is not a permitted field'] }, onlyErrors: true });
     expectProblem(await api.post('/contacts', { contact: 'Ada' }), { status: 422, code: 'validation.failed', errors: { contact: ['must be an object'] }, onlyErrors: true });
   });
 });

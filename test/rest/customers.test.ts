@@ -144,14 +144,43 @@ describe('POST /customers', () => {
   });
 
   it('answers 422 for a body with no customer key, an empty object or no body at all ("is missing")', async () => {
-    for (const res of [
-      await api.post('/customers', {}),
-      await api.post('/customers', { organization: 'Top Level Org' }),
-      await api.post('/customers', []),
-      await api.request('POST', '/customers'),
-    ]) {
+    for (const res of [await api.post('/customers', {}), await api.post('/customers', []), await api.request('POST', '/customers')]) {
       expectProblem(res, { status: 422, code: 'validation.failed', errors: { customer: ['is missing'] }, onlyErrors: true });
     }
+    // Fields sent at the top level instead of under the key: each is refused too, nothing is dropped silently.
+    expectProblem(await api.post('/customers', { organization: 'Top Level Org' }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { customer: ['is missing'], organization: ['is not a permitted field'] },
+      onlyErrors: true,
+    });
+  });
+
+  it('refuses a member beside the customer key with 422 "is not a permitted field" naming it, and writes nothing', async () => {
+    const organization = uniqueOrganization('Stray Member');
+    expectProblem(await api.post('/customers', { customer: { organization }, extra: 1 }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { extra: ['is not a permitted field'] },
+      onlyErrors: true,
+    });
+    // Each member is named, with the key's own error when it has one.
+    expectProblem(await api.post('/customers', { customer: 'x', reference: 'R', labels: [] }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { customer: ['must be an object'], reference: ['is not a permitted field'], labels: ['is not a permitted field'] },
+      onlyErrors: true,
+    });
+    // A name is shown as other field names are: printable (quotes, control characters and NUL escaped as in JSON).
+    expectProblem(await api.post('/customers', { customer: { organization }, 'a"b\u0001': true, 'nul\u0000': 1 }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { 'a\\"b\\u0001': ['is not a permitted field'], 'nul\\u0000': ['is not a permitted field'] },
+      onlyErrors: true,
+    });
+    const list = await api.get(`/customers?organization=${encodeURIComponent(organization)}`);
+    expect(list.status).toBe(200);
+    expect(list.body.data).toEqual([]);
   });
 
   it('answers 422 "must be an object" when customer is not an object', async () => {
@@ -316,6 +345,21 @@ describe('PATCH /customers/{id}', () => {
       errors: { customer: ['must be an object'] },
       onlyErrors: true,
     });
+  });
+
+  it('refuses a member beside the customer key on update with 422 naming it, and leaves the record as it was', async () => {
+    const created = await createCustomer(api, { reference: 'before' });
+    expectProblem(await api.patch(`/customers/${created.id}`, { customer: { reference: 'after' }, extra: { reference: 'after' } }, ifMatch(created.etag)), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { extra: ['is not a permitted field'] },
+      onlyErrors: true,
+    });
+    const read = await api.get(`/customers/${created.id}`);
+    expect(read.body.data.reference).toBe('before');
+    expect(read.headers.get('etag')).toBe(created.etag);
+    // The order of checks holds: a record that does not exist is 404 before its body is read.
+    expectProblem(await api.patch('/customers/0190d6a4-5a1e-7000-8000-000000000000', { customer: {}, extra: 1 }, ifMatch(created.etag)), { status: 404, code: 'resource.not_found' });
   });
 
   it('answers 404 for an unknown id even with an If-Match', async () => {

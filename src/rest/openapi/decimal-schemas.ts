@@ -1,21 +1,18 @@
-import type { FieldSpec } from '../../kernel/fields.ts';
+import { decimalPattern, decimalRules, type FieldSpec } from '../../kernel/fields.ts';
 import { z } from './zod.ts';
 
 // Decimal fields travel as strings: accepted as a decimal string or a JSON number, always served as a string
-// with exactly the field's scale.
+// with exactly the field's scale. Bounds, places and the string pattern are the kernel's (decimalSchema() in
+// src/kernel/fields.ts checks them).
 
-/** Bounds and places of a decimal field, as decimalSchema() in src/kernel/fields.ts checks them. */
-function decimalRules(spec: FieldSpec): { scale: number; min: number; max: number } {
-  const [min, max] = spec.range ?? [0, 9_999_999_999];
-  return { scale: spec.scale ?? 2, min, max };
-}
-
-/** A decimal as accepted on write: a decimal string or a JSON number, at most `scale` places, within its range. */
+/**
+ * A decimal as accepted on write: a decimal string or a JSON number, at most `scale` places, within its range. The
+ * string's pattern has no minus sign when the range starts at 0 or above: no negative value is accepted there.
+ */
 export function decimalInputSchema(spec: FieldSpec): z.ZodType {
   const { scale, min, max } = decimalRules(spec);
-  const fraction = scale > 0 ? `(\\.\\d{1,${scale}})?` : '';
   // The field's description (decimalNote) says what each alternative is.
-  return z.union([z.string().regex(new RegExp(`^-?\\d{1,10}${fraction}$`)), z.number().min(min).max(max)]);
+  return z.union([z.string().regex(decimalPattern(scale, min < 0)), z.number().min(min).max(max)]);
 }
 
 /** A decimal as served: always a string with exactly `scale` places (never a JSON number). */

@@ -1,4 +1,4 @@
-import { valueSchema, type FieldKind, type FieldSpec } from '../../kernel/fields.ts';
+import { NON_BLANK, refusesBlank, valueSchema, type FieldKind, type FieldSpec } from '../../kernel/fields.ts';
 import type { ReadOnlyField, RecordFieldInfo } from '../../kernel/resource.ts';
 import { decimalInputSchema, decimalNote, decimalServedSchema } from './decimal-schemas.ts';
 import { docText } from './doc-text.ts';
@@ -43,7 +43,9 @@ export function kindSchema(spec: FieldSpec): z.ZodType {
   }
   const format = formats[spec.kind];
   const schema = valueSchema(spec);
-  return format ? schema.openapi({ format }) : schema;
+  // A field that refuses a blank value ("", whitespace only): the kernel's rule, as a pattern.
+  const keywords = { ...(format ? { format } : {}), ...(refusesBlank(spec) ? { pattern: NON_BLANK.source } : {}) };
+  return Object.keys(keywords).length > 0 ? schema.openapi(keywords) : schema;
 }
 
 /** A served value of a kind that has no FieldSpec (read-only fields): its type, format and enum only. */

@@ -1,4 +1,5 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { CURSOR_FORM } from '../../kernel/cursor.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, type Operator, type ValueType } from '../../kernel/listing.ts';
 import { searchDescription, type ResourceDefinition } from '../../kernel/resource.ts';
 import { z } from './zod.ts';
@@ -6,6 +7,14 @@ import { z } from './zod.ts';
 // The query parameters of a resource's list, from def.list and the kernel's list rules: cursor, limit, sort,
 // q, one parameter per filter operator, custom_fields[<id>]. Those that read the same on every list (cursor,
 // limit, each filter) are shared components; sort, q and custom_fields name the resource's own fields.
+
+/**
+ * The JSON Schema of a cursor parameter: not empty, and of the form every cursor has (src/kernel/cursor.ts
+ * CURSOR_FORM, refused with 400 cursor.invalid before it is decoded).
+ */
+export function cursorSchema(): { type: 'string'; minLength: number; pattern: string } {
+  return { type: 'string', minLength: 1, pattern: CURSOR_FORM.source };
+}
 
 /** JSON Schema of a filter value (an `in` list is a comma-separated string of them). */
 const filterValueSchemas: Record<ValueType, { type: 'string' | 'integer' | 'boolean'; format?: string; maxLength?: number }> = {
@@ -59,9 +68,9 @@ export function createListParameters(registry: OpenAPIRegistry) {
     shared('Cursor', () => ({
       name: 'cursor',
       in: 'query',
-      schema: { type: 'string' },
+      schema: cursorSchema(),
       description:
-        'Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); tampered or from a retired signing key: 400 cursor.invalid.',
+        'Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid.',
     }));
   const limit = () =>
     shared('Limit', () => ({

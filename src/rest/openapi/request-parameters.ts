@@ -1,5 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { IF_MATCH_ETAG } from '../../kernel/etag.ts';
 import { VERSION_HEADER } from '../../kernel/versioning.ts';
+import { ACCEPTED_REQUEST_ID } from '../request-id.ts';
 import { createListParameters } from './list-parameters.ts';
 import { z } from './zod.ts';
 
@@ -22,24 +24,38 @@ export function registerRequestParameters(registry: OpenAPIRegistry, versions: [
         },
       }),
     ),
+    // Any value is accepted (none is refused), so the schema states no pattern: the description says which values
+    // become the request's id (src/rest/request-id.ts).
     requestId: registry.registerParameter(
       'RequestId',
       z
         .string()
-        .regex(/^[A-Za-z0-9._:-]{1,128}$/)
         .optional()
-        .openapi({ param: { name: 'X-Request-Id', in: 'header', description: 'Optional correlation id; echoed on the response (a new one is generated when absent or not acceptable).' } }),
+        .openapi({
+          param: {
+            name: 'X-Request-Id',
+            in: 'header',
+            description: `Optional correlation id. A value matching \`${ACCEPTED_REQUEST_ID.source}\` (1 to 128 letters, digits, \`.\`, \`_\`, \`:\` or \`-\`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent.`,
+          },
+        }),
     ),
+    // A blank If-Match is a missing one (428); a value that is not one of our ETags can never match (412 once the
+    // record is found): src/kernel/etag.ts parseIfMatch.
     ifMatch: registry.registerParameter(
       'IfMatch',
-      z.string().openapi({
-        param: {
-          name: 'If-Match',
-          in: 'header',
-          required: true,
-          description: 'The ETag of a prior GET, create or update. Missing: 428 precondition.required. Different from the current ETag: 412 precondition.failed.',
-        },
-      }),
+      z
+        .string()
+        .min(1)
+        .regex(IF_MATCH_ETAG)
+        .openapi({
+          param: {
+            name: 'If-Match',
+            in: 'header',
+            required: true,
+            description:
+              'The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first).',
+          },
+        }),
     ),
     idempotencyKey: registry.registerParameter(
       'IdempotencyKey',

@@ -35,9 +35,10 @@ export function registerResourceOperations({ register, response, parameters, add
           singleExample({ ...example, ...shapeExample(answer) }),
         )
       : single;
-  // Write bodies only for the writes the resource serves.
-  const createBody = () => register(`${cls}CreateRequest`, z.object({ [bodyKeyOf(def)]: register(createBodyName(def), createSchema(def)) }), { [bodyKeyOf(def)]: createExample(def) });
-  const updateBody = () => register(`${cls}UpdateRequest`, z.object({ [bodyKeyOf(def)]: register(`${cls}Update`, updateSchema(def)) }), { [bodyKeyOf(def)]: updateExample(def) });
+  // Write bodies only for the writes the resource serves. The record is the body's only member: another one is
+  // refused as an unknown field is (src/rest/record-body.ts recordFromBody).
+  const createBody = () => register(`${cls}CreateRequest`, z.object({ [bodyKeyOf(def)]: register(createBodyName(def), createSchema(def)) }).strict(), { [bodyKeyOf(def)]: createExample(def) });
+  const updateBody = () => register(`${cls}UpdateRequest`, z.object({ [bodyKeyOf(def)]: register(`${cls}Update`, updateSchema(def)) }).strict(), { [bodyKeyOf(def)]: updateExample(def) });
   const collection = `/${restPath(def)}`;
   const item = `/${restPath(def)}/{id}`;
   const id = z.object({ id: parameters.recordId });

@@ -15,8 +15,11 @@ function writeNullable(spec: FieldSpec): boolean {
   return spec.nullable !== false && spec.create !== 'required';
 }
 
-/** What a body says about one of its fields beyond its spec: a sentence, and the writeOnly keyword. */
-export type FieldNotes = (name: string) => { text: string; writeOnly?: boolean } | undefined;
+/**
+ * What a body says about one of its fields beyond its spec: a sentence, the writeOnly keyword, and keywords of a
+ * rule the resource enforces in its own code (body-rules.ts: a list that must not be empty).
+ */
+export type FieldNotes = (name: string) => { text?: string; writeOnly?: boolean; keywords?: ZodOpenAPIMetadata } | undefined;
 
 /**
  * A member described once, by property `name` of the component schema `component`: a JSON pointer into that
@@ -76,6 +79,7 @@ export function writeShape(fields: Record<string, FieldSpec>, mode: 'create' | '
       // What an immutable field accepts the info says once; the keyword marks the field.
       if (rule === 'immutable') schema = schema.openapi({ 'x-immutable': true });
       if (note?.writeOnly) schema = schema.openapi({ writeOnly: true });
+      if (note?.keywords) schema = schema.openapi(note.keywords);
     }
     shape[name] = rule === 'required' ? schema : schema.optional();
   }
