@@ -95,6 +95,14 @@ const schema = z.object({
   GRAPHQL_APQ: z.enum(['on', 'off']).default('on'),
   /** How long a registered APQ document lives in Redis (with REDIS_URL), in seconds. */
   GRAPHQL_APQ_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
+  /** GraphQL operations costing this many points or more are expensive: few run at once (docs/graphql-limits.md). */
+  GRAPHQL_EXPENSIVE_COST: z.coerce.number().int().min(1).default(10_000),
+  /** Expensive GraphQL operations of one key running at once in a process. */
+  GRAPHQL_EXPENSIVE_PER_KEY: z.coerce.number().int().min(1).max(1_000).default(2),
+  /** Expensive GraphQL operations running at once in a process, all keys together. */
+  GRAPHQL_EXPENSIVE_PER_PROCESS: z.coerce.number().int().min(1).max(1_000).default(4),
+  /** How long an expensive GraphQL operation may wait for its turn before 429 rate_limit.exceeded, in ms. */
+  GRAPHQL_EXPENSIVE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(3_000),
   /** API versions accepted in Fieldline-Version and on keys (comma-separated dates); default the current one. */
   API_VERSIONS: z
     .string()

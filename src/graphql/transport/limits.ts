@@ -10,6 +10,7 @@ import type { GraphQLContext } from '../schema/builder.ts';
 
 import { requestError } from './document-limits.ts';
 import { analyzeOperation, type Analysis } from './analysis.ts';
+import type { ExpensiveOperations } from './concurrency.ts';
 
 // The admission of an operation under the limits (docs/graphql-limits.md): analyzed, refused over a maximum, or
 // charged to the caller's buckets, for yoga's executions (graphqlLimits) and the WebSocket server's subscriptions.
@@ -18,6 +19,8 @@ export interface LimitsOptions {
   errorsUrl: string;
   /** Takes the operation's points (and its mutations' writes) for the caller; throws rate_limit.exceeded. */
   charge(ctx: GraphQLContext, analysis: Analysis): Promise<RateDecision | undefined>;
+  /** How many expensive operations run at once (concurrency.ts); executions only, not subscriptions. */
+  expensive?: ExpensiveOperations;
 }
 
 /** The refusal of an operation as its result: the error, with the cost report when there is a meter. */
@@ -68,13 +71,26 @@ export function graphqlLimits(options: LimitsOptions): Plugin<{}, {}, GraphQLCon
         return;
       }
       const meter = ctx.cost;
+      const expensive = options.expensive;
       setExecuteFn(async (execArgs) => {
         const signal = (execArgs as { signal?: AbortSignal }).signal;
+        // An expensive operation runs once it holds its slots, after it was admitted and charged.
+        let leave: (() => void) | undefined;
+        if (expensive && meter.requested !== null && expensive.isExpensive(meter.requested)) {
+          try {
+            leave = await expensive.enter(ctx.principal.key.id);
+          } catch (error) {
+            if (error instanceof AppError) return refuse(error, ctx);
+            throw error;
+          }
+        }
         try {
           return await executeFn({ ...execArgs, signal: signal ? AbortSignal.any([signal, meter.signal]) : meter.signal } as typeof execArgs);
         } catch (error) {
           if (meter.exceeded) return refuse(meter.exceeded, ctx);
           throw error;
+        } finally {
+          leave?.();
         }
       });
       return {

@@ -16,6 +16,7 @@ import { GraphqlGate } from './gate.ts';
 import { readOperation } from './request.ts';
 import { documentRefusal } from './document-limits.ts';
 import { graphqlLimits, operationAdmission, type LimitsOptions } from './limits.ts';
+import { ExpensiveOperations } from './concurrency.ts';
 import { meterSchema, OperationCost } from '../schema/meter.ts';
 import { jitExecution } from './jit.ts';
 import { memoryStore, persistedOperations, redisStore, type Manifest } from './persisted.ts';
@@ -93,6 +94,10 @@ export interface GraphqlConfig {
   GRAPHQL_PERSISTED_OPERATIONS?: { manifest: Manifest };
   GRAPHQL_APQ: 'on' | 'off';
   GRAPHQL_APQ_TTL_SECONDS: number;
+  GRAPHQL_EXPENSIVE_COST: number;
+  GRAPHQL_EXPENSIVE_PER_KEY: number;
+  GRAPHQL_EXPENSIVE_PER_PROCESS: number;
+  GRAPHQL_EXPENSIVE_WAIT_MS: number;
 }
 
 /** The IDE page a browser's GET /graphql receives (yoga's `graphiql` and `renderGraphiQL` options); the app's. */
@@ -124,7 +129,13 @@ export function mountGraphql(
   };
 
   const mask = maskErrorWith(errorsUrl, logger);
-  const limitsOptions: LimitsOptions | null = options.limits ? { errorsUrl, charge: (ctx, analysis) => gate.charge(ctx, analysis) } : null;
+  const expensive = new ExpensiveOperations({
+    threshold: config.GRAPHQL_EXPENSIVE_COST,
+    perKey: config.GRAPHQL_EXPENSIVE_PER_KEY,
+    perProcess: config.GRAPHQL_EXPENSIVE_PER_PROCESS,
+    waitMs: config.GRAPHQL_EXPENSIVE_WAIT_MS,
+  });
+  const limitsOptions: LimitsOptions | null = options.limits ? { errorsUrl, charge: (ctx, analysis) => gate.charge(ctx, analysis), expensive } : null;
 
   // Admission of every HTTP request to /graphql, before yoga sees it; the order of the REST gate:
   // 1. read the operation (its failures kept), authenticate (its failure kept), take one request from the bucket
