@@ -115,8 +115,8 @@ function mismatches(value: any, node: any, at: string): string[] {
 
 /**
  * A create body of only the required fields of a documented create schema, each a plain value its schema accepts
- * (enum, text, date, number, boolean). A required reference (an id) has no plain value: such a resource needs a
- * record made by hand.
+ * (enum, text, date, number, boolean; text whose pattern it matches). A required reference (an id) has no plain
+ * value: such a resource needs a record made by hand.
  */
 function requiredFields(component: string): Record<string, unknown> {
   const body = schema(component);
@@ -126,8 +126,13 @@ function requiredFields(component: string): Record<string, unknown> {
     if (node.anyOf) return sample(node.anyOf.find((branch: any) => deref(branch).type === 'number') ?? node.anyOf[0], field);
     switch ([node.type].flat()[0]) {
       case 'string':
-        if (node.format === 'uuid' || node.pattern) break;
-        return ({ date: '2026-01-01', 'date-time': '2026-01-01T00:00:00Z', email: 'sample@example.test' } as Record<string, string>)[node.format] ?? 'Sample';
+        if (node.format === 'uuid') break;
+        {
+          const value = ({ date: '2026-01-01', 'date-time': '2026-01-01T00:00:00Z', email: 'sample@example.test' } as Record<string, string>)[node.format] ?? 'Sample';
+          // A pattern the plain value matches (non-blank text: \S) keeps it plain; any other pattern has no plain value.
+          if (node.pattern && !new RegExp(node.pattern, 'u').test(value)) break;
+          return value;
+        }
       case 'number':
       case 'integer':
         return node.minimum ?? 1;
