@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { AppError, validationError, type FieldErrors } from './errors.ts';
+import { validationError, type FieldErrors } from './errors.ts';
+
+/** The message of a field a body may not carry: unknown to the record, or a member beside the body's key. */
+export const NOT_PERMITTED = 'is not a permitted field';
 
 /** Adds a message under a field name the client may have chosen ("constructor", "__proto__"): an own key always. */
 export function addError(errors: FieldErrors, field: string, message: string): void {
@@ -21,4 +24,3 @@ export function throwIfErrors(errors: FieldErrors): void {
   if (Object.keys(errors).length > 0) throw validationError(errors);
 }
 
-export { AppError };

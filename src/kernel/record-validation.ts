@@ -1,4 +1,4 @@
-import { addError, throwIfErrors, zodIssuesToErrors } from './body.ts';
+import { addError, NOT_PERMITTED, throwIfErrors, zodIssuesToErrors } from './body.ts';
 import type { ChildEntries } from './child-collections.ts';
 import type { RequestContext } from './context.ts';
 import { mergeCustomFields } from './custom-fields.ts';
@@ -82,7 +82,7 @@ function checkFields(def: ResourceDefinition, mode: 'create' | 'update', input: 
     const field = own(def.fields, key);
     if (!field) {
       if (conventionKeys.has(key) && (def.conventions as Record<string, boolean | undefined>)[key === 'custom_fields' ? 'customFields' : key]) continue;
-      addError(errors, key, 'is not a permitted field');
+      addError(errors, key, NOT_PERMITTED);
       continue;
     }
     const rule = mode === 'create' ? field.create : field.update;
@@ -142,7 +142,7 @@ function checkChildEntries(name: string, collection: ChildCollection, value: unk
       }
       const field = own(collection.fields, key);
       if (!field) {
-        addError(errors, `${at}.${key}`, 'is not a permitted field');
+        addError(errors, `${at}.${key}`, NOT_PERMITTED);
         continue;
       }
       if (raw === null) {

@@ -1,4 +1,4 @@
-import { addError, throwIfErrors } from '../kernel/body.ts';
+import { addError, NOT_PERMITTED, throwIfErrors } from '../kernel/body.ts';
 import { validationError, type FieldErrors } from '../kernel/errors.ts';
 import { printable } from '../kernel/storable.ts';
 
@@ -8,12 +8,9 @@ import { printable } from '../kernel/storable.ts';
 // that nothing else is in it: a member beside the key is refused as an unknown field is, so that a typo (or a
 // field sent at the wrong level) never silently drops data.
 
-/** The message of a member of a body that is not the body's key (the message of an unknown field of a record). */
-const STRAY_MEMBER = 'is not a permitted field';
-
 /** Each member of the body other than `key`, refused (by its name, printable-escaped as field names are). */
 function addStrayMembers(errors: FieldErrors, body: object, key: string): void {
-  for (const name of Object.keys(body)) if (name !== key) addError(errors, printable(name), STRAY_MEMBER);
+  for (const name of Object.keys(body)) if (name !== key) addError(errors, printable(name), NOT_PERMITTED);
 }
 
 /**

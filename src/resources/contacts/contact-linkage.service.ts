@@ -1,5 +1,5 @@
 import { readActionInput, type ActionInput } from '../../kernel/action.ts';
-import { addError, throwIfErrors } from '../../kernel/body.ts';
+import { addError, NOT_PERMITTED, throwIfErrors } from '../../kernel/body.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound, type FieldErrors } from '../../kernel/errors.ts';
@@ -81,7 +81,7 @@ export interface LinkInput {
 /** Validates a linkage body (create); field errors name the field. */
 export function checkLinkInput(input: Record<string, unknown>, errors: FieldErrors, prefix = ''): LinkInput | null {
   for (const key of Object.keys(input)) {
-    if (!['linkable_id', 'linkable_type', 'relationship_type', 'primary'].includes(key)) addError(errors, prefix + key, 'is not a permitted field');
+    if (!['linkable_id', 'linkable_type', 'relationship_type', 'primary'].includes(key)) addError(errors, prefix + key, NOT_PERMITTED);
   }
   if (input.linkable_type === undefined) addError(errors, `${prefix}linkable_type`, 'is missing');
   else if (!linkableTypes.includes(input.linkable_type as LinkableType)) addError(errors, `${prefix}linkable_type`, `must be one of: ${linkableTypes.join(', ')}`);
@@ -187,7 +187,7 @@ export class ContactLinkageService {
       const errors: FieldErrors = {};
       for (const key of Object.keys(input)) {
         if (key === 'linkable_id' || key === 'linkable_type') addError(errors, key, 'cannot be changed; link the contact to the new record instead');
-        else if (key !== 'relationship_type' && key !== 'primary') addError(errors, key, 'is not a permitted field');
+        else if (key !== 'relationship_type' && key !== 'primary') addError(errors, key, NOT_PERMITTED);
       }
       checkCommon(input, errors);
       throwIfErrors(errors);
