@@ -4405,7 +4405,7 @@ export interface components {
              */
             updated_at: string;
         };
-        /** @description A custom field value, by definition type: text, select: string (select: one of the options); number: number; date: YYYY-MM-DD; checkbox: boolean; multiselect: array of options. */
+        /** @description A custom field value, by definition type: text, select: string (text: at most 10000 characters; select: one of the options); number: number; date: YYYY-MM-DD; checkbox: boolean; multiselect: array of distinct options. */
         CustomFieldValue: string | number | boolean | string[];
         CustomerResponse: {
             data: components["schemas"]["Customer"];
@@ -4435,12 +4435,12 @@ export interface components {
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Customer; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Customer). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Customer), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
         };
-        /** @description A custom field value as written, by definition type: text, select: string (select: one of the options); number: number; date: YYYY-MM-DD; checkbox: boolean; multiselect: array of options. null clears the value. Attachment fields are not set through the body. */
+        /** @description A custom field value as written, by definition type: text, select: string (text: at most 10000 characters; select: one of the options); number: number; date: YYYY-MM-DD; checkbox: boolean; multiselect: array of distinct options. null clears the value. Attachment fields are not set through the body. */
         CustomFieldWriteValue: string | number | boolean | string[] | null;
         CustomerCreateRequest: {
             customer: components["schemas"]["CustomerCreate"];
@@ -4462,7 +4462,7 @@ export interface components {
             status?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Customer. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Customer); merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Customer), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -4570,7 +4570,7 @@ export interface components {
             system_option_id?: components["schemas"]["Site"]["system_option_id"];
             siteable_id: components["schemas"]["Site"]["siteable_id"];
             siteable_type: components["schemas"]["Site"]["siteable_type"];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -4602,7 +4602,7 @@ export interface components {
              * @enum {string}
              */
             siteable_type?: "Customer" | "Lead";
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site); merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -4705,7 +4705,7 @@ export interface components {
              * @enum {string}
              */
             linkable_type?: "Customer" | "Lead" | "Site";
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -4734,7 +4734,7 @@ export interface components {
             mobile?: components["schemas"]["Contact"]["mobile"];
             title?: components["schemas"]["Contact"]["title"];
             contact_method?: components["schemas"]["Contact"]["contact_method"];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact); merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -4838,7 +4838,7 @@ export interface components {
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Lead; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Lead). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Lead), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -4862,7 +4862,7 @@ export interface components {
             status?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Lead. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Lead); merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Lead), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -4943,7 +4943,7 @@ export interface components {
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Item; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Item). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Item), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -4964,7 +4964,7 @@ export interface components {
             number?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Item. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Item); merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Item), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -5162,7 +5162,7 @@ export interface components {
             system_option_id?: components["schemas"]["System"]["system_option_id"];
             /** @description Confirms a duplicate type: true creates the system, or changes its system_type, even when a system of that type exists on the site. Never served. Write-only: consumed when written, never stored or served. */
             confirmed?: boolean | null;
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -5185,7 +5185,7 @@ export interface components {
             install_date?: components["schemas"]["System"]["install_date"];
             system_option_id?: components["schemas"]["System"]["system_option_id"];
             confirmed?: components["schemas"]["SystemCreate"]["confirmed"];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System); merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -5402,7 +5402,7 @@ export interface components {
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Job; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Job). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Job), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -5465,7 +5465,7 @@ export interface components {
             status?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Job. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Job); merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Job), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -5638,7 +5638,7 @@ export interface components {
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Estimate; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Estimate). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Estimate), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -5669,7 +5669,7 @@ export interface components {
             status?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Estimate. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Estimate); merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Estimate), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -5806,7 +5806,7 @@ export interface components {
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Invoice; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Invoice). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Invoice), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -5832,7 +5832,7 @@ export interface components {
             status?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Invoice. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Invoice); merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Invoice), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -5942,7 +5942,7 @@ export interface components {
             memo?: components["schemas"]["Payment"]["memo"];
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Payment; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Payment). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Payment), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -5968,7 +5968,7 @@ export interface components {
             memo?: components["schemas"]["Payment"]["memo"];
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Payment. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Payment); merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Payment), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -6085,7 +6085,7 @@ export interface components {
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=SalesOrder; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=SalesOrder). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=SalesOrder), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -6110,7 +6110,7 @@ export interface components {
             status?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=SalesOrder. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=SalesOrder); merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=SalesOrder), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };

@@ -1,6 +1,6 @@
 import { addError } from './body.ts';
 import { parseCalendarDate } from './dates.ts';
-import type { FieldErrors } from './errors.ts';
+import { MAX_FIELD_ERRORS, type FieldErrors } from './errors.ts';
 import type { CustomFieldDefinition } from './lookups.ts';
 
 // custom_fields: an object keyed by definition id. Create sets, update merges (absent keys kept, null clears).
@@ -9,10 +9,14 @@ import type { CustomFieldDefinition } from './lookups.ts';
 
 export type CustomFieldValues = Record<string, unknown>;
 
+/** The most characters of a text custom field's value. */
+export const MAX_CUSTOM_TEXT_LENGTH = 10_000;
+
 function checkValue(def: CustomFieldDefinition, value: unknown): string | null {
   switch (def.field_type) {
     case 'text':
-      return typeof value === 'string' ? null : 'must be a string';
+      if (typeof value !== 'string') return 'must be a string';
+      return value.length > MAX_CUSTOM_TEXT_LENGTH ? `is too long (maximum is ${MAX_CUSTOM_TEXT_LENGTH} characters)` : null;
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
     case 'checkbox':
@@ -22,9 +26,10 @@ function checkValue(def: CustomFieldDefinition, value: unknown): string | null {
     case 'select':
       return typeof value === 'string' && def.options.includes(value) ? null : `must be one of: ${def.options.join(', ')}`;
     case 'multiselect':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string' && def.options.includes(v))
+      // Each option once at most, so the array is never longer than the options.
+      return Array.isArray(value) && value.length <= def.options.length && value.every((v) => typeof v === 'string' && def.options.includes(v)) && new Set(value).size === value.length
         ? null
-        : `must be an array of: ${def.options.join(', ')}`;
+        : `must be an array of distinct values of: ${def.options.join(', ')}`;
     case 'attachment':
       return 'is an attachment field; set it with PUT on the record\'s custom_fields/{field_id} sub-path';
   }
@@ -40,6 +45,13 @@ export function mergeCustomFields(
   if (input !== undefined) {
     if (input === null || typeof input !== 'object' || Array.isArray(input)) {
       addError(errors, 'custom_fields', 'must be an object');
+      return result;
+    }
+    // An object holds one key per definition at most. More keys than the definitions and than one error names
+    // (MAX_FIELD_ERRORS) are refused whole, before any key is looked at: a 1 MB body holds 40,000 keys.
+    const keys = Object.keys(input);
+    if (keys.length > Math.max(definitions.length, MAX_FIELD_ERRORS)) {
+      addError(errors, 'custom_fields', `has ${keys.length} keys; at most ${definitions.length} (one per custom field definition of this resource)`);
       return result;
     }
     const byId = new Map(definitions.map((d) => [d.id, d]));

@@ -88,11 +88,36 @@ export function decimalPattern(scale: number, signed = true): RegExp {
   return new RegExp(`^${signed ? '-?' : ''}\\d{1,10}${scale > 0 ? `(\\.\\d{1,${scale}})?` : ''}$`);
 }
 
+/** Entries of a string list unless the field says otherwise, and characters of each entry. */
+const LIST_ENTRIES = 100;
+export const LIST_ENTRY_CHARACTERS = 255;
+
+/**
+ * The most characters a value of a text kind holds (the field's max, or its kind's default), the most entries of a
+ * string list; undefined for the other kinds, whose values are short by their kind.
+ */
+export function maxLength(field: Pick<FieldSpec, 'kind' | 'max'>): number | undefined {
+  switch (field.kind) {
+    case 'string':
+    case 'email':
+      return field.max ?? 255;
+    case 'text':
+      return field.max ?? 20_000;
+    case 'url':
+      return field.max ?? 2048;
+    case 'string[]':
+      return field.max ?? LIST_ENTRIES;
+    default:
+      return undefined;
+  }
+}
+
 /** zod schema of a non-null value of the field (strings are trimmed; blank required strings are refused). */
 export function valueSchema(field: FieldSpec): z.ZodType {
   if (field.kind === 'string[]') {
     // A list of short strings (webhook topics): each trimmed, at most `max` entries (default 100) of 255 characters.
-    return z.array(z.string({ error: messages.string }).trim().max(255, 'has an entry that is too long (maximum is 255 characters)'), { error: 'must be an array of strings' }).max(field.max ?? 100, `must have at most ${field.max ?? 100} entries`);
+    const entries = maxLength(field)!;
+    return z.array(z.string({ error: messages.string }).trim().max(LIST_ENTRY_CHARACTERS, `has an entry that is too long (maximum is ${LIST_ENTRY_CHARACTERS} characters)`), { error: 'must be an array of strings' }).max(entries, `must have at most ${entries} entries`);
   }
   if (field.enum) {
     const allowed = field.enum;
@@ -110,13 +135,11 @@ function baseSchema(field: FieldSpec): z.ZodType {
   const str = (max: number) => z.string({ error: messages.string }).trim().max(max, `is too long (maximum is ${max} characters)`);
   switch (field.kind) {
     case 'string':
-      return str(field.max ?? 255);
     case 'text':
-      return str(field.max ?? 20_000);
-    case 'email':
-      return str(field.max ?? 255).pipe(z.email({ error: 'is not a valid email address' }));
     case 'url':
-      return str(field.max ?? 2048);
+      return str(maxLength(field)!);
+    case 'email':
+      return str(maxLength(field)!).pipe(z.email({ error: 'is not a valid email address' }));
     case 'integer':
       return z.number({ error: messages.integer }).int(messages.integer).min(-2147483648).max(2147483647);
     case 'int64':

@@ -1,4 +1,4 @@
-import type { FieldSpec } from './fields.ts';
+import { maxLength, type FieldSpec } from './fields.ts';
 import type { FilterSpec, SortSpec } from './listing.ts';
 import type { ScopeResource } from './scopes.ts';
 import type { ErrorCode, FieldErrors } from './errors.ts';
@@ -280,6 +280,8 @@ export interface RecordFieldInfo {
   scale?: number;
   /** The value is one of these (a named vocabulary is a GraphQL enum, src/kernel/vocabulary.ts). */
   enum?: readonly string[];
+  /** The most characters of a text kind's value, the most entries of a string list (fields.ts maxLength). */
+  max?: number;
 }
 
 /** Whether a written field may be served as null: unless required on create or declared always set. */
@@ -296,7 +298,7 @@ export function outputFields(def: ResourceDefinition): RecordFieldInfo[] {
   const writeOnly = new Set(def.writeOnly ?? []);
   for (const [name, spec] of Object.entries(def.fields)) {
     if (writeOnly.has(name)) continue;
-    out.push({ name, kind: spec.kind, nullable: servedNullable(spec), description: spec.description, scale: spec.scale, enum: spec.enum });
+    out.push({ name, kind: spec.kind, nullable: servedNullable(spec), description: spec.description, scale: spec.scale, enum: spec.enum, max: maxLength(spec) });
   }
   for (const [name, spec] of Object.entries(def.readOnly ?? {})) out.push({ name, ...spec });
   if (def.conventions.status) out.push({ name: 'status', kind: 'string', nullable: false, description: `The status: the {display_name} of a live ${def.className} status.` });
@@ -323,7 +325,7 @@ export function selectColumns(def: ResourceDefinition): string[] {
 export function childOutputFields(children: ChildCollection): RecordFieldInfo[] {
   return [
     { name: 'id', kind: 'uuid', nullable: false, description: `The id of the ${children.label} (a UUID v7 the server assigns).` },
-    ...Object.entries(children.fields).map(([name, spec]) => ({ name, kind: spec.kind, nullable: servedNullable(spec), description: spec.description, scale: spec.scale, enum: spec.enum })),
+    ...Object.entries(children.fields).map(([name, spec]) => ({ name, kind: spec.kind, nullable: servedNullable(spec), description: spec.description, scale: spec.scale, enum: spec.enum, max: maxLength(spec) })),
     ...Object.entries(children.readOnly ?? {}).map(([name, spec]) => ({ name, ...spec })),
   ];
 }

@@ -35,8 +35,8 @@ export const graphqlErrorDocs = {
     example: { detail: 'The variables give $limit, which no operation of the document declares.' },
   },
   'graphql.result_too_large': {
-    when: 'GraphQL only. While it ran, the result grew past 50,000 objects or 16 MiB of values; execution stops and no data is returned. Mutation fields that already ran stand.',
-    fix: 'Select fewer fields or smaller pages, and page through large collections with `first` and `after`.',
+    when: 'GraphQL only. Before it runs, the largest answer the operation could have (each field at its longest value, times the pages it asks for) is over 64 Mi characters: nothing runs. Or, while it ran, the result grew past 50,000 objects or 16 MiB of values; execution stops and no data is returned, and mutation fields that already ran stand.',
+    fix: 'Select fewer fields (long texts count at their declared maximum) or smaller pages, and page through large collections with `first` and `after`.',
     apis: graphql,
     example: { detail: 'The result grew past 50000 objects or 16777216 characters; select fewer fields or smaller pages.' },
   },

@@ -276,7 +276,20 @@ describe('GraphQL over WebSocket under abuse', () => {
 });
 
 
-describe('the result meter', () => {
+describe('the result bound and the result meter', () => {
+  it('refuses before anything runs, with 400 graphql.result_too_large, an operation whose answer could hold over 64 Mi characters: 99 aliased pages of 100 customers with two 20,000-character texts', async () => {
+    const aliases = Array.from({ length: 99 }, (_, i) => `a${i}: customers(first: 100) { nodes { description customerNotes } }`).join(' ');
+    const res = await expectRefused(() => gql(`{ ${aliases} }`), 400, ['graphql.result_too_large']);
+    expect(res.body.errors![0].message).toBe(
+      "The answer could hold 396000000 characters (each field's longest value times the pages asked for); an operation that could hold more than 67108864 does not run. Ask for smaller pages (first, limit) or fewer long text fields.",
+    );
+    // Through fragments the bound is the same; one such page (4 million characters at most) is served.
+    await expectRefused(() => gql(`{ ${Array.from({ length: 99 }, (_, i) => `a${i}: customers(first: 100) { ...Texts }`).join(' ')} } fragment Texts on CustomerConnection { nodes { description customerNotes } }`), 400, ['graphql.result_too_large']);
+    const one = await gql('{ customers(first: 100) { nodes { description customerNotes } } }');
+    expect(one.status).toBe(200);
+  });
+
+
   it('refuses with 400 graphql.result_too_large a result that grows past 16M characters, counting every alias of a record field', async () => {
     const { api, gql: big } = await t.newTenant();
     const text = 'x'.repeat(20_000);
@@ -315,20 +328,26 @@ describe('variables', () => {
     expect(res.body.data.customer.id).toBe(customerId);
   });
 
-  it('names 50 invalid fields at most, and says how many there were, for a createCustomer with 40,000 custom field keys no definition has', async () => {
+  it('refuses whole, with one error, custom fields with more keys than the resource has definitions (40,000 keys in a createCustomer), and writes nothing', async () => {
     const customFields = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`k${i}`, 'x']));
     const { res, sql } = await measured(() => gql('mutation ($input: CreateCustomerInput!) { createCustomer(input: $input) { customer { id } userErrors { field message code } } }', { input: { organization: 'Forty Thousand Keys', customFields } }));
     expect(res.status).toBe(200);
     const payload = res.body.data.createCustomer;
     expect(payload.customer).toBeNull();
-    expect(payload.userErrors).toHaveLength(50);
-    expect(payload.userErrors[0]).toEqual({ field: ['input', 'customFields', 'k0'], message: expect.stringContaining('is not a custom field definition'), code: 'validation.failed' });
+    expect(payload.userErrors).toEqual([{ field: ['input', 'customFields'], message: 'customFields has 40000 keys; at most 0 (one per custom field definition of this resource)', code: 'validation.failed' }]);
     expect(sql.filter((statement) => /^\s*INSERT/i.test(statement)), 'nothing is written').toEqual([]);
-    // REST answers the same bound, and its detail counts the fields.
+    // REST answers the same error.
     const restRes = await rest.post('/customers', { customer: { organization: 'Forty Thousand Keys', custom_fields: customFields } });
     expect(restRes.status).toBe(422);
-    expect(Object.keys(restRes.body.errors)).toHaveLength(50);
-    expect(restRes.body.detail).toMatch(/^40000 fields are invalid; the first 50 are named: custom_fields\.k0, custom_fields\.k1, /);
+    expect(restRes.body.errors).toEqual({ custom_fields: ['has 40000 keys; at most 0 (one per custom field definition of this resource)'] });
+  });
+
+  it('names 50 invalid fields at most, and says how many there were, for a body with 60 unknown fields', async () => {
+    const fields = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}`, 'x']));
+    const res = await rest.post('/customers', { customer: { organization: 'Sixty Unknown Fields', ...fields } });
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors)).toHaveLength(50);
+    expect(res.body.detail).toMatch(/^60 fields are invalid; the first 50 are named: k0, k1, /);
   });
 });
 

@@ -243,6 +243,8 @@ describe('custom_fields', () => {
     ['multiselect', 'HVAC'],
     ['multiselect', ['HVAC', 'Roofing']],
     ['multiselect', [1]],
+    ['multiselect', ['HVAC', 'HVAC']],
+    ['text', 'x'.repeat(10_001)],
   ];
   it.each(wrong)('refuses a wrongly typed %s value (%j) with 422 naming custom_fields.<id>', async (type, value) => {
     const body = expectProblem(await api.post('/customers', { customer: { organization: uniqueOrganization(), custom_fields: { [ids[type]]: value } } }), {
@@ -252,6 +254,14 @@ describe('custom_fields', () => {
       onlyErrors: true,
     });
     expect(body.detail).toContain(`custom_fields.${ids[type]}`);
+  });
+
+  it('takes a text custom field of 10,000 characters, and refuses more keys than the resource has definitions whole, with one error', async () => {
+    const created = await createCustomer(api, { custom_fields: { [ids.text]: 'x'.repeat(10_000) } });
+    expect(created.record.custom_fields[ids.text]).toHaveLength(10_000);
+    const many = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}`, 'x']));
+    const body = expectProblem(await api.post('/customers', { customer: { organization: uniqueOrganization(), custom_fields: many } }), { status: 422, code: 'validation.failed', onlyErrors: true });
+    expect(body.errors).toEqual({ custom_fields: [expect.stringMatching(/^has 60 keys; at most \d+ \(one per custom field definition of this resource\)$/)] });
   });
 
   it('names an unparseable date custom field on update too, and keeps the old value', async () => {

@@ -4,7 +4,7 @@ import type { Builder } from './builder.ts';
 import { exposeEntryField } from './record-source.ts';
 import { camelCase, pascalCase } from '../../kernel/naming.ts';
 import { childTexts, inputFieldText, outputFieldText } from './descriptions.ts';
-import { graphqlType } from './field-types.ts';
+import { graphqlType, servedFieldExtensions } from './field-types.ts';
 
 // The types of a child collection's entries (a job's lineitems, a contact's phone numbers): an output type, read
 // in the parent record's connection, and an input type, given in the parent's create and update inputs. A
@@ -38,7 +38,7 @@ export function childTypes(builder: Builder, children: ChildCollection): ChildTy
           camelCase(info.name),
           // Read as a property of the entry (record-source.ts): no resolver.
           (exposeEntryField(camelCase(info.name), info.name),
-          t.field({ type: graphqlType(info.kind, builder, info.enum), nullable: info.nullable, description: outputFieldText(info) } as AnyOptions)),
+          t.field({ type: graphqlType(info.kind, builder, info.enum), nullable: info.nullable, description: outputFieldText(info), extensions: servedFieldExtensions(info) } as AnyOptions)),
         ]),
       ) as never,
   });

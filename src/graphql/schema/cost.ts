@@ -42,6 +42,19 @@ export const limits = {
   schemaPoints: 10_000,
   /** The cost of `__type(name:)`: one type and its fields. */
   typePoints: 100,
+  /**
+   * The largest answer an operation may be able to return, in characters of values, computed before it runs from
+   * each field's longest value and the pages asked for (../transport/result-bound.ts). Four times maxResultBytes:
+   * the bound assumes every text at its declared maximum, which real records seldom reach, and the meter still
+   * holds the real answer to maxResultBytes.
+   */
+  maxResultBound: 64 * 1024 * 1024,
+  /** Characters assumed for a JSON value in the result bound (custom fields, account modules). */
+  assumedJsonChars: 4096,
+  /** Characters of `__schema` in the result bound, whatever it selects (the whole schema is about 2 MB of JSON). */
+  schemaChars: 2 * 1024 * 1024,
+  /** Characters of `__type(name:)` in the result bound. */
+  typeChars: 64 * 1024,
   /** Assumed size of a list that has no limit argument (relations that are not paginated). */
   listMultiplier: 10,
   /** Open WebSocket connections of one key (in one process). */

@@ -1,4 +1,5 @@
 import type { EnumRef } from '@pothos/core';
+import { LIST_ENTRY_CHARACTERS } from '../../kernel/fields.ts';
 import type { RecordFieldInfo } from '../../kernel/resource.ts';
 import type { Builder } from './builder.ts';
 import { vocabularyType } from './vocabularies.ts';
@@ -37,4 +38,14 @@ export function graphqlType(kind: FieldKind, builder?: Builder, values?: readonl
   if (kind === 'children') throw new Error('child collections are typed by their own object type');
   const scalar: ScalarName | [ScalarName] = kind === 'string[]' ? ['String'] : scalarOfKind[kind];
   return builder ? vocabularyType(builder, kind, values, scalar) : scalar;
+}
+
+/**
+ * The extensions of a served field that the result bound reads (../transport/result-bound.ts): the most characters
+ * of its value when its declaration says (a text kind's max, a string list's entries of 255 characters); other
+ * kinds are bounded by their scalar.
+ */
+export function servedFieldExtensions(info: Pick<RecordFieldInfo, 'kind' | 'max'>): { maxChars: number } | undefined {
+  if (info.max === undefined) return undefined;
+  return { maxChars: info.kind === 'string[]' ? info.max * LIST_ENTRY_CHARACTERS : info.max };
 }

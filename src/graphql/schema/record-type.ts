@@ -8,7 +8,7 @@ import { exposeRecordField } from './record-source.ts';
 import type { SharedTypes } from './shared-types.ts';
 import { camelCase } from '../../kernel/naming.ts';
 import { outputFieldText, resourceTexts } from './descriptions.ts';
-import { graphqlType } from './field-types.ts';
+import { graphqlType, servedFieldExtensions } from './field-types.ts';
 import { childTypeName, type ChildTypes } from './child-types.ts';
 
 /** The backing value of a record type: the REST wire record and its ETag (every read gives both). */
@@ -45,7 +45,7 @@ export function registerRecordType(builder: Builder, def: ResourceDefinition, sh
             } as AnyOptions)
           : // Read as a property of the Single (record-source.ts): no resolver.
             (exposeRecordField(name, info.name),
-            t.field({ type: graphqlType(info.kind, builder, info.enum), nullable: info.nullable, description: outputFieldText(info) } as AnyOptions));
+            t.field({ type: graphqlType(info.kind, builder, info.enum), nullable: info.nullable, description: outputFieldText(info), extensions: servedFieldExtensions(info) } as AnyOptions));
       }
       fields.etag = t.field({ type: 'String', description: resourceTexts(def).etag } as AnyOptions);
       return fields as never;

@@ -12,6 +12,7 @@ import {
 import { limits } from '../schema/cost.ts';
 import { printable } from '../../kernel/storable.ts';
 import { refusal } from './document-limits.ts';
+import { resultBound } from './result-bound.ts';
 
 // Step 2 of the limits (docs/graphql-limits.md): the operation's cost, depth, aliases and mutation fields, computed
 // from the document and the variables before anything executes.
@@ -136,11 +137,13 @@ export function analyzeOperation(
   // The document has passed validation; its cost is that of the selected operation alone (with the fragments it may use).
   let complexity: number;
   let depth: number;
+  let bound: number;
   try {
     ({ complexity, depth } = complexityFromQuery(
       { kind: Kind.DOCUMENT, definitions: [operation, ...fragments.values()] },
       { schema, ctx: context, variables: variableValues ?? {} },
     ));
+    bound = resultBound(schema, operation, fragments, variableValues ?? {}, context);
   } catch (error) {
     // Variables that do not coerce: execution answers them as a request error.
     if (error instanceof GraphQLError) return null;
@@ -150,6 +153,12 @@ export function analyzeOperation(
   const cost = Math.ceil(complexity) + counts.mutationFields * limits.mutationPoints + counts.schemas * limits.schemaPoints + counts.types * limits.typePoints;
   if (cost > limits.maxCost) {
     throw refusal('graphql.cost_exceeded', `The operation costs ${cost} points; at most ${limits.maxCost}. Ask for smaller pages (limit) or fewer relations.`);
+  }
+  if (bound > limits.maxResultBound) {
+    throw refusal(
+      'graphql.result_too_large',
+      `The answer could hold ${bound} characters (each field's longest value times the pages asked for); an operation that could hold more than ${limits.maxResultBound} does not run. Ask for smaller pages (first, limit) or fewer long text fields.`,
+    );
   }
   return { cost, mutationFields: counts.mutationFields };
 }

@@ -1,13 +1,14 @@
+import { MAX_CUSTOM_TEXT_LENGTH } from '../../kernel/custom-fields.ts';
 import type { ResourceDefinition } from '../../kernel/resource.ts';
 import { z } from './zod.ts';
 
 // The labels and custom_fields conventions, as served on a record and as written in a create or update body.
 
-const valueTypes = 'text, select: string (select: one of the options); number: number; date: YYYY-MM-DD; checkbox: boolean; multiselect: array of options.';
+const valueTypes = `text, select: string (text: at most ${MAX_CUSTOM_TEXT_LENGTH} characters; select: one of the options); number: number; date: YYYY-MM-DD; checkbox: boolean; multiselect: array of distinct options.`;
 
 /** A value of custom_fields, by definition type: one component as served, one as written (null clears it). */
 function customFieldValue(mode: 'record' | 'create' | 'update'): z.ZodType {
-  const types = [z.string(), z.number(), z.boolean(), z.array(z.string())] as const;
+  const types = [z.string().max(MAX_CUSTOM_TEXT_LENGTH), z.number(), z.boolean(), z.array(z.string())] as const;
   return mode === 'record'
     ? z.union(types).openapi('CustomFieldValue', { description: `A custom field value, by definition type: ${valueTypes}` })
     : z.union([...types, z.null()]).openapi('CustomFieldWriteValue', {
@@ -19,8 +20,8 @@ export function customFieldsSchema(def: ResourceDefinition, mode: 'record' | 'cr
   const where = `GET /custom_field_definitions?related_name=${def.className}`;
   const notes = {
     record: `Keyed by custom field definition id (${where}).`,
-    create: `Keyed by custom field definition id (${where}).`,
-    update: `Keyed by custom field definition id (${where}); merged into the stored values.`,
+    create: `Keyed by custom field definition id (${where}), one key per definition at most.`,
+    update: `Keyed by custom field definition id (${where}), one key per definition at most; merged into the stored values.`,
   }[mode];
   return z.record(z.string(), customFieldValue(mode)).openapi({ description: notes });
 }
