@@ -73,7 +73,7 @@ export function buildDomain(options: DomainOptions) {
     authenticator,
     rateLimits: new RateLimits({ ...defaultBucketLimits, ...options.rateLimits }, options.redis),
     versions,
-    admin: new AdminService(options.prisma, versions),
+    admin: new AdminService(options.prisma, versions, (change) => authenticator.forget(change)),
     lookups: new LookupService(db),
     linkages: new ContactLinkageService(db, clock),
     leadConversion: new LeadConversionService(db, clock, lookup('lead'), lookup('customer'), lookup('site')),

@@ -46,6 +46,13 @@ const keySelect = {
   },
 } as const;
 
+/** What a change to identities touched: a key, a user (every key of it) or an account (every key of it). */
+export interface IdentityChange {
+  keyId?: string;
+  userId?: number;
+  accountId?: string;
+}
+
 export class Authenticator {
   private readonly known: LRUCache<string, KeyRow> | null;
   private readonly unknown: LRUCache<string, true> | null;
@@ -75,6 +82,19 @@ export class Authenticator {
     if (row) this.known?.set(hash, row);
     else this.unknown?.set(hash, true);
     return row;
+  }
+
+  /**
+   * Drops the cached rows a change to identities made: of the key, of every key of the user or of the account. The
+   * process that makes the change (AdminService: revoking or rotating a key, switching a user or an account off,
+   * changing an account's plan or settings) refuses or re-reads at once; other processes within their cache's
+   * lifetime (AUTH_CACHE_TTL_MS). The cache holds 10,000 rows at most, so a walk over it is cheap beside a change.
+   */
+  forget(change: IdentityChange): void {
+    if (!this.known) return;
+    for (const [hash, row] of this.known.entries()) {
+      if (row.id === change.keyId || (change.userId !== undefined && Number(row.user.id) === change.userId) || row.account.id === change.accountId) this.known.delete(hash);
+    }
   }
 
   /** Why a key that exists may not be used now (revoked, expired, its account or user off, no API access), or null. */

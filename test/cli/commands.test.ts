@@ -10,7 +10,8 @@ import { tokenPattern, uuidV7 } from '../helpers/ids.ts';
 // Every `fieldline` command, run in-process (runCli) on the same database as a live app, and its effect
 // checked through the REST API.
 
-const t = useTestApp();
+// The commands change the database behind the app's back: the app reads keys on every request.
+const t = useTestApp({ env: { AUTH_CACHE_TTL_MS: '0' } });
 let cli: ReturnType<typeof cliOn>;
 beforeAll(() => {
   cli = cliOn(t.database);

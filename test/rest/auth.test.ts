@@ -283,9 +283,19 @@ describe('with the verified-key cache on (AUTH_CACHE_TTL_MS=2000)', () => {
     ['account deactivation', 403, 'account.deactivated', (a: Admin, k: Tenant) => a.updateAccount(k.accountId, { active: false })],
     ['plan without API access', 403, 'auth.plan_required', (a: Admin, k: Tenant) => a.updateAccount(k.accountId, { apiAccess: false })],
     ['user inactivation', 403, 'account.inactive', (a: Admin, k: Tenant) => a.updateUser(k.userId, { active: false })],
-  ] as const)('applies %s within 5 seconds', async (_name, status, code, change) => {
+  ] as const)('applies %s made by this process at once, though the key was cached', async (_name, status, code, change) => {
     const tenant = await cached.tenant();
-    const { res, elapsed } = await untilRefused(tenant.token, () => change(cached.app.domain.admin, tenant));
+    expect((await cached.client(tenant.token).get('/me')).status).toBe(200); // now verified and cached
+    await change(cached.app.domain.admin, tenant);
+    expectProblem(await cached.client(tenant.token).get('/me'), { status, code });
+  });
+
+  it.each([
+    ['revocation', 401, 'auth.token_revoked', (k: Tenant) => cached.database.prisma.apiKey.update({ where: { id: k.keyId }, data: { revoked_at: new Date() } })],
+    ['account deactivation', 403, 'account.deactivated', (k: Tenant) => cached.database.prisma.account.update({ where: { id: k.accountId }, data: { active: false } })],
+  ] as const)('applies %s made behind the process (another process, the fieldline command) within 5 seconds', async (_name, status, code, change) => {
+    const tenant = await cached.tenant();
+    const { res, elapsed } = await untilRefused(tenant.token, () => change(tenant));
     expectProblem(res, { status, code });
     // An upper bound (the cache lifetime plus polling), not a speed measurement.
     expect(elapsed).toBeLessThan(5_000);

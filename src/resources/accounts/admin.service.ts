@@ -2,7 +2,7 @@ import type { PrismaClient } from '../../generated/prisma/client.ts';
 
 type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 import { hashToken, newToken } from '../../kernel/api-keys.ts';
-import { defaultModules } from '../../kernel/auth.ts';
+import { defaultModules, type IdentityChange } from '../../kernel/auth.ts';
 import type { AccountModules } from '../../kernel/context.ts';
 import { newId } from '../../kernel/ids.ts';
 import { customFieldTypes, type CustomFieldType } from '../../kernel/lookups.ts';
@@ -32,6 +32,8 @@ export class AdminService {
     private readonly db: PrismaClient,
     /** The versions a key may be pinned to (config API_VERSIONS). */
     private readonly versions: ApiVersions = defaultApiVersions,
+    /** Told of each change that may refuse or reshape a key (the authenticator's cache forgets it). */
+    private readonly changed: (change: IdentityChange) => void = () => {},
   ) {}
 
   /** The account, its default statuses, an admin user and a key with every scope: all or nothing. */
@@ -77,6 +79,7 @@ export class AdminService {
         updated_at: new Date(),
       },
     });
+    this.changed({ accountId: id });
     return {
       id: updated.id,
       name: updated.name,
@@ -116,6 +119,7 @@ export class AdminService {
       where: { id: BigInt(id) },
       data: { ...(input.active !== undefined ? { active: input.active } : {}), ...(input.role ? { role: input.role } : {}), updated_at: new Date() },
     });
+    this.changed({ userId: id });
     return { id: Number(updated.id), name: updated.name, email: updated.email, role: updated.role, active: updated.active };
   }
 
@@ -154,6 +158,7 @@ export class AdminService {
     const key = await this.db.apiKey.findUnique({ where: { id } });
     if (!key) fail(`no key ${id}`);
     const updated = await this.db.apiKey.update({ where: { id }, data: { revoked_at: key.revoked_at ?? new Date() } });
+    this.changed({ keyId: id });
     return { id: updated.id, revoked_at: updated.revoked_at!.toISOString() };
   }
 
@@ -183,6 +188,7 @@ export class AdminService {
       const { count } = await tx.apiKey.updateMany({ where: { id, revoked_at: null }, data: { revoked_at: new Date(), replaced_by_id: newKeyId } });
       if (count === 0) revoked();
     });
+    this.changed({ keyId: id });
     return { id: newKeyId, token, scopes: old.scopes, expires_at: old.expires_at?.toISOString() ?? null, api_version: old.api_version };
   }
 
