@@ -10,6 +10,7 @@ const sameOnEveryDatabase = [
   'test/architecture/**',
   'test/kernel/**',
   'test/security/raw-sql.test.ts',
+  'test/rest/asyncapi-parser.test.ts',
   'test/rest/openapi-lint.test.ts',
   'test/rest/openapi-markdown.test.ts',
   'test/rest/openapi-examples.test.ts',
