@@ -281,7 +281,7 @@ const docs = {
     example: { instance: '/api/v2/customers', detail: 'Send the body as application/json (got text/plain).' },
   },
   'request.body_too_large': {
-    when: 'A request body larger than the server accepts: 1 MiB unless the server\'s operator set another limit. The detail states the limit in bytes.',
+    when: 'A request body larger than the server accepts: 1 MiB unless the server\'s operator set another limit (the detail states the limit in bytes), or JSON that holds more than 10,000 values (object members and array entries, counted before it is parsed).',
     fix: 'Send smaller bodies: split batch work into several requests.',
     apis: both,
     example: { instance: '/api/v2/customers', detail: 'The body exceeds 1048576 bytes.' },

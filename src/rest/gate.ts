@@ -4,7 +4,7 @@ import type { Domain } from '../domain.ts';
 import { admittedContext, identifyCaller, rateHeaders } from '../http/admission.ts';
 import type { RequestContext } from '../kernel/context.ts';
 import { AppError } from '../kernel/errors.ts';
-import { assertJsonDepth } from '../http/json-depth.ts';
+import { parseJsonRequest } from '../http/json-depth.ts';
 import { bodyReadRefusal, mediaTypeRefusal } from '../http/request-body.ts';
 import { bucketOf, type Bucket } from '../kernel/rate-limit.ts';
 import { restPath } from '../kernel/resource.ts';
@@ -77,17 +77,11 @@ export function jsonBody(limitBytes: number): RequestHandler {
       return next(bodyReadRefusal(error, limitBytes) ?? error);
     }
     try {
-      // An empty body reads as {} (as body-parser's did): the route then names what is missing.
-      req.body = text.length === 0 ? {} : JSON.parse(text);
-    } catch {
-      return next(new AppError('request.malformed_json', 'The body is not valid JSON.'));
-    }
-    // JSON.parse takes any nesting; what walks the value later might not (src/http/json-depth.ts).
-    try {
-      assertJsonDepth(req.body);
-    } catch (tooDeep) {
-      req.body = undefined;
-      return next(tooDeep);
+      // An empty body reads as {} (as body-parser's did): the route then names what is missing. Too many values or
+      // too deep a nesting is refused before anything walks it (src/http/json-depth.ts).
+      req.body = text.length === 0 ? {} : parseJsonRequest(text);
+    } catch (refusal) {
+      return next(refusal);
     }
     next();
   };

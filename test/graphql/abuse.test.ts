@@ -310,8 +310,23 @@ describe('the result bound and the result meter', () => {
 });
 
 describe('variables', () => {
-  it('refuses with 400 graphql.variable_undeclared, before anything runs, variables no operation of the document declares (50,000 of them here)', async () => {
+  it('refuses with 413 request.body_too_large, before parsing it, a body of more than 10,000 values: 50,000 variables', async () => {
     const variables = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`v${i}`, i]));
+    const res = await gql('{ me { apiVersion } }', variables);
+    expect(res.status).toBe(413);
+    expect(codeOf(res)).toBe('request.body_too_large');
+    expect(res.body.errors![0].message).toBe('The JSON holds more than 10000 values (object members and array entries).');
+    // Commas inside strings are not values: one variable of 20,000 commas is parsed (and refused as undeclared).
+    const commas = await gql('{ me { apiVersion } }', { text: ','.repeat(20_000) });
+    expect(codeOf(commas)).toBe('graphql.variable_undeclared');
+    // REST counts the same way.
+    const restRes = await rest.post('/customers', { customer: { organization: 'Too Many Values', custom_fields: Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`k${i}`, 'x'])) } });
+    expect(restRes.status).toBe(413);
+    expect(restRes.body.code).toBe('request.body_too_large');
+  });
+
+  it('refuses with 400 graphql.variable_undeclared, before anything runs, variables no operation of the document declares (5,000 of them here)', async () => {
+    const variables = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`v${i}`, i]));
     const res = await expectRefused(() => gql('{ me { apiVersion } }', variables), 400, ['graphql.variable_undeclared']);
     expect(res.body.errors![0].message).toBe('The variables give $v0, which no operation of the document declares.');
     // One undeclared beside the declared ones is refused the same way, and names itself.
@@ -328,18 +343,18 @@ describe('variables', () => {
     expect(res.body.data.customer.id).toBe(customerId);
   });
 
-  it('refuses whole, with one error, custom fields with more keys than the resource has definitions (40,000 keys in a createCustomer), and writes nothing', async () => {
-    const customFields = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`k${i}`, 'x']));
-    const { res, sql } = await measured(() => gql('mutation ($input: CreateCustomerInput!) { createCustomer(input: $input) { customer { id } userErrors { field message code } } }', { input: { organization: 'Forty Thousand Keys', customFields } }));
+  it('refuses whole, with one error, custom fields with more keys than the resource has definitions (9,000 keys in a createCustomer), and writes nothing', async () => {
+    const customFields = Object.fromEntries(Array.from({ length: 9_000 }, (_, i) => [`k${i}`, 'x']));
+    const { res, sql } = await measured(() => gql('mutation ($input: CreateCustomerInput!) { createCustomer(input: $input) { customer { id } userErrors { field message code } } }', { input: { organization: 'Nine Thousand Keys', customFields } }));
     expect(res.status).toBe(200);
     const payload = res.body.data.createCustomer;
     expect(payload.customer).toBeNull();
-    expect(payload.userErrors).toEqual([{ field: ['input', 'customFields'], message: 'customFields has 40000 keys; at most 0 (one per custom field definition of this resource)', code: 'validation.failed' }]);
+    expect(payload.userErrors).toEqual([{ field: ['input', 'customFields'], message: 'customFields has 9000 keys; at most 0 (one per custom field definition of this resource)', code: 'validation.failed' }]);
     expect(sql.filter((statement) => /^\s*INSERT/i.test(statement)), 'nothing is written').toEqual([]);
     // REST answers the same error.
-    const restRes = await rest.post('/customers', { customer: { organization: 'Forty Thousand Keys', custom_fields: customFields } });
+    const restRes = await rest.post('/customers', { customer: { organization: 'Nine Thousand Keys', custom_fields: customFields } });
     expect(restRes.status).toBe(422);
-    expect(restRes.body.errors).toEqual({ custom_fields: ['has 40000 keys; at most 0 (one per custom field definition of this resource)'] });
+    expect(restRes.body.errors).toEqual({ custom_fields: ['has 9000 keys; at most 0 (one per custom field definition of this resource)'] });
   });
 
   it('names 50 invalid fields at most, and says how many there were, for a body with 60 unknown fields', async () => {

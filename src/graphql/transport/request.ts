@@ -29,7 +29,7 @@ export async function readOperation(req: Request, limitBytes: number): Promise<R
       try {
         parseJsonRequest(value);
       } catch (error) {
-        if (error instanceof AppError && error.code === 'request.too_deep') return { refusal: error };
+        if (error instanceof AppError && error.code !== 'request.malformed_json') return { refusal: error };
         return { refusal: new AppError('request.malformed_json', `The ${name} parameter is not valid JSON.`) };
       }
     }
