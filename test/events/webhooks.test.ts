@@ -304,6 +304,8 @@ describe('deliveries', () => {
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(echo.requests).toHaveLength(1);
+    // The endpoint is looked up first (the documented order 404 -> 422): a malformed replay of none is 404.
+    expectProblem(await api.post(`/webhooks/endpoints/${crypto.randomUUID()}/replay`, { replay: { since: 'yesterday' } }), { status: 404, code: 'resource.not_found' });
   });
 
   it('a rolled-back write is never delivered', async () => {

@@ -84,8 +84,9 @@ export class WebhookService {
 
   replay(ctx: RequestContext, id: string, input: ActionInput): Promise<Record<string, unknown>> {
     return runAsTenant(ctx.principal.accountId, async () => {
-      const request = replayRequest(readActionInput(input, 'replay'));
+      // The documented order: the endpoint (404), then the body (422), then its state.
       const row = await this.row(id);
+      const request = replayRequest(readActionInput(input, 'replay'));
       checkDeliverable(row, this.now());
       if (!this.sink) throw new Error('the job queue is not running');
       const events = await this.db.event.findMany({
