@@ -6615,7 +6615,6 @@ export interface components {
             number?: components["schemas"]["InvoiceCreate"]["number"];
             labels?: components["schemas"]["InvoiceCreate"]["labels"];
             custom_fields?: components["schemas"]["InvoiceCreate"]["custom_fields"];
-            lineitems?: components["schemas"]["InvoiceCreate"]["lineitems"];
         };
         /** @description Optional: without a body (or without "invoice") the action works from the record alone. Any other member is refused (422 validation.failed naming it). */
         InvoiceJobRequest: {
@@ -6649,7 +6648,6 @@ export interface components {
             number?: components["schemas"]["InvoiceCreate"]["number"];
             labels?: components["schemas"]["InvoiceCreate"]["labels"];
             custom_fields?: components["schemas"]["InvoiceCreate"]["custom_fields"];
-            lineitems?: components["schemas"]["InvoiceCreate"]["lineitems"];
         };
         /** @description Optional: without a body (or without "invoice") the action works from the record alone. Any other member is refused (422 validation.failed naming it). */
         InvoiceEstimateRequest: {
@@ -6675,7 +6673,6 @@ export interface components {
             number?: components["schemas"]["InvoiceCreate"]["number"];
             labels?: components["schemas"]["InvoiceCreate"]["labels"];
             custom_fields?: components["schemas"]["InvoiceCreate"]["custom_fields"];
-            lineitems?: components["schemas"]["InvoiceCreate"]["lineitems"];
         };
         /** @description Optional: without a body (or without "invoice") the action works from the record alone. Any other member is refused (422 validation.failed naming it). */
         InvoiceSalesOrderRequest: {

@@ -1,5 +1,6 @@
 import type { RequestContext } from './context.ts';
-import type { ErrorCode } from './errors.ts';
+import { addError, throwIfErrors } from './body.ts';
+import type { ErrorCode, FieldErrors } from './errors.ts';
 import type { FieldSpec } from './fields.ts';
 import type { Single } from './resource-service.ts';
 import type { Scope } from './scopes.ts';
@@ -31,6 +32,11 @@ export type ActionBody =
   | {
       /** The create fields of another resource (by name), every one optional: overrides of what the action derives. */
       overrides: string;
+      /**
+       * Create fields the action does not take, each with the message refusing it (422 validation.failed naming it,
+       * whichever adapter sent it): the documents leave them out of the body (REST) and the input (GraphQL).
+       */
+      except?: Readonly<Record<string, string>>;
       key: string;
       required: false;
       description: string;
@@ -160,5 +166,22 @@ export type ActionRecords = Record<string, Single>;
 
 /** Declares an action (checked against ActionDefinition, keeping its literal types). */
 export function action<const A extends ActionDefinition>(definition: A): A {
-  return definition;
+  const body = definition.body;
+  const except = body && 'overrides' in body ? body.except : undefined;
+  if (!except) return definition;
+  // The fields the action does not take are refused where the service reads its input, as its own checks are.
+  return {
+    ...definition,
+    run: (call: ActionCall) =>
+      definition.run({
+        ...call,
+        input: () => {
+          const values = call.input();
+          const errors: FieldErrors = {};
+          for (const [name, message] of Object.entries(except)) if (values[name] !== undefined) addError(errors, name, message);
+          throwIfErrors(errors);
+          return values;
+        },
+      }),
+  };
 }

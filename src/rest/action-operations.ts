@@ -32,7 +32,7 @@ function requestComponents(action: ActionDefinition, components: Map<string, Ext
   }
   if ('overrides' in body) {
     const overridesName = `${pascalCase(action.name)}${pascalCase(body.key)}`;
-    components.set(overridesName, { schema: (refs) => overridesSchema(refs.definition(body.overrides), docText(body.description)) });
+    components.set(overridesName, { schema: (refs) => overridesSchema(refs.definition(body.overrides), docText(body.description), Object.keys(body.except ?? {})) });
     components.set(name, {
       schema: (refs) =>
         z

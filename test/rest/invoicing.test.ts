@@ -109,7 +109,9 @@ describe('POST /jobs/{id}/invoice', () => {
     const job = await pricedJob();
     const bad = await api.post(`/jobs/${job.id}/invoice`, { invoice: { invoice_date: '2026-05-02', due_date: '2026-05-01' } }, freshKey());
     expectProblem(bad, { status: 422, code: 'validation.failed', errors: { due_date: true } });
-    expectProblem(await api.post(`/jobs/${job.id}/invoice`, { invoice: { lineitems: [] } }, freshKey()), { status: 422, code: 'validation.failed', errors: { lineitems: true } });
+    const lines = await api.post(`/jobs/${job.id}/invoice`, { invoice: { lineitems: [] } }, freshKey());
+    expectProblem(lines, { status: 422, code: 'validation.failed', errors: { lineitems: true } });
+    expect(lines.body.errors.lineitems).toEqual(['are copied from the job; change them on the invoice afterwards']);
     expectProblem(await api.post(`/jobs/${job.id}/invoice`, { job: {} }, freshKey()), { status: 422, code: 'validation.failed', errors: { job: true } });
     expectProblem(await api.post(`/jobs/${randomUUID()}/invoice`, {}, freshKey()), { status: 404, code: 'resource.not_found' });
     // A failed request leaves its key free: the corrected body under the same key is the one that counts.

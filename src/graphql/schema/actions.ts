@@ -147,7 +147,7 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
     if (!body || 'empty' in body) return null;
     if ('overrides' in body) {
       const target = types.get(body.overrides)!.def;
-      return { type: recordInput(builder, target, `${pascalCase(field)}${pascalCase(bodyArg)}Input`, 'create', actionTexts(action, def).body!, true), target };
+      return { type: recordInput(builder, target, `${pascalCase(field)}${pascalCase(bodyArg)}Input`, 'create', actionTexts(action, def).body!, true, Object.keys(body.except ?? {})), target };
     }
     return { type: fieldsInput(builder, `${pascalCase(field)}${bodyArg === 'input' ? '' : pascalCase(bodyArg)}Input`, actionTexts(action, def).body!, body.fields, body.mode), target: null };
   })();

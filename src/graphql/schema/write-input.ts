@@ -48,13 +48,14 @@ export function writableFields(def: ResourceDefinition, mode: 'create' | 'update
  * The input type of a resource's writable fields (create or update); with allOptional every field may be
  * omitted (overrides applied on top of defaults, as lead conversion's customer).
  */
-export function recordInput(builder: Builder, def: ResourceDefinition, name: string, mode: 'create' | 'update', description: string, allOptional = false) {
+export function recordInput(builder: Builder, def: ResourceDefinition, name: string, mode: 'create' | 'update', description: string, allOptional = false, except: readonly string[] = []) {
   type AnyOptions = never;
   return builder.inputType(name, {
     description,
     fields: (t) => {
       const fields: Record<string, unknown> = {};
       for (const field of writableFields(def, mode)) {
+        if (except.includes(field.wire)) continue;
         const type = field.children ? [childTypes(builder, field.children).input] : graphqlType(field.kind, builder, field.enum);
         fields[field.name] = t.field({ type, required: field.required && !allOptional, description: field.description } as AnyOptions);
       }

@@ -1,4 +1,4 @@
-import type { ActionInput } from '../../kernel/action.ts';
+import { readActionInput, type ActionInput } from '../../kernel/action.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound } from '../../kernel/errors.ts';
@@ -6,7 +6,6 @@ import { isUuid } from '../../kernel/ids.ts';
 import type { ResourceService, Single } from '../../kernel/resource-service.ts';
 import { inTransaction, type TenantClient, type TenantTx } from '../../kernel/tenancy.ts';
 import { idempotencyOf } from '../../kernel/idempotency.ts';
-import { invoiceOverrides } from '../invoices/invoice-overrides.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
 
 // POST /estimates/{id}/convert: an Accepted estimate becomes a job, in one transaction. The job takes the
@@ -60,7 +59,7 @@ export class EstimateConversionService {
   invoice(ctx: RequestContext, estimateId: string, input: ActionInput): Promise<{ estimate: Single; invoice: Single }> {
     const idempotency = idempotencyOf(ctx, 'An invoice');
     return this.converting(ctx, estimateId, 'invoice', async (tx, estimate, lines) => {
-      const overrides = invoiceOverrides(input, 'estimate');
+      const overrides = readActionInput(input, 'invoice');
       const invoice = await this.invoices.createWithin(tx, ctx, { ...copied(estimate, invoiceFields), ...overrides }, { values: { estimate_id: estimateId }, children: { lineitems: lines } });
       const converted = await this.estimates.touchWithin(tx, ctx, estimateId, { converted_invoice_id: invoice.record.id, converted_at: this.clock.now() });
       await this.estimates.announceWithin(tx, ctx, converted, 'converted', { converted_to: { invoice_id: invoice.record.id } });

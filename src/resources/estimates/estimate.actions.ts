@@ -43,6 +43,7 @@ export const estimateActions: readonly ActionDefinition[] = [
       "A financial create: the Idempotency-Key header is required (a retry with the same key replays the first answer). In one transaction: creates an invoice from an estimate whose status is Accepted (customer, site, contact, reference, customer notes, tax rate and a copy of every line as stored, at the estimate's prices and tax rates, so the invoice's amount equals the estimate's), records the estimate on the invoice ({estimate_id}) and the invoice on the estimate ({converted_invoice_id}, {converted_at}). The invoice obeys the rules of an invoice create (a violation is validation.failed naming the field). An estimate in another status is refused with estimate.not_accepted; an estimate converts once, to a job or an invoice: again is refused with estimate.already_converted (an estimate converted into a job is billed by invoicing the job).",
     body: {
       overrides: 'invoice',
+      except: { lineitems: 'are copied from the estimate; change them on the invoice afterwards' },
       key: 'invoice',
       required: false,
       description:

@@ -1,4 +1,4 @@
-import type { ActionInput } from '../../kernel/action.ts';
+import { readActionInput, type ActionInput } from '../../kernel/action.ts';
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { AppError, notFound, type ErrorCode } from '../../kernel/errors.ts';
 import { idempotencyOf } from '../../kernel/idempotency.ts';
@@ -6,7 +6,6 @@ import { isUuid } from '../../kernel/ids.ts';
 import type { ResourceService, Single } from '../../kernel/resource-service.ts';
 import { inTransaction, type TenantClient } from '../../kernel/tenancy.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
-import { invoiceOverrides } from './invoice-overrides.ts';
 
 // Billing a record: POST /jobs/{id}/invoice and POST /sales_orders/{id}/invoice make an invoice from a job or a
 // sales order, in one transaction, once per idempotency key (a financial create). The invoice takes the source's
@@ -21,7 +20,7 @@ export interface BillableKind {
   /** The source's table and its class in messages: jobs / Job. */
   table: string;
   className: string;
-  /** Its name in messages and in invoiceOverrides: "job", "sales order". */
+  /** Its name in messages: "job", "sales order". */
   noun: 'job' | 'sales order';
   /** The invoice column (and the lines' parent column) naming the source. */
   column: 'job_id' | 'sales_order_id';
@@ -70,7 +69,7 @@ export class BillingService {
             )
           : [];
         if (!source) throw notFound(kind.className);
-        const overrides = invoiceOverrides(input, kind.noun);
+        const overrides = readActionInput(input, 'invoice');
         const [billed] = await tenantQuery<{ id: string; number: string }>(
           tx,
           `SELECT id, number FROM invoices WHERE account_id = $1::uuid AND ${kind.column} = $2::uuid AND deleted_at IS NULL`,

@@ -16,6 +16,7 @@ export const jobActions: readonly ActionDefinition[] = [
       "A financial create: the Idempotency-Key header is required (a retry with the same key replays the first answer). In one transaction: creates an invoice for the job (its customer, site, contact, reference and a copy of every line as stored, at the job's prices and tax rates, so the invoice's amount equals the job's), with {job_id} and the job's {estimate_id}. The invoice obeys the rules of an invoice create (a job without a customer needs {customer_id} in the body: validation.failed otherwise). A job is billed by one live invoice: invoicing it again is refused with job.already_invoiced until that invoice is deleted.",
     body: {
       overrides: 'invoice',
+      except: { lineitems: 'are copied from the job; change them on the invoice afterwards' },
       key: 'invoice',
       required: false,
       description:

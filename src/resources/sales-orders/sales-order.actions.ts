@@ -16,6 +16,7 @@ export const salesOrderActions: readonly ActionDefinition[] = [
       "A financial create: the Idempotency-Key header is required (a retry with the same key replays the first answer). In one transaction: creates an invoice for the sales order (its customer, site, contact, reference, customer notes, tax rate and a copy of every line as stored, so the invoice's amount equals the order's), with {sales_order_id}. The invoice obeys the rules of an invoice create; the order's status is neither checked nor changed. A sales order is billed by one live invoice: invoicing it again is refused with sales_order.already_invoiced until that invoice is deleted.",
     body: {
       overrides: 'invoice',
+      except: { lineitems: 'are copied from the sales order; change them on the invoice afterwards' },
       key: 'invoice',
       required: false,
       description:

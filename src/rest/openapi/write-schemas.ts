@@ -121,12 +121,13 @@ export function updateSchema(def: ResourceDefinition): z.ZodObject {
 
 /**
  * The create body's members, each optional, as overrides of what an action derives (the customer of a lead
- * conversion): references to where the create body's members are described.
+ * conversion): references to where the create body's members are described; without the members the action does
+ * not take (ActionBody `except`).
  */
-export function overridesSchema(def: ResourceDefinition, description: string | undefined): z.ZodObject {
+export function overridesSchema(def: ResourceDefinition, description: string | undefined, except: readonly string[] = []): z.ZodObject {
   const home = homes(def).update;
   const shape = Object.fromEntries(
-    Object.keys(createSchema(def).shape).map((name) => {
+    Object.keys(createSchema(def).shape).filter((name) => !except.includes(name)).map((name) => {
       const spec = def.fields[name];
       return [name, sameAs((spec && home(name, spec)) || createBodyName(def), name).optional()];
     }),
