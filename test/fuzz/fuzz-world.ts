@@ -510,7 +510,7 @@ export class World implements WorldView {
         `SELECT EXISTS (SELECT 1 FROM event_cursors WHERE seq < (SELECT coalesce(max(seq), 0) FROM events)) AS behind`,
       );
       if (!row?.behind || Date.now() > until) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 2));
     }
   }
 

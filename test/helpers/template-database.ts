@@ -58,9 +58,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (!('pglite' in database.queueConnection)) throw new Error('the embedded database has no PGlite instance');
   const pglite = database.queueConnection.pglite;
   await createQueueSchema(new PgBoss({ db: fromPglite(pglite), backend: 'pglite', schema: 'pgboss' }));
-  const dump = await pglite.dumpDataDir('gzip');
+  const dump = await pglite.dumpDataDir('none');
   const dir = mkdtempSync(path.join(tmpdir(), 'fl-test-db-'));
-  const file = path.join(dir, 'migrated.tar.gz');
+  const file = path.join(dir, 'migrated.tar');
   writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
   await database.close();
   project.provide('pgliteSnapshot', file);
