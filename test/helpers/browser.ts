@@ -39,10 +39,15 @@ export function isOutside(url: string): boolean {
 
 export interface BrowserSession {
   context: BrowserContext;
-  /** A new page (tab), closed after the test by useBrowser; its uncaught errors are kept in `pageErrors`. */
-  newPage(): Promise<Page>;
+  /**
+   * A new page (tab), closed after the test by useBrowser unless `keep` (then with the browser, after the file: for
+   * a heavy page several tests read); its uncaught errors are kept in `pageErrors`.
+   */
+  newPage(options?: { keep?: boolean }): Promise<Page>;
   /** Uncaught errors of the pages (messages), for assertion messages. */
   pageErrors: string[];
+  /** The pages made with `keep`. */
+  kept: WeakSet<Page>;
   /** The requests to other hosts attempted since the last call ("METHOD url"), each aborted; the list is emptied. */
   takeOutsideRequests(): string[];
   close(): Promise<void>;
@@ -101,12 +106,15 @@ export async function openBrowser(): Promise<BrowserSession> {
     if (isOutside(request.url())) record(request.method(), request.url());
   });
   const pageErrors: string[] = [];
+  const kept = new WeakSet<Page>();
   return {
     context,
     pageErrors,
-    async newPage() {
+    kept,
+    async newPage(options = {}) {
       const page = await context.newPage();
       page.on('pageerror', (error) => pageErrors.push(error.message));
+      if (options.keep) kept.add(page);
       return page;
     },
     takeOutsideRequests() {
@@ -141,7 +149,7 @@ export function useBrowser(): BrowserSession {
     if (!session) return;
     // A renderer still busy with a heavy page (Redoc, Monaco) on a loaded machine may take long to close; the
     // context closes it in afterAll anyway, so the wait is bounded rather than failing the test that is done.
-    const closed = Promise.all(session.context.pages().map((page) => page.close()));
+    const closed = Promise.all(session.context.pages().filter((page) => !session!.kept.has(page)).map((page) => page.close()));
     await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 20_000).unref())]);
     expect(session.takeOutsideRequests(), 'requests to hosts other than this machine').toEqual([]);
   });
@@ -158,7 +166,10 @@ export function useBrowser(): BrowserSession {
     get pageErrors() {
       return current().pageErrors;
     },
-    newPage: () => current().newPage(),
+    get kept() {
+      return current().kept;
+    },
+    newPage: (options) => current().newPage(options),
     takeOutsideRequests: () => current().takeOutsideRequests(),
     close: () => current().close(),
   };

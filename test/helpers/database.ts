@@ -6,13 +6,15 @@ import { onServer } from './template-database.ts';
 
 /**
  * With TEST_DATABASE_URL: a new database on that server (named `<prefix>_<random>`; empty, or a copy of `template`),
- * its URL and drop(). Without it: null (the caller uses the embedded database).
+ * its URL and drop(). Without it: null (the caller uses the embedded database). Its commits do not wait for the
+ * server's disk (`synchronous_commit = off`): what a client sees is the same, only a crash of the server itself
+ * could lose the last commits, and a test's database is dropped afterwards anyway (docs/decisions.md, Tests).
  */
 export async function serverDatabase(prefix = 'fl_test', template?: string): Promise<{ url: string; drop(): Promise<void> } | null> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) return null;
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  await onServer(serverUrl, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+  await onServer(serverUrl, `CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`, `ALTER DATABASE ${name} SET synchronous_commit = off`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };

@@ -29,12 +29,12 @@ async function createQueueSchema(boss: PgBoss): Promise<void> {
   await boss.stop({ graceful: false });
 }
 
-/** Runs one statement on the TEST_DATABASE_URL server, in a connection of its own. */
-export async function onServer(serverUrl: string, sql: string): Promise<void> {
+/** Runs statements on the TEST_DATABASE_URL server, one after the other, in a connection of their own. */
+export async function onServer(serverUrl: string, ...statements: string[]): Promise<void> {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
-    await admin.query(sql);
+    for (const sql of statements) await admin.query(sql);
   } finally {
     await admin.end();
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/app.ts';
+import type { Page } from 'playwright-core';
 import { expectNoOutsideRequests, useBrowser } from '../helpers/browser.ts';
 
 // GET /docs in a browser: the REST API reference, rendered by Redoc (served by this server) from the live
@@ -11,6 +12,16 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 describe('the API reference at /docs', () => {
   const t = useTestApp();
   const browser = useBrowser();
+  // Redoc renders the whole document in the browser (seconds of the browser's CPU): the page is loaded once, by
+  // whichever test comes first, and the tests below read and click the same page.
+  let loaded: Promise<{ page: Page; status: number | undefined; specStatus: number }> | undefined;
+  const docsPage = () =>
+    (loaded ??= (async () => {
+      const page = await browser.newPage({ keep: true });
+      const specRequested = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/v2/openapi.json');
+      const response = await page.goto(`${t.url}/docs`);
+      return { page, status: response?.status(), specStatus: (await specRequested).status() };
+    })());
 
   it('renders the live OpenAPI document with Redoc, listing every operation and webhook in the sidebar, loading nothing from another host', BROWSER_TEST, async () => {
     const document = (await (await fetch(`${t.url}/api/v2/openapi.json`)).json()) as { info: { title: string }; paths: Record<string, Record<string, unknown>>; webhooks: Record<string, Record<string, unknown>> };
@@ -18,11 +29,9 @@ describe('the API reference at /docs', () => {
     const operations = [...Object.values(document.paths), ...Object.values(document.webhooks)].flatMap((item) => Object.keys(item).filter((key) => METHODS.includes(key)));
     expect(operations.length).toBeGreaterThan(10);
 
-    const page = await browser.newPage();
-    const specRequested = page.waitForResponse((response) => new URL(response.url()).pathname === '/api/v2/openapi.json');
-    const response = await page.goto(`${t.url}/docs`);
-    expect(response?.status()).toBe(200);
-    expect((await specRequested).status()).toBe(200);
+    const { page, status, specStatus } = await docsPage();
+    expect(status).toBe(200);
+    expect(specStatus).toBe(200);
     await page.getByRole('heading', { level: 1, name: new RegExp(`^${document.info.title}`) }).waitFor();
     // Redoc's sidebar: one entry per tag, one per operation under it.
     const sidebar = page.locator('.menu-content');
@@ -45,8 +54,7 @@ describe('the API reference at /docs', () => {
   });
 
   it('leads a reader from the sidebar to an operation: Customers, then "List customers"', BROWSER_TEST, async () => {
-    const page = await browser.newPage();
-    await page.goto(`${t.url}/docs`);
+    const { page } = await docsPage();
     const sidebar = page.locator('.menu-content');
     await sidebar.getByText('Customers', { exact: true }).click();
     const entry = sidebar.getByText('List customers', { exact: true });
