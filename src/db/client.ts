@@ -82,8 +82,8 @@ export interface DatabaseOptions {
  */
 let pgliteModule: Promise<WebAssembly.Module> | undefined;
 function compiledPglite(): Promise<WebAssembly.Module> {
-  const wasm = path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm');
-  return (pgliteModule ??= readFile(wasm).then((bytes) => WebAssembly.compile(bytes)));
+  pgliteModule ??= readFile(path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm')).then((bytes) => WebAssembly.compile(bytes));
+  return pgliteModule;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
