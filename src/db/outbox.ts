@@ -22,43 +22,80 @@ export interface TxSql {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>;
 }
 
+/** Makes the webhook dispatcher's cursor (at the newest event) unless it exists; once per process, before it dispatches. */
+export async function ensureDispatchCursor(prisma: PrismaClient): Promise<void> {
+  await asBackground(() =>
+    prisma.$executeRawUnsafe(`INSERT INTO event_cursors (name, seq) SELECT 'webhooks', coalesce(max(seq), 0) FROM events ON CONFLICT (name) DO NOTHING`),
+  );
+}
+
 /**
- * One step of the webhook dispatcher, in one transaction: takes the dispatcher's cursor (FOR UPDATE SKIP LOCKED:
- * while one process dispatches, the others skip), reads up to `limit` events after it (events are numbered in
- * commit order, so nothing can appear behind the cursor later), finds the verified endpoints subscribed to them,
- * lets `enqueue` insert the deliveries in the same transaction and moves the cursor. Answers how many events it
- * read, or null when another process holds the cursor.
+ * The dispatcher's read, one statement: takes the cursor (FOR UPDATE SKIP LOCKED: while one process dispatches, the
+ * others skip), reads up to $1 events after it (events are numbered in commit order, so nothing can appear behind
+ * the cursor later) and the verified endpoints of their accounts subscribed to one of their topics; when there is
+ * none, it moves the cursor past the events itself (`moved`), so a step with nothing to deliver is this statement
+ * alone. `cursor` is null when another process holds the cursor.
+ */
+const STEP = `
+WITH cursor AS (SELECT seq FROM event_cursors WHERE name = 'webhooks' FOR UPDATE SKIP LOCKED),
+batch AS (SELECT e.id, e.account_id, e.topic, e.seq FROM events e JOIN cursor ON e.seq > cursor.seq ORDER BY e.seq LIMIT $1),
+subscribed AS (
+  SELECT w.id, w.account_id, w.topics FROM webhook_endpoints w
+   WHERE w.status = 'verified' AND w.account_id IN (SELECT account_id FROM batch) AND w.topics && ARRAY(SELECT topic FROM batch)
+),
+moved AS (
+  UPDATE event_cursors SET seq = (SELECT max(seq) FROM batch)
+   WHERE name = 'webhooks' AND EXISTS (SELECT 1 FROM batch) AND NOT EXISTS (SELECT 1 FROM subscribed)
+  RETURNING seq
+)
+SELECT (SELECT seq::text FROM cursor) AS cursor,
+       (SELECT coalesce(json_agg(json_build_object('id', id, 'account_id', account_id, 'topic', topic, 'seq', seq::text) ORDER BY seq), '[]') FROM batch)::text AS events,
+       (SELECT coalesce(json_agg(json_build_object('id', id, 'account_id', account_id, 'topics', topics)), '[]') FROM subscribed)::text AS endpoints,
+       EXISTS (SELECT 1 FROM moved) AS moved`;
+
+interface StepRead {
+  /** False when another process holds the cursor. */
+  held: boolean;
+  events: DispatchedEvent[];
+  endpoints: DispatchEndpoint[];
+  /** The statement moved the cursor past the events itself (no endpoint is subscribed to them). */
+  moved: boolean;
+}
+
+async function readStep(sql: Pick<PrismaClient, '$queryRawUnsafe'>, limit: number): Promise<StepRead> {
+  const [row] = await sql.$queryRawUnsafe<{ cursor: string | null; events: string; endpoints: string; moved: boolean }[]>(STEP, limit);
+  const events = (JSON.parse(row!.events) as (Omit<DispatchedEvent, 'seq'> & { seq: string })[]).map((event) => ({ ...event, seq: BigInt(event.seq) }));
+  return { held: row!.cursor !== null, events, endpoints: JSON.parse(row!.endpoints) as DispatchEndpoint[], moved: row!.moved };
+}
+
+/**
+ * One step of the webhook dispatcher: reads the events after its cursor (STEP); when no endpoint is subscribed to
+ * them, that one statement has also moved the cursor, and the step is done. Otherwise, in one transaction that
+ * holds the cursor, it reads them again, lets `enqueue` insert the deliveries in that transaction and moves the
+ * cursor. Answers how many events it read, or null when another process holds the cursor (ensureDispatchCursor
+ * made it).
  */
 export async function dispatchStep(
   prisma: PrismaClient,
   limit: number,
   enqueue: (sql: TxSql, events: DispatchedEvent[], endpoints: DispatchEndpoint[]) => Promise<void>,
 ): Promise<number | null> {
-  return asBackground(() => prisma.$transaction(
-    async (tx) => {
-      await tx.$executeRawUnsafe(`INSERT INTO event_cursors (name, seq) SELECT 'webhooks', coalesce(max(seq), 0) FROM events ON CONFLICT (name) DO NOTHING`);
-      const cursor = await tx.$queryRawUnsafe<{ seq: bigint }[]>(`SELECT seq FROM event_cursors WHERE name = 'webhooks' FOR UPDATE SKIP LOCKED`);
-      if (cursor.length === 0) return null;
-      const events = await tx.$queryRawUnsafe<DispatchedEvent[]>(
-        `SELECT id::text AS id, account_id::text AS account_id, topic, seq FROM events WHERE seq > $1 ORDER BY seq LIMIT $2`,
-        cursor[0]!.seq,
-        limit,
-      );
-      if (events.length === 0) return 0;
-      const endpoints = await tx.$queryRawUnsafe<DispatchEndpoint[]>(
-        `SELECT id::text AS id, account_id::text AS account_id, topics FROM webhook_endpoints
-          WHERE status = 'verified' AND account_id = ANY($1::uuid[]) AND topics && $2::text[]`,
-        [...new Set(events.map((event) => event.account_id))],
-        [...new Set(events.map((event) => event.topic))],
-      );
-      if (endpoints.length > 0) {
-        await enqueue({ executeSql: async (text, values) => ({ rows: await tx.$queryRawUnsafe<any[]>(text, ...(values ?? [])) }) }, events, endpoints);
-      }
-      await tx.$executeRawUnsafe(`UPDATE event_cursors SET seq = $1 WHERE name = 'webhooks'`, events[events.length - 1]!.seq);
-      return events.length;
-    },
-    { timeout: 30_000, maxWait: 10_000 },
-  ));
+  return asBackground(async () => {
+    const first = await readStep(prisma, limit);
+    if (!first.held) return null;
+    if (first.moved || first.events.length === 0) return first.events.length;
+    return prisma.$transaction(
+      async (tx) => {
+        const step = await readStep(tx, limit);
+        if (!step.held) return null;
+        if (step.moved || step.events.length === 0) return step.events.length;
+        await enqueue({ executeSql: async (text, values) => ({ rows: await tx.$queryRawUnsafe<any[]>(text, ...(values ?? [])) }) }, step.events, step.endpoints);
+        await tx.$executeRawUnsafe(`UPDATE event_cursors SET seq = $1 WHERE name = 'webhooks'`, step.events[step.events.length - 1]!.seq);
+        return step.events.length;
+      },
+      { timeout: 30_000, maxWait: 10_000 },
+    );
+  });
 }
 
 /** Deletes events older than `before` (retention) and the delivery log rows older than it; answers the events deleted. */

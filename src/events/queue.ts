@@ -3,7 +3,7 @@ import { PgBoss, fromPglite, type JobInsert, type JobResult, type Queue } from '
 import type { Logger } from 'pino';
 import type { Database } from '../db/client.ts';
 import { purgeExpiredIdempotencyKeys } from '../db/idempotency-purge.ts';
-import { dispatchStep, purgeEventsBefore } from '../db/outbox.ts';
+import { dispatchStep, ensureDispatchCursor, purgeEventsBefore } from '../db/outbox.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { DomainSettings } from '../kernel/settings.ts';
 import { CatchUp } from './catch-up.ts';
@@ -148,6 +148,7 @@ export class EventQueue {
     });
     await boss.schedule(EVENTS_PURGE, '17 3 * * *');
     await boss.schedule(KEYS_PURGE, '7 * * * *');
+    await ensureDispatchCursor(database.prisma);
     this.stopListening = await database.listen('fieldline_events', () => this.dispatch(), () => this.dispatch());
     this.poll = setInterval(() => this.dispatch(), 5_000).unref();
     this.running = true;
