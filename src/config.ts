@@ -163,8 +163,13 @@ const schema = z.object({
 type Parsed = z.infer<typeof schema>;
 export type Config = Readonly<Omit<Parsed, 'ERRORS_URL'> & { ERRORS_URL: string }>;
 
+/**
+ * Parses the settings from the environment. A setting set to the empty string (or only spaces), as compose files
+ * and `.env` templates write `DATABASE_URL=`, is unset: its default applies.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = schema.safeParse(env);
+  const set = Object.fromEntries(Object.entries(env).filter(([name, value]) => !(name in schema.shape && (value ?? '').trim() === '')));
+  const parsed = schema.safeParse(set);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new Error(`invalid configuration: ${problems}`);

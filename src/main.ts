@@ -1,4 +1,4 @@
-import { loadConfig } from './config.ts';
+import { loadConfig, type Config } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { acquireDataDirLock } from './db/data-dir-lock.ts';
 import { buildApp } from './app.ts';
@@ -6,7 +6,15 @@ import { createLogger } from './kernel/logger.ts';
 import { bootstrapDemo } from './domain.ts';
 import { Redis } from 'ioredis';
 
-const config = loadConfig();
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  // A setting the server cannot start with: one line naming each, no stack trace (stdout keeps to JSON lines).
+  createLogger('info').fatal({ err_message: (error as Error).message }, 'failed to start');
+  process.stderr.write(`Fieldline cannot start: ${(error as Error).message}\n`);
+  process.exit(1);
+}
 const logger = createLogger(config.LOG_LEVEL);
 
 async function main() {
@@ -41,12 +49,18 @@ async function main() {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    const started = Date.now();
+    const force = setTimeout(() => {
+      logger.error({ signal, duration_ms: Date.now() - started }, 'shutdown did not finish within 10 s; exiting');
+      process.exit(1);
+    }, 10_000).unref();
     await app.close();
     await redis?.quit().catch(() => {});
     await database.close();
     lock?.release();
     clearTimeout(force);
+    // The last line a process writes: what it stopped on and how long the drain took.
+    logger.info({ signal, duration_ms: Date.now() - started }, 'stopped');
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

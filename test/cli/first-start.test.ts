@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allScopes } from '../../src/resources/catalog.ts';
-import { projectRoot } from '../helpers/cli.ts';
+import { projectRoot, spawnCollect } from '../helpers/cli.ts';
 import { serverDatabase } from '../helpers/database.ts';
 import { client } from '../helpers/http.ts';
 
@@ -81,6 +81,8 @@ describe('the first start', () => {
         // stdout is for log shippers: JSON lines only, with the start and the demo account as structured lines, never the key.
         const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
         expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['listening', 'demo account created; its key was printed on stderr', 'request']));
+        // The drain's end is the last line: what the process stopped on, and how long the drain took.
+        expect(lines.at(-1)).toMatchObject({ msg: 'stopped', signal: 'SIGTERM', duration_ms: expect.any(Number) });
         expect(stdout).not.toMatch(/svc_/);
       }
 
@@ -98,4 +100,19 @@ describe('the first start', () => {
     },
     120_000,
   );
+});
+
+describe('the configuration', () => {
+  it('an empty setting is unset (DATABASE_URL= as compose files write it); a bad one stops the start with one line naming it, no stack trace', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: '', METRICS_TOKEN: '  ', ERRORS_URL: '', PORT: 'eighty', LOG_LEVEL: 'info' };
+    delete env.NODE_OPTIONS;
+    const run = await spawnCollect(node24, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'src/main.ts'], { env });
+    expect(run.code).toBe(1);
+    // Only PORT is named: the empty DATABASE_URL, METRICS_TOKEN (at least 16 characters when set) and ERRORS_URL are unset.
+    expect(run.stderr).toMatch(/^Fieldline cannot start: invalid configuration: PORT: [^\n]+\n$/);
+    expect(run.stderr).not.toMatch(/DATABASE_URL|METRICS_TOKEN|ERRORS_URL|\n\s+at /);
+    // stdout keeps to JSON lines: one fatal line saying the same.
+    const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([expect.objectContaining({ level: 60, msg: 'failed to start', err_message: expect.stringMatching(/^invalid configuration: PORT: /) })]);
+  });
 });
