@@ -161,7 +161,11 @@ describe('outbound safety', () => {
     const echo = await receiver();
     for (const url of [echo.url, 'http://10.1.2.3/hook', 'http://169.254.169.254/latest', 'http://[::1]/x']) {
       const res = await strictApi.post('/webhooks/endpoints', { endpoint: { url, topics: ['customer.created'] } });
-      expectProblem(res, { status: 422, code: 'validation.failed', errors: { url: true } });
+      const problem = expectProblem(res, { status: 422, code: 'validation.failed', errors: { url: true } });
+      // The refusal names the setting that would allow the address, except for cloud metadata, which nothing allows.
+      const message = JSON.stringify(problem.errors);
+      if (url.includes('169.254.169.254')) expect(message).not.toMatch(/WEBHOOK_ALLOW_PRIVATE_NETWORKS/);
+      else expect(message).toMatch(/(loopback|private) address \([^)]+\); a server allows such addresses only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true/);
     }
     expect(echo.requests).toHaveLength(0);
   });

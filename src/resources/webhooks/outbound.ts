@@ -121,7 +121,9 @@ async function resolveChecked(target: Target, policy: OutboundPolicy, deadline: 
     const cls = addressClass(address);
     if (!classAllowed(cls, policy)) {
       const subject = family ? 'the host is' : 'the host resolves to';
-      return { failure: { kind: 'forbidden_address', message: `${subject} ${article(cls)} ${cls} address (${describeAddress(address)})` } };
+      // What would allow it, where a setting would: a developer registering http://localhost:9999 learns the switch.
+      const allowedBy = classAllowed(cls, { allowPrivateNetworks: true }) ? '; a server allows such addresses only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (development)' : '';
+      return { failure: { kind: 'forbidden_address', message: `${subject} ${article(cls)} ${cls} address (${describeAddress(address)})${allowedBy}` } };
     }
   }
   return { addresses };
