@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useTenant, useTestApp } from '../helpers/app.ts';
 import { createJob } from '../helpers/factories/jobs.ts';
 import { createPlace } from '../helpers/factories/sites.ts';
-import { graphqlStatements, StatementLog } from '../helpers/statements.ts';
+import { graphqlStatements, StatementLog, verifyEveryRequest } from '../helpers/statements.ts';
 
 // A read serves what the query selects and reads nothing else: a record's child collections (a job's lines and
 // assignments, a contact's phone numbers) are read only when selected, and only the columns of the fields
@@ -10,7 +10,7 @@ import { graphqlStatements, StatementLog } from '../helpers/statements.ts';
 // (startTestApp onQuery).
 
 const statements = new StatementLog();
-const t = useTestApp({ onQuery: statements.onQuery });
+const t = useTestApp({ onQuery: statements.onQuery, env: verifyEveryRequest });
 const { tenant, api, gql } = useTenant(t);
 
 const childTables = /\b(lineitems|job_assignments|phone_numbers)\b/;

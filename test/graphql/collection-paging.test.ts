@@ -3,14 +3,14 @@ import { useTenant, useTestApp } from '../helpers/app.ts';
 import { createJob } from '../helpers/factories/jobs.ts';
 import { createPlace } from '../helpers/factories/sites.ts';
 import { ok } from '../helpers/graphql.ts';
-import { graphqlStatements, StatementLog } from '../helpers/statements.ts';
+import { graphqlStatements, StatementLog, verifyEveryRequest } from '../helpers/statements.ts';
 
 // The collections below a record are connections too: first/after page through a customer's jobs (a relation)
 // and a job's lines (a child collection), with cursors bound to the parent and the field, and a page reads only
 // the records up to its end (one more to know whether another page follows).
 
 const statements = new StatementLog();
-const t = useTestApp({ onQuery: statements.onQuery });
+const t = useTestApp({ onQuery: statements.onQuery, env: verifyEveryRequest });
 const { api, gql } = useTenant(t);
 
 let customerId: string;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { highRateLimits, type Tenant, useTestApp } from '../helpers/app.ts';
 import { codeOf, createMany, type Gql, ok } from '../helpers/graphql.ts';
-import { graphqlStatements, StatementLog } from '../helpers/statements.ts';
+import { graphqlStatements, StatementLog, verifyEveryRequest } from '../helpers/statements.ts';
 
 // The dispatch board resolves without N+1: the SQL statements of a dispatchBoard request (startTestApp onQuery,
 // less those of authenticating it, measured on `{ __typename }`) are a small constant, the same for 10 jobs
@@ -9,7 +9,7 @@ import { graphqlStatements, StatementLog } from '../helpers/statements.ts';
 // item and tax rate) on every job.
 
 const statements = new StatementLog();
-const t = useTestApp({ onQuery: statements.onQuery, rateLimits: { ...highRateLimits, graphql: 10_000_000 } });
+const t = useTestApp({ onQuery: statements.onQuery, env: verifyEveryRequest, rateLimits: { ...highRateLimits, graphql: 10_000_000 } });
 
 const WEEK_START = Date.parse('2031-03-03T00:00:00.000Z');
 

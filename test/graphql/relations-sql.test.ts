@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Tenant, useTestApp } from '../helpers/app.ts';
 import { createMany, type Gql } from '../helpers/graphql.ts';
-import { graphqlStatements, StatementLog } from '../helpers/statements.ts';
+import { graphqlStatements, StatementLog, verifyEveryRequest } from '../helpers/statements.ts';
 
 // Relations resolve without N+1: the SQL statements a request issues are recorded (startTestApp onQuery) and
 // their number must not grow with the number of customers on the page.
 
 const statements = new StatementLog();
-const t = useTestApp({ onQuery: statements.onQuery });
+const t = useTestApp({ onQuery: statements.onQuery, env: verifyEveryRequest });
 
 /** A tenant with `n` customers, each with 2 sites and 2 contacts (with a phone number) linked to it. */
 async function seed(n: number): Promise<{ tenant: Tenant; gql: Gql }> {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
 import { tenantWith } from '../helpers/factories/accounts.ts';
 import { camelRecord, failed, fieldsOf, type Gql, type GraphqlResponse, graphqlRecord, ok, records, succeeded, USER_ERRORS } from '../helpers/graphql.ts';
-import { StatementLog } from '../helpers/statements.ts';
+import { StatementLog, verifyEveryRequest } from '../helpers/statements.ts';
 
 // Jobs and estimates over GraphQL follow the same rules as over REST (they run the same services): module
 // settings and the ownership of site and system, the status, number, labels and custom field conventions, line
@@ -13,7 +13,7 @@ import { StatementLog } from '../helpers/statements.ts';
 // extensions.code.
 
 const statements = new StatementLog();
-const t = useTestApp({ onQuery: statements.onQuery, rateLimits: highRateLimits });
+const t = useTestApp({ onQuery: statements.onQuery, rateLimits: highRateLimits, env: verifyEveryRequest });
 const { tenant, gql, api: rest } = useTenant(t);
 
 const LINE = 'id itemId description quantity unitPrice discount taxRateId taxable laborVisible discountAmount taxAmount lineTotal taxApplied';
