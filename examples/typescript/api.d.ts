@@ -337,6 +337,62 @@ export interface paths {
         patch: operations["updateLead"];
         trace?: never;
     };
+    "/vendors": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List vendors
+         * @description Keyset-paginated list of vendors.
+         */
+        get: operations["listVendors"];
+        put?: never;
+        /** Create a vendor */
+        post: operations["createVendor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/vendors/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a vendor */
+        get: operations["getVendor"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a vendor
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deleteVendor"];
+        options?: never;
+        head?: never;
+        /** Update a vendor */
+        patch: operations["updateVendor"];
+        trace?: never;
+    };
     "/items": {
         parameters: {
             query?: never;
@@ -3326,9 +3382,7 @@ export interface webhooks {
         put?: never;
         /**
          * vendor.created
-         * @description A vendor was created; `data.object` is the record as REST serves it. Registered; available when the API serves vendors.
-         *
-         *     vendor.created is registered but not available yet: the API does not serve vendors. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A vendor was created; `data.object` is the record as REST serves it.
          */
         post: operations["vendorCreatedWebhook"];
         delete?: never;
@@ -3348,11 +3402,29 @@ export interface webhooks {
         put?: never;
         /**
          * vendor.deleted
-         * @description A vendor was deleted; `data.object` is the record as it was before. Registered; available when the API serves vendors.
-         *
-         *     vendor.deleted is registered but not available yet: the API does not serve vendors. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A vendor was deleted; `data.object` is the record as it was before.
          */
         post: operations["vendorDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "vendor.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * vendor.status_changed
+         * @description The status of a vendor moved; `data.previous_status` and `data.status` give both (the same change also emits `vendor.updated`).
+         */
+        post: operations["vendorStatusChangedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3370,9 +3442,7 @@ export interface webhooks {
         put?: never;
         /**
          * vendor.updated
-         * @description A vendor was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves vendors.
-         *
-         *     vendor.updated is registered but not available yet: the API does not serve vendors. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A vendor was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
          */
         post: operations["vendorUpdatedWebhook"];
         delete?: never;
@@ -4085,15 +4155,30 @@ export interface components {
         VendorCreatedEvent: {
             /** @constant */
             type?: "vendor.created";
+            data?: {
+                object?: components["schemas"]["Vendor"];
+            };
         } & components["schemas"]["Event"];
         VendorDeletedEvent: {
             /** @constant */
             type?: "vendor.deleted";
+            data?: {
+                object?: components["schemas"]["Vendor"];
+            };
+        } & components["schemas"]["Event"];
+        VendorStatusChangedEvent: {
+            /** @constant */
+            type?: "vendor.status_changed";
+            data?: {
+                object?: components["schemas"]["Vendor"];
+            } & components["schemas"]["EventStatusChange"];
         } & components["schemas"]["Event"];
         VendorUpdatedEvent: {
             /** @constant */
             type?: "vendor.updated";
-            data?: components["schemas"]["EventChangedFields"];
+            data?: {
+                object?: components["schemas"]["Vendor"];
+            } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
         WebhookEndpointCreatedEvent: {
             /** @constant */
@@ -4248,7 +4333,7 @@ export interface components {
                  */
                 id: string;
                 /** @description Granted scopes, `<resource>`:read|write. */
-                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "webhooks:read" | "webhooks:write")[];
+                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "webhooks:read" | "webhooks:write")[];
                 /**
                  * Format: date-time
                  * @description When the key expires; null when it never does.
@@ -4277,7 +4362,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
             /** @description The name of the status, as status fields hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4302,7 +4387,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
             /** @description The name of the label, as labels hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4327,7 +4412,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
             /** @description Name of the custom field. */
             name: string;
             /**
@@ -4870,6 +4955,128 @@ export interface components {
         LeadUpdateRequest: {
             lead: components["schemas"]["LeadUpdate"];
         };
+        /** @description A supplier of the tenant: parts, materials or subcontracted work. Items name their preferred vendor; purchase orders are placed with a vendor. */
+        Vendor: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /** @description Name of the vendor, unique per account (case-insensitive). */
+            name: string;
+            /**
+             * Format: email
+             * @description Email address for orders.
+             */
+            email: string | null;
+            /** @description Phone number. */
+            phone: string | null;
+            /** @description Website address. */
+            website: string | null;
+            /** @description Partner-defined reference, e.g. the vendor code of an accounting system. */
+            reference: string | null;
+            /** @description Tax identification number of the vendor. */
+            tax_id: string | null;
+            /**
+             * Format: int32
+             * @description Days the vendor gives to pay its bills, 0 to 365; null when not agreed.
+             */
+            payment_terms_days: number | null;
+            /** @description Billing address: street line 1. */
+            street: string | null;
+            /** @description Billing address: street line 2. */
+            street2: string | null;
+            /** @description Billing address: city. */
+            city: string | null;
+            /** @description Billing address: state or province. */
+            state: string | null;
+            /** @description Billing address: ZIP or postal code. */
+            zip_code: string | null;
+            /** @description Billing address: country. */
+            country: string | null;
+            /** @description Internal notes about the vendor. */
+            vendor_notes: string | null;
+            /** @description The status: the display_name of a live Vendor status (GET /statuses?related_name=Vendor). */
+            status: string;
+            /** @description Labels (display_name values of GET /labels?related_name=Vendor). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Vendor). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        VendorResponse: {
+            data: components["schemas"]["Vendor"];
+        };
+        VendorList: {
+            data: components["schemas"]["Vendor"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Vendor create body (under the key "vendor"). Not accepted: status. */
+        VendorCreate: {
+            name: components["schemas"]["Vendor"]["name"];
+            email?: components["schemas"]["Vendor"]["email"];
+            phone?: components["schemas"]["Vendor"]["phone"];
+            website?: components["schemas"]["Vendor"]["website"];
+            reference?: components["schemas"]["Vendor"]["reference"];
+            tax_id?: components["schemas"]["Vendor"]["tax_id"];
+            payment_terms_days?: components["schemas"]["Vendor"]["payment_terms_days"];
+            street?: components["schemas"]["Vendor"]["street"];
+            street2?: components["schemas"]["Vendor"]["street2"];
+            city?: components["schemas"]["Vendor"]["city"];
+            state?: components["schemas"]["Vendor"]["state"];
+            zip_code?: components["schemas"]["Vendor"]["zip_code"];
+            country?: components["schemas"]["Vendor"]["country"];
+            vendor_notes?: components["schemas"]["Vendor"]["vendor_notes"];
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Vendor; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Vendor), one key per definition at most. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        VendorCreateRequest: {
+            vendor: components["schemas"]["VendorCreate"];
+        };
+        /** @description Vendor update body (under the key "vendor"). */
+        VendorUpdate: {
+            name?: components["schemas"]["Vendor"]["name"];
+            email?: components["schemas"]["Vendor"]["email"];
+            phone?: components["schemas"]["Vendor"]["phone"];
+            website?: components["schemas"]["Vendor"]["website"];
+            reference?: components["schemas"]["Vendor"]["reference"];
+            tax_id?: components["schemas"]["Vendor"]["tax_id"];
+            payment_terms_days?: components["schemas"]["Vendor"]["payment_terms_days"];
+            street?: components["schemas"]["Vendor"]["street"];
+            street2?: components["schemas"]["Vendor"]["street2"];
+            city?: components["schemas"]["Vendor"]["city"];
+            state?: components["schemas"]["Vendor"]["state"];
+            zip_code?: components["schemas"]["Vendor"]["zip_code"];
+            country?: components["schemas"]["Vendor"]["country"];
+            vendor_notes?: components["schemas"]["Vendor"]["vendor_notes"];
+            /** @description display_name of a live Vendor status (GET /statuses?related_name=Vendor), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
+            status?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Vendor. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Vendor), one key per definition at most; merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        VendorUpdateRequest: {
+            vendor: components["schemas"]["VendorUpdate"];
+        };
         /** @description A price book entry: a material, a labor rate or a service, with its unit price and cost. */
         Item: {
             /**
@@ -4902,6 +5109,11 @@ export interface components {
             cost: string | null;
             /** @description Whether new lines of the item are taxed. */
             taxable: boolean;
+            /**
+             * Format: uuid
+             * @description The vendor the item is usually bought from. Must be the id of a Vendor.
+             */
+            preferred_vendor_id: string | null;
             /** @description Labels (display_name values of GET /labels?related_name=Item). */
             labels: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Item). */
@@ -4939,6 +5151,7 @@ export interface components {
             cost?: string | number | null;
             /** @description Whether new lines of the item are taxed. Default true. */
             taxable?: boolean;
+            preferred_vendor_id?: components["schemas"]["Item"]["preferred_vendor_id"];
             /** @description Omitted: the next in sequence; given: kept, unique in the account. */
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Item; an unknown label gives 422 validation.failed. */
@@ -4960,6 +5173,7 @@ export interface components {
             unit_price?: components["schemas"]["ItemCreate"]["unit_price"];
             cost?: components["schemas"]["ItemCreate"]["cost"];
             taxable?: components["schemas"]["ItemCreate"]["taxable"];
+            preferred_vendor_id?: components["schemas"]["Item"]["preferred_vendor_id"];
             /** @description Only the current value (a no-op); another gives 422 number.immutable. */
             number?: string;
             /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Item. */
@@ -7202,6 +7416,20 @@ export interface components {
                 "application/json": components["schemas"]["LeadResponse"];
             };
         };
+        /** @description The vendor. */
+        Vendor: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["VendorResponse"];
+            };
+        };
         /** @description The item. */
         Item: {
             headers: {
@@ -7682,7 +7910,7 @@ export interface components {
     };
     parameters: {
         /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
-        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
+        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
         /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
         Cursor: string;
         /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
@@ -7715,12 +7943,18 @@ export interface components {
         "updated_at.lt": string;
         /** @description Filter: updated_at is less than or equal to the value. */
         "updated_at.lte": string;
+        /** @description Filter: name equals the value. */
+        "name.eq": string;
+        /** @description Filter: reference equals the value. */
+        "reference.eq": string;
         /** @description Filter: item_type equals the value. */
         "item_type.eq": string;
         /** @description Filter: item_type is one of the comma-separated values (1 to 100, each a string). */
         "item_type.in": string;
         /** @description Filter: sku equals the value. */
         "sku.eq": string;
+        /** @description Filter: preferred_vendor_id equals the value. */
+        "preferred_vendor_id.eq": string;
         /** @description Filter: item_id equals the value. */
         "item_id.eq": string;
         /** @description Filter: active equals the value. */
@@ -8808,6 +9042,217 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    listVendors: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: name equals the value. */
+                name?: components["parameters"]["name.eq"];
+                /** @description Filter: reference equals the value. */
+                reference?: components["parameters"]["reference.eq"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "status" | "-status";
+                /** @description Free-text search over name, status, email, phone, reference and city. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Vendor. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of vendors. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createVendor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created vendor. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendorResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getVendor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Vendor"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deleteVendor: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updateVendor: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Vendor"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listItems: {
         parameters: {
             query?: {
@@ -8821,6 +9266,8 @@ export interface operations {
                 "item_type[in]"?: components["parameters"]["item_type.in"];
                 /** @description Filter: sku equals the value. */
                 sku?: components["parameters"]["sku.eq"];
+                /** @description Filter: preferred_vendor_id equals the value. */
+                preferred_vendor_id?: components["parameters"]["preferred_vendor_id.eq"];
                 /** @description Filter: created_at is greater than the value. */
                 "created_at[gt]"?: components["parameters"]["created_at.gt"];
                 /** @description Filter: created_at is greater than or equal to the value. */
@@ -12167,7 +12614,7 @@ export interface operations {
                 /** @description seq (oldest first, the default) or -seq. */
                 sort?: "seq" | "-seq";
                 /** @description Only this topic: one of the catalog (GET /webhooks/available_topics lists those this key can subscribe to); any other value: 400 filter.invalid. */
-                topic?: "asset.created" | "asset.deleted" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
+                topic?: "asset.created" | "asset.deleted" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
                 /** @description Only these comma-separated topics (1 to 100, each one of the topic enum, no spaces); any other name: 400 filter.invalid. */
                 "topic[in]"?: string;
                 /** @description Only topics of this resource: a topic's first part (job for job.created, job.updated ...); any other value: 400 filter.invalid. */
@@ -14444,6 +14891,31 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["VendorDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    vendorStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendorStatusChangedEvent"];
             };
         };
         responses: {

@@ -15,6 +15,7 @@ import { stockLevelResource } from './stock/stock-level.resource.ts';
 import { stockLocationResource } from './stock/stock-location.resource.ts';
 import { systemResource } from './systems/system.resource.ts';
 import { taxRateResource } from './tax-rates/tax-rate.resource.ts';
+import { vendorResource } from './vendors/vendor.resource.ts';
 import { webhookEndpointResource } from './webhooks/webhook-endpoint.resource.ts';
 
 /**
@@ -27,6 +28,7 @@ export const resources = [
   siteResource,
   contactResource,
   leadResource,
+  vendorResource,
   itemResource,
   customerItemPriceResource,
   taxRateResource,

@@ -70,6 +70,8 @@ const isRequired = (t: TypeRef) => t.kind === 'NON_NULL';
 const isFilter = (type: FullType) => type.kind === 'INPUT_OBJECT' && /Filter$/.test(type.name) && (type.inputFields ?? []).every((f) => !isRequired(f.type));
 const isListType = (t: TypeRef): boolean => (t.kind === 'NON_NULL' ? isListType(t.ofType!) : t.kind === 'LIST');
 const ID_NAME = /(^id|Id)$/;
+/** Whether a value of this scalar under this name names a record: an ID, or an id-like name that is not a String (`taxId` is a tax number). */
+const namesRecord = (typeName: string | undefined, name: string): boolean => typeName === 'ID' || (ID_NAME.test(name) && typeName !== 'String');
 
 /** One place of one operation that names a record: a path through the arguments. */
 export interface GqlPosition {
@@ -187,7 +189,7 @@ export class GqlBuilder {
           out.push({ root, field, path: p, kind: 'search', label: label(p, " (B's text)") });
           return;
         }
-        if (!(t.name === 'ID' || ID_NAME.test(value.name))) return;
+        if (!namesRecord(t.name, value.name)) return;
         // An id of a field returning an interface (node(id), nodes(ids)): any record of its implementing types.
         const implementers = !owner && t.name === 'ID' ? this.interfaceKinds(field) : [];
         if (implementers.length) {
@@ -245,7 +247,7 @@ export class GqlBuilder {
     const type = this.schema.types.get(n.name!)!;
     return (type.inputFields ?? []).some((f) => {
       const fn = named(f.type);
-      return (fn.kind === 'SCALAR' && (fn.name === 'ID' || ID_NAME.test(f.name) || !!this.keyedKind(f.description))) || this.containsIds(f.type, depth + 1);
+      return (fn.kind === 'SCALAR' && (namesRecord(fn.name, f.name) || !!this.keyedKind(f.description))) || this.containsIds(f.type, depth + 1);
     });
   }
 
@@ -279,7 +281,7 @@ export class GqlBuilder {
         // empty the list by themselves, and the answer would prove nothing about the position.
         if (isFilter(type) && focus[0] !== f.name) continue;
         const fn = named(f.type);
-        const idLike = fn.kind === 'SCALAR' && (fn.name === 'ID' || ID_NAME.test(f.name));
+        const idLike = fn.kind === 'SCALAR' && namesRecord(fn.name, f.name);
         const entryId = f.name === 'id' && !hasTarget && focus[0] !== 'id';
         // The type of a polymorphic id (siteableType beside siteableId) goes with it.
         const polyType = /Type$/.test(f.name) && (type.inputFields ?? []).some((x) => x.name === f.name.replace(/Type$/, 'Id'));
@@ -299,7 +301,7 @@ export class GqlBuilder {
       const id = fill(keyed, { relatedName: this.classOf(owner, field) });
       return id === undefined ? {} : { [String(id)]: 'sweep' };
     }
-    if (t.name === 'ID' || ID_NAME.test(name)) {
+    if (namesRecord(t.name, name)) {
       const typeName = name.replace(/Id$/, 'Type');
       const typeField = typeName !== name ? siblings.find((s) => s.name === typeName) : undefined;
       const poly = typeField ? this.model.enums.get(snake(typeName)) : undefined;

@@ -223,6 +223,12 @@ export interface RestPosition {
 }
 
 const ID_NAME = /(^|_)id$/;
+/**
+ * Whether a property or parameter names a record: a UUID, or an id-like name (`assignee_id`: user ids are integers)
+ * whose schema is not a plain string (`tax_id` is a vendor's tax number, not a record).
+ */
+const namesRecord = (name: string, schema: any): boolean =>
+  schema?.format === 'uuid' || (ID_NAME.test(name) && !(schema?.type !== undefined && [schema.type].flat().includes('string')));
 const baseOf = (name: string) => name.replace(/\[[^\]]*\]$/, '');
 
 /** `GET /custom_field_definitions?related_name=Job` in a description: ids of that lookup for that class. */
@@ -307,7 +313,7 @@ export function bodyTemplate(model: Model, schema: any, fill: (kind: string, opt
     if (n.anyOf || n.oneOf) return [...(n.anyOf ?? []), ...(n.oneOf ?? [])].some((b: any) => containsIds(b, depth + 1));
     if (n.items) return containsIds(n.items, depth + 1);
     if (keyedBy(model, n.description) && n.additionalProperties) return true;
-    return Object.entries<any>(n.properties ?? {}).some(([k, p]) => (ID_NAME.test(k) || deref(model.doc, p)?.format === 'uuid') || containsIds(p, depth + 1));
+    return Object.entries<any>(n.properties ?? {}).some(([k, p]) => namesRecord(k, deref(model.doc, p)) || containsIds(p, depth + 1));
   };
   const chooseBranch = (branches: any[]): any => {
     const real = branches.map((b) => deref(model.doc, b)).filter((b) => b && b.type !== 'null');
@@ -330,7 +336,7 @@ export function bodyTemplate(model: Model, schema: any, fill: (kind: string, opt
       const names = new Set(props.map(([k]) => k));
       for (const [prop, p] of props) {
         const pn = deref(model.doc, p);
-        const idLike = ID_NAME.test(prop) || pn?.format === 'uuid';
+        const idLike = namesRecord(prop, pn);
         if (idLike) {
           const integer = [pn.type].flat().some((t: string) => t === 'integer');
           const typeField = prop.replace(/_id$/, '_type');
@@ -394,7 +400,7 @@ export function restPositions(
         else if (p.name === 'q') positions.push({ op: operation, where: 'query', name: p.name, kind: 'search', label: `${label} query q (B's text)` });
         else if (keyed && (p.style === 'deepObject' || schema?.additionalProperties)) {
           positions.push({ op: operation, where: 'query', name: p.name, kind: keyed.kind, key: { relatedName: keyed.relatedName }, label: `${label} query ${p.name}[<id>]` });
-        } else if (ID_NAME.test(baseOf(p.name)) || schema?.format === 'uuid') {
+        } else if (namesRecord(baseOf(p.name), schema)) {
           const integer = [schema?.type].flat().includes('integer');
           const kind = kindOfIdName(model, baseOf(p.name), integer, p.description, userKind) ?? `?${p.name}`;
           positions.push({ op: operation, where: 'query', name: p.name, kind, integer, label: `${label} query ${p.name}` });

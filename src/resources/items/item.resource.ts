@@ -19,6 +19,7 @@ export const itemResource = defineResource({
     unit_price: { kind: 'decimal', scale: 4, create: 'required', update: 'optional', nullable: false, description: 'Price book unit price.' },
     cost: { kind: 'decimal', scale: 4, create: 'optional', update: 'optional', description: 'Unit cost.' },
     taxable: { kind: 'boolean', create: 'optional', update: 'optional', nullable: false, alwaysSet: true, description: 'Whether new lines of the item are taxed.', writeRule: 'Default true.' },
+    preferred_vendor_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'vendor', live: true, label: 'Vendor' }, description: 'The vendor the item is usually bought from.' },
   },
   relations: {
     stock_levels: { kind: 'collection', model: 'stockLevel', column: 'item_id', description: 'Where the item is stocked: its stock levels per location, not paginated.' },
@@ -28,6 +29,7 @@ export const itemResource = defineResource({
     filters: {
       item_type: ['eq', 'in'],
       sku: ['eq'],
+      preferred_vendor_id: ['eq'],
       created_at: rangeOps,
       updated_at: rangeOps,
     },
