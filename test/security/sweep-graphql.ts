@@ -71,7 +71,7 @@ const isFilter = (type: FullType) => type.kind === 'INPUT_OBJECT' && /Filter$/.t
 const isListType = (t: TypeRef): boolean => (t.kind === 'NON_NULL' ? isListType(t.ofType!) : t.kind === 'LIST');
 const ID_NAME = /(^id|Id)$/;
 /** Whether a value of this scalar under this name names a record: an ID, or an id-like name that is not a String (`taxId` is a tax number). */
-const namesRecord = (typeName: string | undefined, name: string): boolean => typeName === 'ID' || (ID_NAME.test(name) && typeName !== 'String');
+const namesRecord = (typeName: string | null | undefined, name: string): boolean => typeName === 'ID' || (ID_NAME.test(name) && typeName !== 'String');
 
 /** One place of one operation that names a record: a path through the arguments. */
 export interface GqlPosition {
