@@ -19,6 +19,7 @@ import { LeadConversionService } from './resources/leads/lead-conversion.service
 import { EstimateConversionService } from './resources/estimates/estimate-conversion.service.ts';
 import { DispatchBoardService } from './resources/jobs/dispatch-board.service.ts';
 import { BillingService } from './resources/invoices/billing.service.ts';
+import { ReceivingService } from './resources/purchase-orders/receiving.service.ts';
 import { LookupService } from './resources/lookups/lookup.service.ts';
 import { resources as declaredResources } from './resources/index.ts';
 import { WebhookDeliverer } from './resources/webhooks/delivery.ts';
@@ -79,6 +80,7 @@ export function buildDomain(options: DomainOptions) {
     leadConversion: new LeadConversionService(db, clock, lookup('lead'), lookup('customer'), lookup('site')),
     estimateConversion: new EstimateConversionService(db, clock, lookup('estimate'), lookup('job'), lookup('invoice')),
     billing: new BillingService(db, lookup('invoice')),
+    receiving: new ReceivingService(db, clock, lookup('purchase_order'), lookup('purchase_order_receipt')),
     dispatchBoard: new DispatchBoardService(lookup('job')),
     locator: new RecordLocator(resources, options.raw ?? db),
     idempotency: new IdempotencyStore(options.raw ?? db, clock, { lockMs: options.idempotencyLockMs ?? 60_000 }),

@@ -1122,6 +1122,137 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/purchase_orders": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List purchase orders
+         * @description Keyset-paginated list of purchase orders.
+         */
+        get: operations["listPurchaseOrders"];
+        put?: never;
+        /** Create a purchase order */
+        post: operations["createPurchaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/purchase_orders/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a purchase order */
+        get: operations["getPurchaseOrder"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a purchase order
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deletePurchaseOrder"];
+        options?: never;
+        head?: never;
+        /** Update a purchase order */
+        patch: operations["updatePurchaseOrder"];
+        trace?: never;
+    };
+    "/purchase_order_receipts": {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: purchase_order_id equals the value. */
+                purchase_order_id?: components["parameters"]["purchase_order_id.eq"];
+                /** @description Filter: location_id equals the value. */
+                location_id?: components["parameters"]["location_id.eq"];
+                /** @description Filter: received_date is greater than the value. */
+                "received_date[gt]"?: components["parameters"]["received_date.gt"];
+                /** @description Filter: received_date is greater than or equal to the value. */
+                "received_date[gte]"?: components["parameters"]["received_date.gte"];
+                /** @description Filter: received_date is less than the value. */
+                "received_date[lt]"?: components["parameters"]["received_date.lt"];
+                /** @description Filter: received_date is less than or equal to the value. */
+                "received_date[lte]"?: components["parameters"]["received_date.lte"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List purchase order receipts
+         * @description Keyset-paginated list of purchase order receipts.
+         */
+        get: operations["listPurchaseOrderReceipts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/purchase_order_receipts/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a purchase order receipt */
+        get: operations["getPurchaseOrderReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/endpoints": {
         parameters: {
             query?: never;
@@ -1382,6 +1513,36 @@ export interface paths {
          * @description A financial create: the Idempotency-Key header is required (a retry with the same key replays the first answer). In one transaction: creates an invoice for the sales order (its customer, site, contact, reference, customer notes, tax rate and a copy of every line as stored, so the invoice's amount equals the order's), with sales_order_id. The invoice obeys the rules of an invoice create; the order's status is neither checked nor changed. A sales order is billed by one live invoice: invoicing it again is refused with sales_order.already_invoiced until that invoice is deleted. Answers 201 with Location of the new invoice (no ETag).
          */
         post: operations["invoiceSalesOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/purchase_orders/{id}/receive": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive goods of a purchase order
+         * @description Records what arrived, in full or in part, as a receipt, in one transaction: each line's received quantity grows by what arrived (never past what was ordered, counting earlier receipts), the material items are added to the receiving location's stock, and the order's status moves to Partially Received, or to Received with received_at set when every line is received in full (when the account has those statuses). The Idempotency-Key header is required: a retry with the same key replays the first answer and receives nothing twice. A cancelled order is refused with purchase_order.cancelled. Answers 201 with Location of the new receipt (no ETag).
+         */
+        post: operations["receivePurchaseOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2686,9 +2847,7 @@ export interface webhooks {
         put?: never;
         /**
          * purchase_order.created
-         * @description A purchase order was created; `data.object` is the record as REST serves it. Registered; available when the API serves purchase orders.
-         *
-         *     purchase_order.created is registered but not available yet: the API does not serve purchase orders. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A purchase order was created; `data.object` is the record as REST serves it.
          */
         post: operations["purchaseOrderCreatedWebhook"];
         delete?: never;
@@ -2708,11 +2867,49 @@ export interface webhooks {
         put?: never;
         /**
          * purchase_order.deleted
-         * @description A purchase order was deleted; `data.object` is the record as it was before. Registered; available when the API serves purchase orders.
-         *
-         *     purchase_order.deleted is registered but not available yet: the API does not serve purchase orders. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A purchase order was deleted; `data.object` is the record as it was before.
          */
         post: operations["purchaseOrderDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase_order.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * purchase_order.received
+         * @description Goods of the purchase order were received; `data` is the order after the receipt, `details.receipt_id` names the receipt.
+         */
+        post: operations["purchaseOrderReceivedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "purchase_order.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * purchase_order.status_changed
+         * @description The status of a purchase order moved; `data.previous_status` and `data.status` give both (the same change also emits `purchase_order.updated`).
+         */
+        post: operations["purchaseOrderStatusChangedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2730,9 +2927,7 @@ export interface webhooks {
         put?: never;
         /**
          * purchase_order.updated
-         * @description A purchase order was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves purchase orders.
-         *
-         *     purchase_order.updated is registered but not available yet: the API does not serve purchase orders. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A purchase order was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
          */
         post: operations["purchaseOrderUpdatedWebhook"];
         delete?: never;
@@ -3635,6 +3830,14 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** @description What a `*.received` event adds to `data`. */
+        EventReceipt: {
+            /**
+             * Format: uuid
+             * @description The receipt that recorded what arrived (`GET /purchase_order_receipts/{id}`).
+             */
+            receipt_id: string;
+        };
         /** @description What a `webhook_endpoint.disabled` event adds to `data`. */
         EventDisableReason: {
             /**
@@ -3964,15 +4167,37 @@ export interface components {
         PurchaseOrderCreatedEvent: {
             /** @constant */
             type?: "purchase_order.created";
+            data?: {
+                object?: components["schemas"]["PurchaseOrder"];
+            };
         } & components["schemas"]["Event"];
         PurchaseOrderDeletedEvent: {
             /** @constant */
             type?: "purchase_order.deleted";
+            data?: {
+                object?: components["schemas"]["PurchaseOrder"];
+            };
+        } & components["schemas"]["Event"];
+        PurchaseOrderReceivedEvent: {
+            /** @constant */
+            type?: "purchase_order.received";
+            data?: {
+                object?: components["schemas"]["PurchaseOrder"];
+            } & components["schemas"]["EventReceipt"];
+        } & components["schemas"]["Event"];
+        PurchaseOrderStatusChangedEvent: {
+            /** @constant */
+            type?: "purchase_order.status_changed";
+            data?: {
+                object?: components["schemas"]["PurchaseOrder"];
+            } & components["schemas"]["EventStatusChange"];
         } & components["schemas"]["Event"];
         PurchaseOrderUpdatedEvent: {
             /** @constant */
             type?: "purchase_order.updated";
-            data?: components["schemas"]["EventChangedFields"];
+            data?: {
+                object?: components["schemas"]["PurchaseOrder"];
+            } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
         RecurringInvoiceCreatedEvent: {
             /** @constant */
@@ -4333,7 +4558,7 @@ export interface components {
                  */
                 id: string;
                 /** @description Granted scopes, `<resource>`:read|write. */
-                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "webhooks:read" | "webhooks:write")[];
+                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write")[];
                 /**
                  * Format: date-time
                  * @description When the key expires; null when it never does.
@@ -4362,7 +4587,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description The name of the status, as status fields hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4387,7 +4612,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description The name of the label, as labels hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4412,7 +4637,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description Name of the custom field. */
             name: string;
             /**
@@ -6612,6 +6837,268 @@ export interface components {
         InventoryTransferCreateRequest: {
             inventory_transfer: components["schemas"]["InventoryTransferCreate"];
         };
+        /** @description What the tenant orders from a vendor, line by line at a unit cost, and its amount. Received, in full or in parts, into a stock location: each receipt adds the material items that arrived to that location's stock. */
+        PurchaseOrder: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /** @description The number of the record, unique in the account: the next in sequence unless given on create; never changes. */
+            number: string;
+            /**
+             * Format: uuid
+             * @description The vendor the order is placed with. Must be the id of a Vendor.
+             */
+            vendor_id: string;
+            /**
+             * Format: uuid
+             * @description The stock location the order is received into (a receipt may name another). Must be the id of a StockLocation.
+             */
+            location_id: string | null;
+            /**
+             * Format: uuid
+             * @description The job the goods are bought for. Must be the id of a Job.
+             */
+            job_id: string | null;
+            /**
+             * Format: date
+             * @description The date the order was placed. Calendar date YYYY-MM-DD.
+             */
+            order_date: string;
+            /**
+             * Format: date
+             * @description When the goods are expected. Calendar date YYYY-MM-DD.
+             */
+            expected_date: string | null;
+            /** @description Partner-defined reference (e.g. the vendor's order confirmation number). */
+            reference: string | null;
+            /** @description Internal notes about the order. */
+            memo: string | null;
+            /**
+             * Format: decimal
+             * @description Sum of the line totals, computed by the server, in the account's currency.
+             */
+            readonly amount: string;
+            /**
+             * Format: date-time
+             * @description When the last of the order was received; null while anything is outstanding. ISO 8601 timestamp.
+             */
+            readonly received_at: string | null;
+            /** @description The status: the display_name of a live PurchaseOrder status (GET /statuses?related_name=PurchaseOrder). */
+            status: string;
+            /** @description Labels (display_name values of GET /labels?related_name=PurchaseOrder). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=PurchaseOrder). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description What is ordered: items or described goods, each with its quantity and unit cost, and how much has been received. In the order last written. */
+            lines: components["schemas"]["PurchaseOrderLine"][];
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        /** @description One purchase order line of a PurchaseOrder. */
+        PurchaseOrderLine: {
+            /**
+             * Format: uuid
+             * @description Id of the purchase order line; send it back to keep or change the entry.
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The item ordered; a material item is added to stock when received. Must be the id of an Item.
+             */
+            item_id: string | null;
+            /** @description Text of the line. */
+            description: string | null;
+            /**
+             * Format: decimal
+             * @description Quantity ordered: greater than 0.
+             */
+            quantity: string;
+            /**
+             * Format: decimal
+             * @description Cost of one unit.
+             */
+            unit_cost: string;
+            /**
+             * Format: decimal
+             * @description Quantity times unit cost, rounded half up to 2 places.
+             */
+            readonly line_total: string;
+            /**
+             * Format: decimal
+             * @description How much of the line has been received so far.
+             */
+            readonly received_quantity: string;
+        };
+        PurchaseOrderResponse: {
+            data: components["schemas"]["PurchaseOrder"];
+        };
+        PurchaseOrderList: {
+            data: components["schemas"]["PurchaseOrder"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description PurchaseOrder create body (under the key "purchase_order"). Not accepted: status. */
+        PurchaseOrderCreate: {
+            /**
+             * Format: uuid
+             * @description The vendor the order is placed with. Cannot change once anything has been received. Must be the id of a Vendor.
+             */
+            vendor_id: string;
+            location_id?: components["schemas"]["PurchaseOrder"]["location_id"];
+            job_id?: components["schemas"]["PurchaseOrder"]["job_id"];
+            /**
+             * Format: date
+             * @description The date the order was placed. Default: today in the account's time zone. Calendar date YYYY-MM-DD.
+             */
+            order_date?: string;
+            /**
+             * Format: date
+             * @description When the goods are expected. Not before order_date. Calendar date YYYY-MM-DD.
+             */
+            expected_date?: string | null;
+            reference?: components["schemas"]["PurchaseOrder"]["reference"];
+            memo?: components["schemas"]["PurchaseOrder"]["memo"];
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
+            number?: string;
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=PurchaseOrder; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=PurchaseOrder), one key per definition at most. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description What is ordered: items or described goods, each with its quantity and unit cost, and how much has been received. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. A line that has received stock keeps its item, cannot go below what it received and cannot be removed. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
+            lines?: components["schemas"]["PurchaseOrderLineCreate"][];
+        };
+        /** @description A new purchase order line. The server computes line_total, received_quantity: they are served, never accepted. Not accepted: id. */
+        PurchaseOrderLineCreate: {
+            item_id?: components["schemas"]["PurchaseOrderLine"]["item_id"];
+            /** @description Text of the line. Default on a new line: the item's name; required without item_id. */
+            description?: string;
+            /** @description Quantity ordered: greater than 0. 0.0001 to 9999999999, at most 4 decimal places. */
+            quantity: string | number;
+            /** @description Cost of one unit. Omitted on a new line, or when item_id changes: the item's cost; required when the line has no item or the item no cost. 0 to 9999999999, at most 4 decimal places. */
+            unit_cost?: string | number;
+        };
+        PurchaseOrderCreateRequest: {
+            purchase_order: components["schemas"]["PurchaseOrderCreate"];
+        };
+        /** @description PurchaseOrder update body (under the key "purchase_order"). */
+        PurchaseOrderUpdate: {
+            vendor_id?: components["schemas"]["PurchaseOrderCreate"]["vendor_id"];
+            location_id?: components["schemas"]["PurchaseOrder"]["location_id"];
+            job_id?: components["schemas"]["PurchaseOrder"]["job_id"];
+            order_date?: components["schemas"]["PurchaseOrderCreate"]["order_date"];
+            expected_date?: components["schemas"]["PurchaseOrderCreate"]["expected_date"];
+            reference?: components["schemas"]["PurchaseOrder"]["reference"];
+            memo?: components["schemas"]["PurchaseOrder"]["memo"];
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
+            number?: string;
+            /** @description display_name of a live PurchaseOrder status (GET /statuses?related_name=PurchaseOrder), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
+            status?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=PurchaseOrder. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=PurchaseOrder), one key per definition at most; merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description What is ordered: items or described goods, each with its quantity and unit cost, and how much has been received. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. A line that has received stock keeps its item, cannot go below what it received and cannot be removed. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            lines?: components["schemas"]["PurchaseOrderLineUpdate"][];
+        };
+        /** @description An entry of the purchase order line snapshot: with id it updates that entry, without id it creates one. The server computes line_total, received_quantity: they are served, never accepted. */
+        PurchaseOrderLineUpdate: {
+            /**
+             * Format: uuid
+             * @description Id of an existing purchase order line of this PurchaseOrder; any other id gives 422 validation.failed.
+             */
+            id: string;
+            item_id?: components["schemas"]["PurchaseOrderLine"]["item_id"];
+            description?: components["schemas"]["PurchaseOrderLineCreate"]["description"];
+            quantity?: components["schemas"]["PurchaseOrderLineCreate"]["quantity"];
+            unit_cost?: components["schemas"]["PurchaseOrderLineCreate"]["unit_cost"];
+        } | components["schemas"]["PurchaseOrderLineCreate"];
+        PurchaseOrderUpdateRequest: {
+            purchase_order: components["schemas"]["PurchaseOrderUpdate"];
+        };
+        /** @description What arrived of a purchase order at one time: the lines received with their quantities, and where the stock went. Made by receiving the order; never changed. */
+        PurchaseOrderReceipt: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The stock location the material items were added to. Must be the id of a StockLocation.
+             */
+            location_id: string | null;
+            /**
+             * Format: date
+             * @description The date the goods arrived. Calendar date YYYY-MM-DD.
+             */
+            received_date: string;
+            /** @description Free text (the delivery note number, damage ...). */
+            note: string | null;
+            /**
+             * Format: uuid
+             * @description The purchase order received.
+             */
+            readonly purchase_order_id: string;
+            /** @description What arrived: lines of the purchase order, each once, with the quantity received. In the order last written. */
+            lines: components["schemas"]["PurchaseOrderReceiptLine"][];
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        /** @description One purchase order receipt line of a PurchaseOrderReceipt. */
+        PurchaseOrderReceiptLine: {
+            /**
+             * Format: uuid
+             * @description Id of the purchase order receipt line; send it back to keep or change the entry.
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The id of the purchase order line received (one of the order's lines).
+             */
+            line_id: string;
+            /**
+             * Format: decimal
+             * @description How much of the line arrived: greater than 0.
+             */
+            quantity: string;
+            /**
+             * Format: uuid
+             * @description The item of the purchase order line; null for a described line.
+             */
+            readonly item_id: string | null;
+        };
+        PurchaseOrderReceiptResponse: {
+            data: components["schemas"]["PurchaseOrderReceipt"];
+        };
+        PurchaseOrderReceiptList: {
+            data: components["schemas"]["PurchaseOrderReceipt"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
         /** @description A partner URL that receives the events of its topics, signed (Standard Webhooks) with its secret. Registering it runs the verification handshake; deliveries are retried on a schedule, paused by a circuit breaker after consecutive failures and stopped when it is disabled. */
         WebhookEndpoint: {
             /**
@@ -6896,6 +7383,39 @@ export interface components {
             /** @description invoice: the new invoice, with sales_order_id and a copy of every line. */
             data: {
                 invoice: components["schemas"]["Invoice"];
+            };
+        };
+        /** @description The receipt: lines (at least one: each a line of the order with the quantity that arrived), and optionally location_id, received_date and note. */
+        ReceivePurchaseOrderReceipt: {
+            /**
+             * Format: uuid
+             * @description The stock location the material items were added to. Default: the purchase order's location_id. An active location; required when a material item is received. Must be the id of a StockLocation.
+             */
+            location_id?: string | null;
+            /**
+             * Format: date
+             * @description The date the goods arrived. Default: today in the account's time zone. Calendar date YYYY-MM-DD.
+             */
+            received_date?: string;
+            note?: components["schemas"]["PurchaseOrderReceipt"]["note"];
+            /** @description What arrived: lines of the purchase order, each once, with the quantity received. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
+            lines?: components["schemas"]["PurchaseOrderReceiptLineCreate"][];
+        };
+        /** @description A new purchase order receipt line. The server computes item_id: they are served, never accepted. Not accepted: id. */
+        PurchaseOrderReceiptLineCreate: {
+            line_id: components["schemas"]["PurchaseOrderReceiptLine"]["line_id"];
+            /** @description How much of the line arrived: greater than 0. 0.0001 to 9999999999, at most 4 decimal places. */
+            quantity: string | number;
+        };
+        /** @description Optional: without a body (or without "receipt") the action works from the record alone. Any other member is refused (422 validation.failed naming it). */
+        ReceivePurchaseOrderRequest: {
+            receipt?: components["schemas"]["ReceivePurchaseOrderReceipt"];
+        };
+        ReceivePurchaseOrderResponse: {
+            /** @description receipt: the new receipt; purchase_order: the order after it, with its lines' received quantities and its status. */
+            data: {
+                receipt: components["schemas"]["PurchaseOrderReceipt"];
+                purchase_order: components["schemas"]["PurchaseOrder"];
             };
         };
         /** @description Empty. A body sent is not read. */
@@ -7729,6 +8249,47 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The purchase order. */
+        PurchaseOrder: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PurchaseOrderResponse"];
+            };
+        };
+        /** @description purchase_order.has_receipts */
+        Problem409_8: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The purchase order receipt. */
+        PurchaseOrderReceipt: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["PurchaseOrderReceiptResponse"];
+            };
+        };
         /** @description The webhook endpoint. */
         WebhookEndpoint: {
             headers: {
@@ -7757,19 +8318,6 @@ export interface components {
             };
         };
         /** @description contact.primary_linkage */
-        Problem409_8: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description lead.already_converted */
         Problem409_9: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7782,7 +8330,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, job.already_invoiced */
+        /** @description lead.already_converted */
         Problem409_10: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7795,7 +8343,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description estimate.not_accepted, estimate.already_converted */
+        /** @description idempotency_key.in_use, job.already_invoiced */
         Problem409_11: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7808,7 +8356,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, estimate.not_accepted, estimate.already_converted */
+        /** @description estimate.not_accepted, estimate.already_converted */
         Problem409_12: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7821,7 +8369,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, sales_order.already_invoiced */
+        /** @description idempotency_key.in_use, estimate.not_accepted, estimate.already_converted */
         Problem409_13: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7834,8 +8382,34 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description endpoint.disabled, endpoint.paused */
+        /** @description idempotency_key.in_use, sales_order.already_invoiced */
         Problem409_14: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description idempotency_key.in_use, purchase_order.cancelled */
+        Problem409_15: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description endpoint.disabled, endpoint.paused */
+        Problem409_16: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -7861,7 +8435,7 @@ export interface components {
             };
         };
         /** @description endpoint.disabled */
-        Problem409_15: {
+        Problem409_17: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -7910,7 +8484,7 @@ export interface components {
     };
     parameters: {
         /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
-        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder";
+        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
         /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
         Cursor: string;
         /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
@@ -8027,6 +8601,28 @@ export interface components {
         "transfer_date.lt": string;
         /** @description Filter: transfer_date is less than or equal to the value. */
         "transfer_date.lte": string;
+        /** @description Filter: vendor_id equals the value. */
+        "vendor_id.eq": string;
+        /** @description Filter: job_id equals the value. */
+        "job_id.eq": string;
+        /** @description Filter: expected_date is greater than the value. */
+        "expected_date.gt": string;
+        /** @description Filter: expected_date is greater than or equal to the value. */
+        "expected_date.gte": string;
+        /** @description Filter: expected_date is less than the value. */
+        "expected_date.lt": string;
+        /** @description Filter: expected_date is less than or equal to the value. */
+        "expected_date.lte": string;
+        /** @description Filter: purchase_order_id equals the value. */
+        "purchase_order_id.eq": string;
+        /** @description Filter: received_date is greater than the value. */
+        "received_date.gt": string;
+        /** @description Filter: received_date is greater than or equal to the value. */
+        "received_date.gte": string;
+        /** @description Filter: received_date is less than the value. */
+        "received_date.lt": string;
+        /** @description Filter: received_date is less than or equal to the value. */
+        "received_date.lte": string;
         /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
         WebhookId: string;
         /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
@@ -11726,6 +12322,327 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    listPurchaseOrders: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: vendor_id equals the value. */
+                vendor_id?: components["parameters"]["vendor_id.eq"];
+                /** @description Filter: job_id equals the value. */
+                job_id?: components["parameters"]["job_id.eq"];
+                /** @description Filter: location_id equals the value. */
+                location_id?: components["parameters"]["location_id.eq"];
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: order_date is greater than the value. */
+                "order_date[gt]"?: components["parameters"]["order_date.gt"];
+                /** @description Filter: order_date is greater than or equal to the value. */
+                "order_date[gte]"?: components["parameters"]["order_date.gte"];
+                /** @description Filter: order_date is less than the value. */
+                "order_date[lt]"?: components["parameters"]["order_date.lt"];
+                /** @description Filter: order_date is less than or equal to the value. */
+                "order_date[lte]"?: components["parameters"]["order_date.lte"];
+                /** @description Filter: expected_date is greater than the value. */
+                "expected_date[gt]"?: components["parameters"]["expected_date.gt"];
+                /** @description Filter: expected_date is greater than or equal to the value. */
+                "expected_date[gte]"?: components["parameters"]["expected_date.gte"];
+                /** @description Filter: expected_date is less than the value. */
+                "expected_date[lt]"?: components["parameters"]["expected_date.lt"];
+                /** @description Filter: expected_date is less than or equal to the value. */
+                "expected_date[lte]"?: components["parameters"]["expected_date.lte"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status" | "order_date" | "-order_date" | "expected_date" | "-expected_date";
+                /** @description Free-text search over number, reference, status and memo. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=PurchaseOrder. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of purchase orders. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurchaseOrderCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created purchase order. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getPurchaseOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PurchaseOrder"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deletePurchaseOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_8"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updatePurchaseOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurchaseOrderUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["PurchaseOrder"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_8"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    listPurchaseOrderReceipts: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: purchase_order_id equals the value. */
+                purchase_order_id?: components["parameters"]["purchase_order_id.eq"];
+                /** @description Filter: location_id equals the value. */
+                location_id?: components["parameters"]["location_id.eq"];
+                /** @description Filter: received_date is greater than the value. */
+                "received_date[gt]"?: components["parameters"]["received_date.gt"];
+                /** @description Filter: received_date is greater than or equal to the value. */
+                "received_date[gte]"?: components["parameters"]["received_date.gte"];
+                /** @description Filter: received_date is less than the value. */
+                "received_date[lt]"?: components["parameters"]["received_date.lt"];
+                /** @description Filter: received_date is less than or equal to the value. */
+                "received_date[lte]"?: components["parameters"]["received_date.lte"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "received_date" | "-received_date";
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of purchase order receipts. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurchaseOrderReceiptList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getPurchaseOrderReceipt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PurchaseOrderReceipt"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listWebhookEndpoints: {
         parameters: {
             query?: {
@@ -12039,7 +12956,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_8"];
+            409: components["responses"]["Problem409_9"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
@@ -12085,7 +13002,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_8"];
+            409: components["responses"]["Problem409_9"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -12133,7 +13050,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_9"];
+            409: components["responses"]["Problem409_10"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -12184,7 +13101,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_10"];
+            409: components["responses"]["Problem409_11"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -12232,7 +13149,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_11"];
+            409: components["responses"]["Problem409_12"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -12283,7 +13200,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_12"];
+            409: components["responses"]["Problem409_13"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -12334,10 +13251,61 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_13"];
+            409: components["responses"]["Problem409_14"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    receivePurchaseOrder: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description One key per operation (a UUID): 1 to 255 printable ASCII characters, no spaces. Missing: 400 idempotency_key.required; malformed: 400 idempotency_key.invalid. Within 24 hours a retry with the same key and body (compared as canonical JSON) replays the first 201 with Idempotent-Replayed: true; while the first runs: 409 idempotency_key.in_use with Retry-After: 2; another body, method or path: 409 idempotency_key.in_use. A failed request is not kept. Keys are per API key. */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReceivePurchaseOrderRequest"];
+            };
+        };
+        responses: {
+            /** @description receipt: the new receipt; purchase_order: the order after it, with its lines' received quantities and its status. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivePurchaseOrderResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_5"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_15"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
@@ -12381,7 +13349,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_14"];
+            409: components["responses"]["Problem409_16"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_6"];
@@ -12428,7 +13396,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_15"];
+            409: components["responses"]["Problem409_17"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -12475,7 +13443,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_14"];
+            409: components["responses"]["Problem409_16"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -12522,7 +13490,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_14"];
+            409: components["responses"]["Problem409_16"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];
@@ -12614,7 +13582,7 @@ export interface operations {
                 /** @description seq (oldest first, the default) or -seq. */
                 sort?: "seq" | "-seq";
                 /** @description Only this topic: one of the catalog (GET /webhooks/available_topics lists those this key can subscribe to); any other value: 400 filter.invalid. */
-                topic?: "asset.created" | "asset.deleted" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
+                topic?: "asset.created" | "asset.deleted" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.received" | "purchase_order.status_changed" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
                 /** @description Only these comma-separated topics (1 to 100, each one of the topic enum, no spaces); any other name: 400 filter.invalid. */
                 "topic[in]"?: string;
                 /** @description Only topics of this resource: a topic's first part (job for job.created, job.updated ...); any other value: 400 filter.invalid. */
@@ -14066,6 +15034,56 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["PurchaseOrderDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    purchaseOrderReceivedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurchaseOrderReceivedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    purchaseOrderStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurchaseOrderStatusChangedEvent"];
             };
         };
         responses: {

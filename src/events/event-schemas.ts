@@ -29,6 +29,7 @@ const detailsOf: Record<EventAction, string | null> = {
   deleted: null,
   status_changed: 'EventStatusChange',
   converted: 'EventConversion',
+  received: 'EventReceipt',
   verified: null,
   paused: null,
   disabled: 'EventDisableReason',
@@ -90,6 +91,14 @@ function sharedSchemas(): Record<string, JsonSchema> {
           propertyNames: { pattern: '^[a-z_]+_id$' },
           additionalProperties: { type: 'string', format: 'uuid' },
         },
+      },
+    },
+    EventReceipt: {
+      type: 'object',
+      description: 'What a `*.received` event adds to `data`.',
+      required: ['receipt_id'],
+      properties: {
+        receipt_id: { type: 'string', format: 'uuid', description: 'The receipt that recorded what arrived (`GET /purchase_order_receipts/{id}`).' },
       },
     },
     EventDisableReason: {

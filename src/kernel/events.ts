@@ -8,7 +8,7 @@ import type { TenantTx } from './tenancy.ts';
 // their topics are catalogued in src/events/topics.ts.
 
 /** What happened to the record: the last word of the topic (`job.status_changed`). */
-export type EventAction = 'created' | 'updated' | 'deleted' | 'status_changed' | 'converted' | 'verified' | 'paused' | 'disabled' | 'test';
+export type EventAction = 'created' | 'updated' | 'deleted' | 'status_changed' | 'converted' | 'received' | 'verified' | 'paused' | 'disabled' | 'test';
 
 /** Who caused an event that no request made: the delivery worker pausing or disabling an endpoint. */
 export interface SystemOrigin {

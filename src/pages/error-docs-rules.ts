@@ -46,6 +46,18 @@ export const ruleErrorDocs = {
     apis: both,
     example: { instance: `/api/v2/sales_orders/${ID}/invoice`, detail: `The sales order is billed by invoice 1042 (${OTHER_ID}); delete that invoice to invoice the sales order again.` },
   },
+  'purchase_order.has_receipts': {
+    when: 'A change of a purchase order to Cancelled (`PATCH /purchase_orders/{id}`, GraphQL `updatePurchaseOrder`), or its deletion, once goods of it have been received.',
+    fix: 'What arrived stays accounted for: leave the order as it is, or return the goods with a stock adjustment and record it in the memo. Lines still open can be reduced to what was received.',
+    apis: both,
+    example: { instance: `/api/v2/purchase_orders/${ID}`, detail: 'Goods of 2 line(s) of this purchase order have been received: it cannot be cancelled.' },
+  },
+  'purchase_order.cancelled': {
+    when: '`POST /purchase_orders/{id}/receive` (GraphQL `receivePurchaseOrder`) of a purchase order whose status is Cancelled.',
+    fix: 'Receive the goods on a purchase order that is not cancelled (create one for them), or move this one out of Cancelled first.',
+    apis: both,
+    example: { instance: `/api/v2/purchase_orders/${ID}/receive`, detail: 'The purchase order is cancelled: nothing can be received on it.' },
+  },
   'stock.insufficient': {
     when: '`POST /stock_adjustments` or `POST /inventory_transfers` (GraphQL `createStockAdjustment`, `createInventoryTransfer`) that would take what a location holds of an item below zero. Nothing is stored and no stock moves.',
     fix: 'Read what the location holds (`GET /stock_levels?item_id=...&location_id=...`), then move at most that, or count the stock in first with a stock adjustment.',

@@ -15,6 +15,8 @@ import { stockLevelResource } from './stock/stock-level.resource.ts';
 import { stockLocationResource } from './stock/stock-location.resource.ts';
 import { systemResource } from './systems/system.resource.ts';
 import { taxRateResource } from './tax-rates/tax-rate.resource.ts';
+import { purchaseOrderReceiptResource } from './purchase-orders/purchase-order-receipt.resource.ts';
+import { purchaseOrderResource } from './purchase-orders/purchase-order.resource.ts';
 import { vendorResource } from './vendors/vendor.resource.ts';
 import { webhookEndpointResource } from './webhooks/webhook-endpoint.resource.ts';
 
@@ -42,5 +44,7 @@ export const resources = [
   stockLevelResource,
   stockAdjustmentResource,
   inventoryTransferResource,
+  purchaseOrderResource,
+  purchaseOrderReceiptResource,
   webhookEndpointResource,
 ];

@@ -87,6 +87,19 @@ const recipes: Record<string, Recipe> = {
     w.add('stock_locations', { id: to.id });
     return { id: (await w.create('inventory_transfers', { from_location_id: from.id, to_location_id: to.id, lines: [{ item_id: item.id, quantity: '1' }] })).id };
   },
+  purchase_orders: async (w) => {
+    const item = await w.stockable();
+    const vendor = await w.liveEntry('vendors', w.next());
+    const location = await w.liveEntry('stock_locations', 0);
+    return { id: (await w.create('purchase_orders', { vendor_id: vendor.id, location_id: location.id, lines: [{ item_id: item.id, quantity: '20', unit_cost: '2' }] })).id };
+  },
+  // Receipts are made by receiving an order (one unit of its first line each).
+  purchase_order_receipts: async (w) => {
+    const order = await w.liveEntry('purchase_orders', w.next());
+    const read = await w.api.get(`/purchase_orders/${order.id}`);
+    const receipt = await w.post(`/purchase_orders/${order.id}/receive`, { receipt: { lines: [{ line_id: read.body.data.lines[0].id, quantity: '1' }] } });
+    return { id: receipt.receipt.id as string };
+  },
   // Webhook endpoints point at the fuzz's echo receiver, so that registering one passes the verification handshake.
   // Their topic is one nothing in the fuzz emits (an endpoint is paused only after failed deliveries, which an
   // endpoint of this topic alone never gets): no delivery or replay then writes to the database in the background,

@@ -1112,6 +1112,20 @@ describe('every resource', () => {
       { headers: { 'idempotency-key': `doc-transfer-${Date.now()}` } },
     );
     check('InventoryTransferResponse', moved, 'POST /inventory_transfers');
+    // Purchasing: a vendor, an order of the stocked item into the shelf, and a receipt of part of it.
+    const supplier = await api.post('/vendors', { vendor: { name: `Doc vendor ${Date.now()}`, payment_terms_days: 30 } });
+    check('VendorResponse', supplier, 'POST /vendors');
+    const ordered = await api.post('/purchase_orders', {
+      purchase_order: { vendor_id: supplier.body.data.id, location_id: shelf.body.data.id, lines: [{ item_id: stockItem.body.data.id, quantity: '3', unit_cost: '0.5' }] },
+    });
+    check('PurchaseOrderResponse', ordered, 'POST /purchase_orders');
+    const receipt = await api.post(
+      `/purchase_orders/${ordered.body.data.id}/receive`,
+      { receipt: { lines: [{ line_id: ordered.body.data.lines[0].id, quantity: '1' }] } },
+      { headers: { 'idempotency-key': `doc-receipt-${Date.now()}` } },
+    );
+    check('ReceivePurchaseOrderResponse', receipt, 'POST /purchase_orders/{id}/receive');
+    expect(receipt.headers.get('location')).toBe(`/api/v2/purchase_order_receipts/${receipt.body.data.receipt.id}`);
     expect(job.body.data.assignments).toHaveLength(1);
     expect(job.body.data.lineitems[0].tax_applied).toBe(true);
     // A webhook endpoint: its create runs the verification handshake against a receiver that echoes the

@@ -103,8 +103,11 @@ export function recordClass(schema: Schema, field: Field): string | undefined {
   const ret = schema.types.get(named(field.type).name!);
   const nodes = ret?.fields?.find((f) => f.name === 'nodes');
   if (nodes) return named(nodes.type).name!;
-  const bare = pascal(field.name.replace(/^(create|update|delete|convert|link|unlink|invoice)(?=[A-Z])/, ''));
-  if (schema.types.get(bare)?.kind === 'OBJECT') return bare;
+  // The longest tail of the name that is an object type: its own name, or the name without its verb
+  // (createCustomerItemPrice, convertLead, receivePurchaseOrder).
+  const starts = [0, ...[...field.name.matchAll(/[A-Z]/g)].map((m) => m.index!)];
+  const bare = starts.map((i) => pascal(field.name.slice(i))).find((name) => schema.types.get(name)?.kind === 'OBJECT');
+  if (bare) return bare;
   return ret?.kind === 'OBJECT' ? ret.name : undefined;
 }
 

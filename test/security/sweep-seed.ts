@@ -206,6 +206,26 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   await created('inventory_transfers', 'inventory_transfer', { from_location_id: w1.id, to_location_id: w0.id, lines: [{ item_id: i0.id, quantity: '1' }] });
   made.set('stock_levels', (await api.get(`/stock_levels?item_id=${i0.id}`)).body.data.map((level: { id: string }) => ({ id: level.id, etag: '', record: level })));
 
+  // Purchasing: vendors (the first an item's preferred vendor), orders with lines into the warehouse, the first
+  // received twice in part (receipts are made only by receiving; stock moves into the warehouse).
+  const v0 = await created('vendors', 'vendor', { name: u(marker, 'Vendor'), reference: u(marker, 'ref'), city: u(marker, 'City'), ...cf('Vendor') });
+  await created('vendors', 'vendor', { name: u(marker, 'Vendor') });
+  await created('items', 'item', { name: u(marker, 'Item'), item_type: 'material', unit_price: '3', preferred_vendor_id: v0.id });
+  const po0 = await created('purchase_orders', 'purchase_order', {
+    vendor_id: v0.id,
+    location_id: w0.id,
+    reference: u(marker, 'PO'),
+    memo: u(marker, 'memo'),
+    lines: [{ item_id: i0.id, quantity: '4', unit_cost: '2' }, { description: u(marker, 'Freight'), quantity: '1', unit_cost: '5' }],
+    ...cf('PurchaseOrder'),
+  });
+  await created('purchase_orders', 'purchase_order', { vendor_id: v0.id, lines: [{ item_id: i0.id, quantity: '1', unit_cost: '2' }] });
+  for (const quantity of ['1', '2']) {
+    const res = await api.post(`/purchase_orders/${po0.id}/receive`, { receipt: { lines: [{ line_id: po0.record.lines[0].id, quantity }], note: u(marker, 'Receipt') } }, freshKey());
+    expect(res.status, res.text).toBe(201);
+    made.set('purchase_order_receipts', [...(made.get('purchase_order_receipts') ?? []), { id: res.body.data.receipt.id, etag: res.headers.get('etag') ?? '', record: res.body.data.receipt }]);
+  }
+
   // Webhook endpoints (registering one runs the verification handshake against the receiver), each with a test
   // delivery, so that GET .../deliveries lists records of B's that A must not reach.
   if (options.webhookUrl) {

@@ -42,11 +42,14 @@ export function childTypes(builder: Builder, children: ChildCollection): ChildTy
         ]),
       ) as never,
   });
+  // An entry is named by its id only where an existing entry can change: entries whose fields are all fixed once
+  // written (a transfer's or a receipt's lines) are only ever new.
+  const changeable = Object.values(children.fields).some((spec) => spec.update !== 'not_accepted');
   const input = builder.inputType(`${name}Input`, {
     description: childTexts.input(children),
     fields: (t) =>
       Object.fromEntries([
-        ['id', t.field({ type: 'ID', required: false, description: childTexts.inputId(children) } as AnyOptions)],
+        ...(changeable ? [['id', t.field({ type: 'ID', required: false, description: childTexts.inputId(children) } as AnyOptions)]] : []),
         ...Object.entries(children.fields).map(([wire, spec]) => [
           camelCase(wire),
           t.field({ type: graphqlType(spec.kind, builder, spec.enum), required: false, description: inputFieldText(spec) } as AnyOptions),

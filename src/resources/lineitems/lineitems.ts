@@ -175,7 +175,8 @@ export function lineitemCollection(foreignKey: LineParentKey): ChildCollection {
 
 /** The largest amount a numeric(14,2) column holds (line totals and parent amounts). */
 export const MAX_AMOUNT = '999999999999.99';
-const fitsAmount = (value: string) => /^-?\d{1,12}(\.\d+)?$/.test(value);
+/** Whether an amount fits the money columns (14 digits, 2 places). */
+export const fitsAmount = (value: string) => /^-?\d{1,12}(\.\d+)?$/.test(value);
 
 /** A parent's amount (the sum of its line totals) must fit its column too: 422 naming lineitems otherwise. */
 export function checkParentAmount(total: string): void {

@@ -24,6 +24,7 @@ export const vendorResource = defineResource({
   conventions: { status: { defaults: ['Active', 'Inactive'] }, labels: true, customFields: true, softDelete: true },
   relations: {
     items: { kind: 'collection', model: 'item', column: 'preferred_vendor_id', description: 'Live items whose preferred vendor this is, oldest first, not paginated.' },
+    purchase_orders: { kind: 'collection', model: 'purchaseOrder', column: 'vendor_id', description: 'Live purchase orders placed with the vendor, oldest first, not paginated.' },
   },
   list: {
     filters: { status: ['eq', 'in'], name: ['eq'], reference: ['eq'], created_at: rangeOps, updated_at: rangeOps },

@@ -1,5 +1,5 @@
 import { NON_BLANK } from '../../kernel/fields.ts';
-import { bodyKeyOf, outputFields, type ResourceDefinition } from '../../kernel/resource.ts';
+import { bodyKeyOf, outputFields, serves, type ResourceDefinition } from '../../kernel/resource.ts';
 import { childCreateSchema, childUpdateSchema } from './child-schemas.ts';
 import { customFieldsSchema, labelsSchema } from './convention-schemas.ts';
 import { docText } from './doc-text.ts';
@@ -126,10 +126,13 @@ export function updateSchema(def: ResourceDefinition): z.ZodObject {
  */
 export function overridesSchema(def: ResourceDefinition, description: string | undefined, except: readonly string[] = []): z.ZodObject {
   const home = homes(def).update;
+  const create = createSchema(def).shape;
+  // A resource created only by actions (a receipt) has no create body to refer to: its fields are described here.
+  const inline = !serves(def, 'create');
   const shape = Object.fromEntries(
-    Object.keys(createSchema(def).shape).filter((name) => !except.includes(name)).map((name) => {
+    Object.keys(create).filter((name) => !except.includes(name)).map((name) => {
       const spec = def.fields[name];
-      return [name, sameAs((spec && home(name, spec)) || createBodyName(def), name).optional()];
+      return [name, (inline ? (create[name] as z.ZodType) : sameAs((spec && home(name, spec)) || createBodyName(def), name)).optional()];
     }),
   );
   return z.object(shape).strict().openapi({ description });
