@@ -11,7 +11,7 @@ import { camelRecord, expectError, failed, ok, records, USER_ERRORS } from '../h
 const t = useTestApp({ rateLimits: highRateLimits });
 const { gql, api: rest } = useTenant(t);
 
-const ITEM = 'id number name sku description itemType unitPrice cost taxable labels customFields createdAt updatedAt';
+const ITEM = 'id number name sku description itemType unitPrice cost taxable preferredVendorId labels customFields createdAt updatedAt';
 const TAX_RATE = 'id name rate active createdAt updatedAt';
 const SYSTEM = 'id siteId systemType name manufacturer model serialNumber installDate systemOptionId customFields createdAt updatedAt';
 
