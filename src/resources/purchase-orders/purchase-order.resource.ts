@@ -3,6 +3,7 @@ import { addError } from '../../kernel/body.ts';
 import { calendarDateIn } from '../../kernel/dates.ts';
 import { defineChildCollection, defineResource } from '../../kernel/define-resource.ts';
 import { AppError, validationError } from '../../kernel/errors.ts';
+import { toWire } from '../../kernel/fields.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { fitsAmount, MAX_AMOUNT } from '../lineitems/lineitems.ts';
@@ -152,19 +153,24 @@ export const purchaseOrderResource = defineResource({
   hooks: {
     async beforeWrite({ tx, ctx, mode, values, existing, errors, now }) {
       if (mode === 'create') values.order_date ??= calendarDateIn(now, ctx.principal.account.timeZone);
-      const orderDate = values.order_date ?? existing?.order_date;
-      const expected = values.expected_date !== undefined ? values.expected_date : existing?.expected_date;
-      const day = (d: unknown) => (d instanceof Date ? d.toISOString().slice(0, 10) : String(d));
-      if (orderDate && expected && !errors.order_date && !errors.expected_date && day(expected) < day(orderDate)) addError(errors, 'expected_date', 'must not be before {order_date}');
-      if (mode !== 'update' || !existing) return;
+      // Calendar dates compare as strings (YYYY-MM-DD), the stored ones as the wire serves them.
+      const orderDate = 'order_date' in values ? values.order_date : (toWire('date', existing?.order_date) as string | null);
+      const expected = 'expected_date' in values ? values.expected_date : (toWire('date', existing?.expected_date) as string | null);
+      if (orderDate && expected && !errors.order_date && !errors.expected_date && expected < orderDate) addError(errors, 'expected_date', 'must not be before {order_date}');
+      // What received goods protect is read only when a write touches it (the lines' own rules are in their compute).
+      const cancelling = values.status === PURCHASE_ORDER_STATUSES.cancelled && existing?.status !== PURCHASE_ORDER_STATUSES.cancelled;
+      const revendoring = values.vendor_id !== undefined && values.vendor_id.toLowerCase() !== existing?.vendor_id;
+      if (mode !== 'update' || !existing || !(cancelling || revendoring)) return;
       const received = await receivedLines(tx, existing.id);
       if (received === 0) return;
-      if (values.vendor_id !== undefined && values.vendor_id.toLowerCase() !== existing.vendor_id) addError(errors, 'vendor_id', 'cannot change once goods of the order have been received');
-      if (values.status === PURCHASE_ORDER_STATUSES.cancelled && existing.status !== PURCHASE_ORDER_STATUSES.cancelled) {
+      if (revendoring) addError(errors, 'vendor_id', 'cannot change once goods of the order have been received');
+      if (cancelling) {
         throw new AppError('purchase_order.has_receipts', `Goods of ${received} line(s) of this purchase order have been received: it cannot be cancelled.`);
       }
     },
-    async afterWrite({ tx, row }) {
+    async afterWrite({ tx, mode, row, previousChildren }) {
+      // The amount moves only with the lines.
+      if (mode === 'update' && !('lines' in previousChildren)) return;
       const [sum] = await tenantQuery<{ total: string }>(tx, `SELECT coalesce(sum(line_total), 0)::text AS total FROM purchase_order_lines WHERE account_id = $1::uuid AND purchase_order_id = $2::uuid`, row.id);
       if (!fitsAmount(sum.total)) throw validationError({ lines: [`the sum of the line totals exceeds the maximum amount ${MAX_AMOUNT}`] });
       await tenantQuery(
