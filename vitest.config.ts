@@ -15,6 +15,7 @@ const sameOnEveryDatabase = [
   'test/rest/openapi-markdown.test.ts',
   'test/rest/openapi-examples.test.ts',
   'test/examples/**',
+  'test/http/keep-alive.test.ts',
   'test/graphql/schema.test.ts',
   'test/graphql/descriptions.test.ts',
   'test/pages/assets.test.ts',

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { expect } from 'vitest';
 
 /** A thin fetch wrapper for black-box tests: JSON in, parsed JSON (or null) out, headers kept. */
@@ -67,4 +68,15 @@ export function rateLimitHeaders(res: { status: number; headers: Headers; text?:
   expect(remaining, context).toBeLessThanOrEqual(limit);
   expect(reset, context).toBeLessThanOrEqual(60);
   return { limit, remaining, reset };
+}
+
+/** GET /healthz on an agent's socket: the status and the local port it went out of. */
+export function healthzOn(url: string, agent: http.Agent): Promise<{ status: number; localPort: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${url}/healthz`, { agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode!, localPort: req.socket!.localPort! }));
+    });
+    req.on('error', reject);
+  });
 }
