@@ -3,7 +3,7 @@ import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
 import { userClient } from '../helpers/factories/accounts.ts';
 import { createCustomer } from '../helpers/factories/customers.ts';
 import { createLead } from '../helpers/factories/leads.ts';
-import { createRecord, deleteRecord, idsOf, ifMatch, unique, updateRecord, weakEtag } from '../helpers/factories/records.ts';
+import { createRecord, deleteRecord, idsOf, ifMatch, unique, updateRecord, weakEtag, type Created } from '../helpers/factories/records.ts';
 import { siteFields } from '../helpers/factories/sites.ts';
 import { uuidV7 } from '../helpers/ids.ts';
 import { followPages } from '../helpers/list-pages.ts';
@@ -172,7 +172,7 @@ describe('deals: the list', () => {
   it('pages through a sort on value_amount with cursors', async () => {
     const own = await t.newTenant();
     const customer = await createCustomer(own.api);
-    const made = [];
+    const made: Created[] = [];
     for (const value of ['5', '1.5', '3', '3', '2.25']) made.push(await createRecord(own.api, 'deals', 'deal', { customer_id: customer.id, name: unique(), value_amount: value }));
     const { records, pages } = await followPages(own.tenant.token, `${t.url}/api/v2/deals?sort=value_amount&limit=2`);
     expect(pages).toHaveLength(3);

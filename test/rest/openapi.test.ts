@@ -732,7 +732,7 @@ describe('Job, Estimate and their line items', () => {
   ];
   const estimateFields = [
     'customer_id', 'site_id', 'contact_id', 'title', 'description', 'scope_of_work', 'estimate_date', 'expiration_date', 'job_type',
-    'system_id', 'reference', ...conventions, 'customer_notes', 'tax_rate_id', 'lineitems',
+    'system_id', 'reference', ...conventions, 'customer_notes', 'tax_rate_id', 'deal_id', 'lineitems',
   ];
   const lineInputs = ['item_id', 'description', 'quantity', 'unit_price', 'discount', 'tax_rate_id', 'taxable', 'labor_visible'];
   const lineComputed = ['applied_tax_rate', 'discount_amount', 'tax_amount', 'line_total', 'tax_applied'];
@@ -979,6 +979,7 @@ describe('every resource', () => {
       if (p.schema.format === 'date-time') return '2026-01-01T00:00:00Z';
       if (p.schema.format === 'date') return '2026-01-01';
       if (p.schema.format === 'uuid') return SOME_ID;
+      if (p.schema.format === 'decimal') return '10.5';
       if (p.schema.type === 'integer') return '10';
       if (p.schema.type === 'boolean') return 'true';
       return 'Active';

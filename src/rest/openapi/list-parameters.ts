@@ -23,7 +23,7 @@ const filterValueSchemas: Record<ValueType, { type: 'string' | 'integer' | 'bool
   date: { type: 'string', format: 'date' },
   datetime: { type: 'string', format: 'date-time' },
   integer: { type: 'integer' },
-  decimal: { type: 'string', pattern: '^-?\\d{1,18}(\\.\\d{1,10})?$' },
+  decimal: { type: 'string', format: 'decimal', pattern: '^-?\\d{1,18}(\\.\\d{1,10})?$' },
   boolean: { type: 'boolean' },
 };
 
