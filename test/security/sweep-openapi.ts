@@ -404,7 +404,8 @@ export function restPositions(
           // A polymorphic id filter (taskable_id beside taskable_type): one position per type, sent with it.
           const typeName = baseOf(p.name).replace(/_id$/, '_type');
           const typeParam = typeName !== baseOf(p.name) ? params.find((q) => q.in === 'query' && q.name === typeName) : undefined;
-          const types: string[] = (typeParam && deref(model.doc, typeParam.schema)?.enum) ?? [];
+          // Its types: the filter's enum, else the values the body property of that name takes.
+          const types: string[] = typeParam ? (deref(model.doc, typeParam.schema)?.enum ?? model.enums.get(typeName) ?? []) : [];
           const variants = types.filter((value) => kindOfBase(snake(value), model.kinds));
           if (variants.length) {
             for (const value of variants) {

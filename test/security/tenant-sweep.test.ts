@@ -255,11 +255,12 @@ describe('tenant isolation sweep', () => {
     // asked again in parts: one relation at a time, then shallower (askRelationQuery in sweep-graphql.ts).
     let split = 0;
     await pool(queries, WIDTH, async (query) => {
-      split += await askRelationQuery(gqlA, query, (q, res) => {
+      const parts = await askRelationQuery(gqlA, query, (q, res) => {
         const errors = (res.body.errors ?? []).map((e) => `${e.extensions?.code} ${e.message}`);
         const leaks = foreignIn(res.body.data, bOnly, B.marker, true, typenames);
         if (res.status !== 200 || errors.length || !res.body.data || leaks.length) problems.push(`${q.label}: ${res.status} ${errors.join('; ')} ${leaks.join('; ')}`);
       });
+      split += parts;
     });
     timings.relations = Date.now() - started;
     counts.relationQueries = queries.length;
