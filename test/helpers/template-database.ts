@@ -64,6 +64,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // fill. An open went from about 440 to 180 ms (docs/decisions.md, Tests).
   for (const sql of [
     `ALTER SYSTEM SET shared_buffers = '16MB'`,
+    `ALTER SYSTEM SET synchronous_commit = off`,
+    `ALTER SYSTEM SET full_page_writes = off`,
+    `ALTER SYSTEM SET wal_level = minimal`,
+    `ALTER SYSTEM SET max_wal_senders = 0`,
     `UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`,
     'DROP DATABASE template0',
     'DROP DATABASE template1',
