@@ -77,7 +77,7 @@ export function buildDomain(options: DomainOptions) {
     admin: new AdminService(options.prisma, versions, (change) => authenticator.forget(change)),
     lookups: new LookupService(db),
     linkages: new ContactLinkageService(db, clock),
-    leadConversion: new LeadConversionService(db, clock, lookup('lead'), lookup('customer'), lookup('site')),
+    leadConversion: new LeadConversionService(db, clock, lookup('lead'), lookup('customer'), lookup('site'), lookup('deal')),
     estimateConversion: new EstimateConversionService(db, clock, lookup('estimate'), lookup('job'), lookup('invoice')),
     billing: new BillingService(db, lookup('invoice')),
     receiving: new ReceivingService(db, clock, lookup('purchase_order'), lookup('purchase_order_receipt')),

@@ -337,6 +337,118 @@ export interface paths {
         patch: operations["updateLead"];
         trace?: never;
     };
+    "/deals": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deals
+         * @description Keyset-paginated list of deals.
+         */
+        get: operations["listDeals"];
+        put?: never;
+        /** Create a deal */
+        post: operations["createDeal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deals/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a deal */
+        get: operations["getDeal"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a deal
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deleteDeal"];
+        options?: never;
+        head?: never;
+        /** Update a deal */
+        patch: operations["updateDeal"];
+        trace?: never;
+    };
+    "/tasks": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tasks
+         * @description Keyset-paginated list of tasks.
+         */
+        get: operations["listTasks"];
+        put?: never;
+        /** Create a task */
+        post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a task */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a task
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deleteTask"];
+        options?: never;
+        head?: never;
+        /** Update a task */
+        patch: operations["updateTask"];
+        trace?: never;
+    };
     "/vendors": {
         parameters: {
             query?: never;
@@ -1392,7 +1504,7 @@ export interface paths {
         put?: never;
         /**
          * Convert a lead into a customer
-         * @description In one transaction: creates a customer from the lead (the optional customer overrides or adds customer fields), moves the lead's sites and contact linkages to it (primary contacts stay primary) and marks the lead converted (status Converted when that status is live). A lead converts once: converting it again is refused with lead.already_converted. Answers 201 with Location of the new customer (no ETag).
+         * @description In one transaction: creates a customer from the lead (the optional customer overrides or adds customer fields), moves the lead's sites, contact linkages (primary contacts stay primary) and deals to it and marks the lead converted (status Converted when that status is live). A lead converts once: converting it again is refused with lead.already_converted. Answers 201 with Location of the new customer (no ETag).
          */
         post: operations["convertLead"];
         delete?: never;
@@ -2149,9 +2261,7 @@ export interface webhooks {
         put?: never;
         /**
          * deal.created
-         * @description A deal was created; `data.object` is the record as REST serves it. Registered; available when the API serves deals.
-         *
-         *     deal.created is registered but not available yet: the API does not serve deals. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A deal was created; `data.object` is the record as REST serves it.
          */
         post: operations["dealCreatedWebhook"];
         delete?: never;
@@ -2171,11 +2281,29 @@ export interface webhooks {
         put?: never;
         /**
          * deal.deleted
-         * @description A deal was deleted; `data.object` is the record as it was before. Registered; available when the API serves deals.
-         *
-         *     deal.deleted is registered but not available yet: the API does not serve deals. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A deal was deleted; `data.object` is the record as it was before.
          */
         post: operations["dealDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deal.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * deal.status_changed
+         * @description The status of a deal moved; `data.previous_status` and `data.status` give both (the same change also emits `deal.updated`).
+         */
+        post: operations["dealStatusChangedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2193,9 +2321,7 @@ export interface webhooks {
         put?: never;
         /**
          * deal.updated
-         * @description A deal was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves deals.
-         *
-         *     deal.updated is registered but not available yet: the API does not serve deals. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A deal was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
          */
         post: operations["dealUpdatedWebhook"];
         delete?: never;
@@ -3385,9 +3511,7 @@ export interface webhooks {
         put?: never;
         /**
          * task.created
-         * @description A task was created; `data.object` is the record as REST serves it. Registered; available when the API serves tasks.
-         *
-         *     task.created is registered but not available yet: the API does not serve tasks. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A task was created; `data.object` is the record as REST serves it.
          */
         post: operations["taskCreatedWebhook"];
         delete?: never;
@@ -3407,11 +3531,29 @@ export interface webhooks {
         put?: never;
         /**
          * task.deleted
-         * @description A task was deleted; `data.object` is the record as it was before. Registered; available when the API serves tasks.
-         *
-         *     task.deleted is registered but not available yet: the API does not serve tasks. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A task was deleted; `data.object` is the record as it was before.
          */
         post: operations["taskDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "task.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * task.status_changed
+         * @description The status of a task moved; `data.previous_status` and `data.status` give both (the same change also emits `task.updated`).
+         */
+        post: operations["taskStatusChangedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3429,9 +3571,7 @@ export interface webhooks {
         put?: never;
         /**
          * task.updated
-         * @description A task was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves tasks.
-         *
-         *     task.updated is registered but not available yet: the API does not serve tasks. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A task was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
          */
         post: operations["taskUpdatedWebhook"];
         delete?: never;
@@ -3953,15 +4093,30 @@ export interface components {
         DealCreatedEvent: {
             /** @constant */
             type?: "deal.created";
+            data?: {
+                object?: components["schemas"]["Deal"];
+            };
         } & components["schemas"]["Event"];
         DealDeletedEvent: {
             /** @constant */
             type?: "deal.deleted";
+            data?: {
+                object?: components["schemas"]["Deal"];
+            };
+        } & components["schemas"]["Event"];
+        DealStatusChangedEvent: {
+            /** @constant */
+            type?: "deal.status_changed";
+            data?: {
+                object?: components["schemas"]["Deal"];
+            } & components["schemas"]["EventStatusChange"];
         } & components["schemas"]["Event"];
         DealUpdatedEvent: {
             /** @constant */
             type?: "deal.updated";
-            data?: components["schemas"]["EventChangedFields"];
+            data?: {
+                object?: components["schemas"]["Deal"];
+            } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
         EstimateConvertedEvent: {
             /** @constant */
@@ -4333,15 +4488,30 @@ export interface components {
         TaskCreatedEvent: {
             /** @constant */
             type?: "task.created";
+            data?: {
+                object?: components["schemas"]["Task"];
+            };
         } & components["schemas"]["Event"];
         TaskDeletedEvent: {
             /** @constant */
             type?: "task.deleted";
+            data?: {
+                object?: components["schemas"]["Task"];
+            };
+        } & components["schemas"]["Event"];
+        TaskStatusChangedEvent: {
+            /** @constant */
+            type?: "task.status_changed";
+            data?: {
+                object?: components["schemas"]["Task"];
+            } & components["schemas"]["EventStatusChange"];
         } & components["schemas"]["Event"];
         TaskUpdatedEvent: {
             /** @constant */
             type?: "task.updated";
-            data?: components["schemas"]["EventChangedFields"];
+            data?: {
+                object?: components["schemas"]["Task"];
+            } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
         TaxRateCreatedEvent: {
             /** @constant */
@@ -4558,7 +4728,7 @@ export interface components {
                  */
                 id: string;
                 /** @description Granted scopes, `<resource>`:read|write. */
-                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write")[];
+                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "deals:read" | "deals:write" | "tasks:read" | "tasks:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write")[];
                 /**
                  * Format: date-time
                  * @description When the key expires; null when it never does.
@@ -4587,7 +4757,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description The name of the status, as status fields hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4612,7 +4782,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description The name of the label, as labels hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4637,7 +4807,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description Name of the custom field. */
             name: string;
             /**
@@ -5179,6 +5349,277 @@ export interface components {
         };
         LeadUpdateRequest: {
             lead: components["schemas"]["LeadUpdate"];
+        };
+        /** @description A sales opportunity with a customer or a lead: what it is worth, its stage (the status), how likely it is to close and when. Estimates may quote for it; when its lead is converted, the deal moves to the new customer. */
+        Deal: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /** @description The number of the record, unique in the account: the next in sequence unless given on create; never changes. */
+            number: string;
+            /** @description Name of the opportunity. */
+            name: string;
+            /**
+             * Format: uuid
+             * @description The customer the deal is with; null while the deal is with a lead. Must be the id of a Customer.
+             */
+            customer_id: string | null;
+            /**
+             * Format: uuid
+             * @description The lead the deal is with; null once the deal is with a customer. Must be the id of a Lead.
+             */
+            lead_id: string | null;
+            /**
+             * Format: decimal
+             * @description What the deal is worth, in the account's currency (0 or more).
+             */
+            value_amount: string;
+            /**
+             * Format: date
+             * @description When the deal is expected to close. Calendar date YYYY-MM-DD.
+             */
+            expected_close_date: string | null;
+            /**
+             * Format: int32
+             * @description How likely the deal is to be won, in percent (0 to 100).
+             */
+            probability_percent: number | null;
+            /** @description Where the deal came from (referral, web form, trade show ...). */
+            source: string | null;
+            /**
+             * Format: int64
+             * @description Id of the user of the account who owns the deal. Must be the id of an user of this account.
+             */
+            owner_id: number | null;
+            /** @description Free-text description of the deal. */
+            description: string | null;
+            /** @description The status: the display_name of a live Deal status (GET /statuses?related_name=Deal). */
+            status: string;
+            /** @description Labels (display_name values of GET /labels?related_name=Deal). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Deal). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        DealResponse: {
+            data: components["schemas"]["Deal"];
+        };
+        DealList: {
+            data: components["schemas"]["Deal"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Deal create body (under the key "deal"). Not accepted: status. */
+        DealCreate: {
+            name: components["schemas"]["Deal"]["name"];
+            /**
+             * Format: uuid
+             * @description The customer the deal is with; null while the deal is with a lead. Exactly one of customer_id and lead_id on create; neither changes afterwards (converting the lead moves its deals to the customer). Must be the id of a Customer.
+             */
+            customer_id?: string | null;
+            /**
+             * Format: uuid
+             * @description The lead the deal is with; null once the deal is with a customer. Exactly one of customer_id and lead_id on create; neither changes afterwards. Must be the id of a Lead.
+             */
+            lead_id?: string | null;
+            /** @description What the deal is worth, in the account's currency (0 or more). Default: 0. 0 to 9999999999, at most 2 decimal places. */
+            value_amount?: string | number;
+            expected_close_date?: components["schemas"]["Deal"]["expected_close_date"];
+            probability_percent?: components["schemas"]["Deal"]["probability_percent"];
+            source?: components["schemas"]["Deal"]["source"];
+            /**
+             * Format: int64
+             * @description Id of the user of the account who owns the deal. Must be an active user when it is set or changed. Must be the id of an user of this account.
+             */
+            owner_id?: number | null;
+            description?: components["schemas"]["Deal"]["description"];
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
+            number?: string;
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Deal; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Deal), one key per definition at most. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        DealCreateRequest: {
+            deal: components["schemas"]["DealCreate"];
+        };
+        /** @description Deal update body (under the key "deal"). Not changeable (current value only): customer_id, lead_id. */
+        DealUpdate: {
+            name?: components["schemas"]["Deal"]["name"];
+            /**
+             * Format: uuid
+             * @description The customer the deal is with; null while the deal is with a lead. Exactly one of customer_id and lead_id on create; neither changes afterwards (converting the lead moves its deals to the customer). Must be the id of a Customer.
+             */
+            customer_id?: string | null;
+            /**
+             * Format: uuid
+             * @description The lead the deal is with; null once the deal is with a customer. Exactly one of customer_id and lead_id on create; neither changes afterwards. Must be the id of a Lead.
+             */
+            lead_id?: string | null;
+            value_amount?: components["schemas"]["DealCreate"]["value_amount"];
+            expected_close_date?: components["schemas"]["Deal"]["expected_close_date"];
+            probability_percent?: components["schemas"]["Deal"]["probability_percent"];
+            source?: components["schemas"]["Deal"]["source"];
+            owner_id?: components["schemas"]["DealCreate"]["owner_id"];
+            description?: components["schemas"]["Deal"]["description"];
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
+            number?: string;
+            /** @description display_name of a live Deal status (GET /statuses?related_name=Deal), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
+            status?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Deal. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Deal), one key per definition at most; merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        DealUpdateRequest: {
+            deal: components["schemas"]["DealUpdate"];
+        };
+        /** @description A to-do of a user of the account: what to do, by when and how urgently, optionally about one record (a customer, a lead, a job ...). Completing it records when. */
+        Task: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /** @description The number of the record, unique in the account: the next in sequence unless given on create; never changes. */
+            number: string;
+            /** @description What is to be done, in a line. */
+            title: string;
+            /** @description Details of the task. */
+            description: string | null;
+            /**
+             * Format: date
+             * @description The day the task is due. Calendar date YYYY-MM-DD.
+             */
+            due_date: string | null;
+            /**
+             * @description How urgent the task is: low, normal, high or urgent.
+             * @enum {string}
+             */
+            priority: "low" | "normal" | "high" | "urgent";
+            /**
+             * Format: int64
+             * @description Id of the user of the account who is to do the task. Must be the id of an user of this account.
+             */
+            assignee_id: number | null;
+            /**
+             * @description The type of the record the task is about.
+             * @enum {string|null}
+             */
+            taskable_type: "Customer" | "Lead" | "Site" | "Job" | "Estimate" | "Invoice" | "Deal" | null;
+            /**
+             * Format: uuid
+             * @description The id of the record the task is about.
+             */
+            taskable_id: string | null;
+            /**
+             * Format: date-time
+             * @description When the task was completed (moved to the status Done); null while it is not. ISO 8601 timestamp.
+             */
+            readonly completed_at: string | null;
+            /** @description The status: the display_name of a live Task status (GET /statuses?related_name=Task). */
+            status: string;
+            /** @description Labels (display_name values of GET /labels?related_name=Task). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Task). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        TaskResponse: {
+            data: components["schemas"]["Task"];
+        };
+        TaskList: {
+            data: components["schemas"]["Task"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Task create body (under the key "task"). Not accepted: status. */
+        TaskCreate: {
+            title: components["schemas"]["Task"]["title"];
+            description?: components["schemas"]["Task"]["description"];
+            due_date?: components["schemas"]["Task"]["due_date"];
+            /**
+             * @description How urgent the task is: low, normal, high or urgent. Default: normal.
+             * @enum {string}
+             */
+            priority?: "low" | "normal" | "high" | "urgent";
+            /**
+             * Format: int64
+             * @description Id of the user of the account who is to do the task. Must be an active user when it is set or changed. Must be the id of an user of this account.
+             */
+            assignee_id?: number | null;
+            /**
+             * @description The type of the record the task is about. Given together with taskable_id (both, or both null).
+             * @enum {string|null}
+             */
+            taskable_type?: "Customer" | "Lead" | "Site" | "Job" | "Estimate" | "Invoice" | "Deal" | null;
+            /**
+             * Format: uuid
+             * @description The id of the record the task is about. Must name a live record of taskable_type in the account; given together with taskable_type.
+             */
+            taskable_id?: string | null;
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
+            number?: string;
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Task; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Task), one key per definition at most. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        TaskCreateRequest: {
+            task: components["schemas"]["TaskCreate"];
+        };
+        /** @description Task update body (under the key "task"). */
+        TaskUpdate: {
+            title?: components["schemas"]["Task"]["title"];
+            description?: components["schemas"]["Task"]["description"];
+            due_date?: components["schemas"]["Task"]["due_date"];
+            priority?: components["schemas"]["TaskCreate"]["priority"];
+            assignee_id?: components["schemas"]["TaskCreate"]["assignee_id"];
+            taskable_type?: components["schemas"]["TaskCreate"]["taskable_type"];
+            taskable_id?: components["schemas"]["TaskCreate"]["taskable_id"];
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
+            number?: string;
+            /** @description display_name of a live Task status (GET /statuses?related_name=Task), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
+            status?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Task. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Task), one key per definition at most; merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        TaskUpdateRequest: {
+            task: components["schemas"]["TaskUpdate"];
         };
         /** @description A supplier of the tenant: parts, materials or subcontracted work. Items name their preferred vendor; purchase orders are placed with a vendor. */
         Vendor: {
@@ -5998,6 +6439,11 @@ export interface components {
              */
             tax_rate_id: string | null;
             /**
+             * Format: uuid
+             * @description The deal the estimate quotes for. Must be the id of a Deal.
+             */
+            deal_id: string | null;
+            /**
              * Format: decimal
              * @description Sum of the line totals (tax included), computed by the server.
              */
@@ -6073,6 +6519,11 @@ export interface components {
              * @description The default tax rate of new lines. Must be an active tax rate when it is set. Must be the id of a TaxRate.
              */
             tax_rate_id?: string | null;
+            /**
+             * Format: uuid
+             * @description The deal the estimate quotes for. Must be a deal of customer_id (a deal still with a lead takes estimates once the lead is converted). Must be the id of a Deal.
+             */
+            deal_id?: string | null;
             /** @description Omitted: the next in sequence; given: kept, unique in the account. */
             number?: string;
             /** @description Each value must be one of the display_name values of GET /labels?related_name=Estimate; an unknown label gives 422 validation.failed. */
@@ -6102,6 +6553,7 @@ export interface components {
             reference?: components["schemas"]["Estimate"]["reference"];
             customer_notes?: components["schemas"]["Estimate"]["customer_notes"];
             tax_rate_id?: components["schemas"]["EstimateCreate"]["tax_rate_id"];
+            deal_id?: components["schemas"]["EstimateCreate"]["deal_id"];
             /** @description Only the current value (a no-op); another gives 422 number.immutable. */
             number?: string;
             /** @description display_name of a live Estimate status (GET /statuses?related_name=Estimate), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
@@ -7297,7 +7749,7 @@ export interface components {
             customer?: components["schemas"]["ConvertLeadCustomer"];
         };
         ConvertLeadResponse: {
-            /** @description lead: the lead, now with converted_customer_id and converted_at (status Converted when that status is live); customer: the new customer, owning the lead's sites and contact linkages. */
+            /** @description lead: the lead, now with converted_customer_id and converted_at (status Converted when that status is live); customer: the new customer, owning the lead's sites, contact linkages and deals. */
             data: {
                 lead: components["schemas"]["Lead"];
                 customer: components["schemas"]["Customer"];
@@ -7936,6 +8388,34 @@ export interface components {
                 "application/json": components["schemas"]["LeadResponse"];
             };
         };
+        /** @description The deal. */
+        Deal: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DealResponse"];
+            };
+        };
+        /** @description The task. */
+        Task: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TaskResponse"];
+            };
+        };
         /** @description The vendor. */
         Vendor: {
             headers: {
@@ -8484,7 +8964,7 @@ export interface components {
     };
     parameters: {
         /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
-        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
         /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
         Cursor: string;
         /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
@@ -8517,6 +8997,42 @@ export interface components {
         "updated_at.lt": string;
         /** @description Filter: updated_at is less than or equal to the value. */
         "updated_at.lte": string;
+        /** @description Filter: owner_id equals the value. */
+        "owner_id.eq": number;
+        /** @description Filter: value_amount is greater than the value. */
+        "value_amount.gt": string;
+        /** @description Filter: value_amount is greater than or equal to the value. */
+        "value_amount.gte": string;
+        /** @description Filter: value_amount is less than the value. */
+        "value_amount.lt": string;
+        /** @description Filter: value_amount is less than or equal to the value. */
+        "value_amount.lte": string;
+        /** @description Filter: expected_close_date is greater than the value. */
+        "expected_close_date.gt": string;
+        /** @description Filter: expected_close_date is greater than or equal to the value. */
+        "expected_close_date.gte": string;
+        /** @description Filter: expected_close_date is less than the value. */
+        "expected_close_date.lt": string;
+        /** @description Filter: expected_close_date is less than or equal to the value. */
+        "expected_close_date.lte": string;
+        /** @description Filter: assignee_id equals the value. */
+        "assignee_id.eq": number;
+        /** @description Filter: priority equals the value. */
+        "priority.eq": string;
+        /** @description Filter: priority is one of the comma-separated values (1 to 100, each a string). */
+        "priority.in": string;
+        /** @description Filter: due_date is greater than the value. */
+        "due_date.gt": string;
+        /** @description Filter: due_date is greater than or equal to the value. */
+        "due_date.gte": string;
+        /** @description Filter: due_date is less than the value. */
+        "due_date.lt": string;
+        /** @description Filter: due_date is less than or equal to the value. */
+        "due_date.lte": string;
+        /** @description Filter: taskable_type equals the value. */
+        "taskable_type.eq": string;
+        /** @description Filter: taskable_id equals the value. */
+        "taskable_id.eq": string;
         /** @description Filter: name equals the value. */
         "name.eq": string;
         /** @description Filter: reference equals the value. */
@@ -8547,6 +9063,8 @@ export interface components {
         "scheduled_start.lt": string;
         /** @description Filter: scheduled_start is less than or equal to the value. */
         "scheduled_start.lte": string;
+        /** @description Filter: deal_id equals the value. */
+        "deal_id.eq": string;
         /** @description Filter: invoice_date is greater than the value. */
         "invoice_date.gt": string;
         /** @description Filter: invoice_date is greater than or equal to the value. */
@@ -8555,14 +9073,6 @@ export interface components {
         "invoice_date.lt": string;
         /** @description Filter: invoice_date is less than or equal to the value. */
         "invoice_date.lte": string;
-        /** @description Filter: due_date is greater than the value. */
-        "due_date.gt": string;
-        /** @description Filter: due_date is greater than or equal to the value. */
-        "due_date.gte": string;
-        /** @description Filter: due_date is less than the value. */
-        "due_date.lt": string;
-        /** @description Filter: due_date is less than or equal to the value. */
-        "due_date.lte": string;
         /** @description Filter: method equals the value. */
         "method.eq": string;
         /** @description Filter: method is one of the comma-separated values (1 to 100, each a string). */
@@ -9624,6 +10134,460 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Lead"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    listDeals: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: lead_id equals the value. */
+                lead_id?: components["parameters"]["lead_id.eq"];
+                /** @description Filter: owner_id equals the value. */
+                owner_id?: components["parameters"]["owner_id.eq"];
+                /** @description Filter: value_amount is greater than the value. */
+                "value_amount[gt]"?: components["parameters"]["value_amount.gt"];
+                /** @description Filter: value_amount is greater than or equal to the value. */
+                "value_amount[gte]"?: components["parameters"]["value_amount.gte"];
+                /** @description Filter: value_amount is less than the value. */
+                "value_amount[lt]"?: components["parameters"]["value_amount.lt"];
+                /** @description Filter: value_amount is less than or equal to the value. */
+                "value_amount[lte]"?: components["parameters"]["value_amount.lte"];
+                /** @description Filter: expected_close_date is greater than the value. */
+                "expected_close_date[gt]"?: components["parameters"]["expected_close_date.gt"];
+                /** @description Filter: expected_close_date is greater than or equal to the value. */
+                "expected_close_date[gte]"?: components["parameters"]["expected_close_date.gte"];
+                /** @description Filter: expected_close_date is less than the value. */
+                "expected_close_date[lt]"?: components["parameters"]["expected_close_date.lt"];
+                /** @description Filter: expected_close_date is less than or equal to the value. */
+                "expected_close_date[lte]"?: components["parameters"]["expected_close_date.lte"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "name" | "-name" | "status" | "-status" | "value_amount" | "-value_amount" | "expected_close_date" | "-expected_close_date";
+                /** @description Free-text search over name, number, status and source. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Deal. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deals. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created deal. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DealResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getDeal: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Deal"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deleteDeal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updateDeal: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Deal"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: assignee_id equals the value. */
+                assignee_id?: components["parameters"]["assignee_id.eq"];
+                /** @description Filter: priority equals the value. */
+                priority?: components["parameters"]["priority.eq"];
+                /** @description Filter: priority is one of the comma-separated values (1 to 100, each a string). */
+                "priority[in]"?: components["parameters"]["priority.in"];
+                /** @description Filter: due_date is greater than the value. */
+                "due_date[gt]"?: components["parameters"]["due_date.gt"];
+                /** @description Filter: due_date is greater than or equal to the value. */
+                "due_date[gte]"?: components["parameters"]["due_date.gte"];
+                /** @description Filter: due_date is less than the value. */
+                "due_date[lt]"?: components["parameters"]["due_date.lt"];
+                /** @description Filter: due_date is less than or equal to the value. */
+                "due_date[lte]"?: components["parameters"]["due_date.lte"];
+                /** @description Filter: taskable_type equals the value. */
+                taskable_type?: components["parameters"]["taskable_type.eq"];
+                /** @description Filter: taskable_id equals the value. */
+                taskable_id?: components["parameters"]["taskable_id.eq"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "title" | "-title" | "status" | "-status" | "due_date" | "-due_date" | "priority" | "-priority";
+                /** @description Free-text search over title, number, status and priority. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Task. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tasks. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created task. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Task"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deleteTask: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updateTask: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Task"];
             400: components["responses"]["Problem400_4"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -10907,6 +11871,8 @@ export interface operations {
                 "status[in]"?: components["parameters"]["status.in"];
                 /** @description Filter: customer_id equals the value. */
                 customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: deal_id equals the value. */
+                deal_id?: components["parameters"]["deal_id.eq"];
                 /** @description Filter: created_at is greater than the value. */
                 "created_at[gt]"?: components["parameters"]["created_at.gt"];
                 /** @description Filter: created_at is greater than or equal to the value. */
@@ -13032,7 +13998,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description lead: the lead, now with converted_customer_id and converted_at (status Converted when that status is live); customer: the new customer, owning the lead's sites and contact linkages. */
+            /** @description lead: the lead, now with converted_customer_id and converted_at (status Converted when that status is live); customer: the new customer, owning the lead's sites, contact linkages and deals. */
             201: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13582,7 +14548,7 @@ export interface operations {
                 /** @description seq (oldest first, the default) or -seq. */
                 sort?: "seq" | "-seq";
                 /** @description Only this topic: one of the catalog (GET /webhooks/available_topics lists those this key can subscribe to); any other value: 400 filter.invalid. */
-                topic?: "asset.created" | "asset.deleted" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.received" | "purchase_order.status_changed" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
+                topic?: "asset.created" | "asset.deleted" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.status_changed" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.received" | "purchase_order.status_changed" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.status_changed" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
                 /** @description Only these comma-separated topics (1 to 100, each one of the topic enum, no spaces); any other name: 400 filter.invalid. */
                 "topic[in]"?: string;
                 /** @description Only topics of this resource: a topic's first part (job for job.created, job.updated ...); any other value: 400 filter.invalid. */
@@ -14184,6 +15150,31 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["DealDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    dealStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DealStatusChangedEvent"];
             };
         };
         responses: {
@@ -15684,6 +16675,31 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TaskDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    taskStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TaskStatusChangedEvent"];
             };
         };
         responses: {

@@ -26,6 +26,7 @@ const kindValueTypes: Partial<Record<FieldKind, ValueType>> = {
   uuid: 'uuid',
   integer: 'integer',
   int64: 'integer',
+  decimal: 'decimal',
   boolean: 'boolean',
   date: 'date',
   datetime: 'datetime',

@@ -55,6 +55,9 @@ function invalidCursor(): AppError {
   return new AppError('cursor.invalid', 'The cursor cannot be decoded.');
 }
 
+/** A decimal filter value: an optional sign, up to 18 integer digits and up to 10 places (PostgreSQL compares it as numeric). */
+const DECIMAL_VALUE = /^-?\d{1,18}(\.\d{1,10})?$/;
+
 function parseValue(type: ValueType, raw: string, subject: FilterSubject): unknown {
   const bad = (what: string) => invalid(subject, (name) => `${name}: "${raw}" is not ${what}`);
   switch (type) {
@@ -75,6 +78,9 @@ function parseValue(type: ValueType, raw: string, subject: FilterSubject): unkno
     case 'integer':
       if (!/^-?\d{1,18}$/.test(raw)) throw bad('an integer');
       return BigInt(raw);
+    case 'decimal':
+      if (!DECIMAL_VALUE.test(raw)) throw bad('a decimal number');
+      return raw;
     case 'boolean':
       if (raw !== 'true' && raw !== 'false') throw bad('true or false');
       return raw === 'true';
@@ -227,6 +233,7 @@ function continuation(spec: ListSpec, position: CursorPayload): Pick<ListParamet
   const value = position.v !== null && sort.type === 'datetime' ? new Date(Number(position.v)) : position.v;
   if (value instanceof Date && Number.isNaN(value.getTime())) throw invalidCursor();
   if (sort.type === 'date' && value !== null && (typeof value !== 'string' || !parseCalendarDate(value))) throw invalidCursor();
+  if (sort.type === 'decimal' && value !== null && (typeof value !== 'string' || !DECIMAL_VALUE.test(value))) throw invalidCursor();
   return { sort: { field: position.s, column: sort.column ?? position.s, direction: position.d }, after: { value, id: position.id } };
 }
 
@@ -235,6 +242,7 @@ export function nextCursor(cursors: CursorCodec, spec: ListSpec, parameters: Lis
   const { sort } = parameters;
   const raw = last[sort.column];
   // A calendar date is kept as YYYY-MM-DD (a date column read as a Date is midnight UTC), a timestamp as epoch ms.
-  const v = raw instanceof Date ? (spec.sorts[sort.field]?.type === 'date' ? raw.toISOString().slice(0, 10) : raw.getTime()) : typeof raw === 'bigint' ? Number(raw) : (raw as string | number | boolean | null);
+  // A decimal is kept as its decimal string (a numeric column may be read as a number).
+  const v = spec.sorts[sort.field]?.type === 'decimal' && raw !== null && raw !== undefined ? String(raw) : raw instanceof Date ? (spec.sorts[sort.field]?.type === 'date' ? raw.toISOString().slice(0, 10) : raw.getTime()) : typeof raw === 'bigint' ? Number(raw) : (raw as string | number | boolean | null);
   return cursors.encode({ r: spec.resource, a: parameters.account, s: sort.field, d: sort.direction, v, id: last.id, f: parameters.fingerprint });
 }

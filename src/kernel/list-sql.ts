@@ -8,7 +8,7 @@ import { pageCursors } from './cursor.ts';
 // to know whether another page follows.
 
 const sqlOps: Record<Exclude<Operator, 'in'>, string> = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
-const castOf: Record<ValueType, string> = { string: 'text', uuid: 'uuid', date: 'date', datetime: 'timestamptz', integer: 'bigint', boolean: 'boolean' };
+const castOf: Record<ValueType, string> = { string: 'text', uuid: 'uuid', date: 'date', datetime: 'timestamptz', integer: 'bigint', decimal: 'numeric', boolean: 'boolean' };
 
 function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -7,8 +7,11 @@ import type { CustomFieldDefinition } from './lookups.ts';
 // this file declares what a list is; list-parameters.ts turns a request's parameters into a validated list
 // query, and list-sql.ts reads its page (runList).
 
-/** A filter or sort value: `date` is a calendar date (YYYY-MM-DD), `datetime` an ISO 8601 timestamp. */
-export type ValueType = 'string' | 'uuid' | 'date' | 'datetime' | 'integer' | 'boolean';
+/**
+ * A filter or sort value: `date` is a calendar date (YYYY-MM-DD), `datetime` an ISO 8601 timestamp, `decimal` an exact
+ * decimal number (money, quantities: compared as numeric, never as floating point).
+ */
+export type ValueType = 'string' | 'uuid' | 'date' | 'datetime' | 'integer' | 'decimal' | 'boolean';
 export type Operator = 'eq' | 'in' | 'gt' | 'gte' | 'lt' | 'lte';
 
 /** The operators of a range filter (created_at[gte]=...). */

@@ -1,5 +1,6 @@
 import { contactResource } from './contacts/contact.resource.ts';
 import { customerResource } from './customers/customer.resource.ts';
+import { dealResource } from './deals/deal.resource.ts';
 import { estimateResource } from './estimates/estimate.resource.ts';
 import { invoiceResource } from './invoices/invoice.resource.ts';
 import { customerItemPriceResource } from './items/customer-item-price.resource.ts';
@@ -14,6 +15,7 @@ import { stockAdjustmentResource } from './stock/stock-adjustment.resource.ts';
 import { stockLevelResource } from './stock/stock-level.resource.ts';
 import { stockLocationResource } from './stock/stock-location.resource.ts';
 import { systemResource } from './systems/system.resource.ts';
+import { taskResource } from './tasks/task.resource.ts';
 import { taxRateResource } from './tax-rates/tax-rate.resource.ts';
 import { purchaseOrderReceiptResource } from './purchase-orders/purchase-order-receipt.resource.ts';
 import { purchaseOrderResource } from './purchase-orders/purchase-order.resource.ts';
@@ -30,6 +32,8 @@ export const resources = [
   siteResource,
   contactResource,
   leadResource,
+  dealResource,
+  taskResource,
   vendorResource,
   itemResource,
   customerItemPriceResource,

@@ -28,6 +28,16 @@ const unique = (prefix: string) => `${prefix} ${process.pid}-${(sequence += 1)}`
 const recipes: Record<string, Recipe> = {
   customers: async (w) => ({ id: (await w.create('customers', { organization: unique('Fuzz Customer') })).id }),
   leads: async (w) => ({ id: (await w.create('leads', { organization: unique('Fuzz Lead'), first_name: 'Lee' })).id }),
+  // Deals: with a customer or (every other one) with a lead: exactly one of them.
+  deals: async (w) => {
+    const party = w.next() % 2 === 0 ? { customer_id: (await w.liveEntry('customers', w.next())).id } : { lead_id: (await w.liveEntry('leads', w.next())).id };
+    return { id: (await w.create('deals', { name: unique('Fuzz Deal'), value_amount: '250', ...party })).id };
+  },
+  // Tasks: about a customer (the pair taskable_type / taskable_id), or about no record.
+  tasks: async (w) => {
+    const parent = w.next() % 2 === 0 ? { taskable_type: 'Customer', taskable_id: (await w.liveEntry('customers', w.next())).id } : {};
+    return { id: (await w.create('tasks', { title: unique('Fuzz Task'), ...parent })).id };
+  },
   sites: async (w) => {
     const customer = await w.liveEntry('customers', w.next());
     return { id: (await w.create('sites', siteFields('Customer', customer.id))).id };

@@ -14,6 +14,7 @@ const base = {
     name: { kind: 'string', create: 'required', update: 'optional', nullable: false, unique: 'case_insensitive', description: 'Name.' },
     email: { kind: 'email', create: 'optional', update: 'optional', description: 'Email.' },
     rating: { kind: 'decimal', create: 'optional', update: 'optional', description: 'Rating.' },
+    score: { kind: 'number', create: 'optional', update: 'optional', description: 'Score.' },
     preferred: { kind: 'boolean', create: 'optional', update: 'optional', description: 'Preferred.' },
   },
   conventions: { number: true, status: { defaults: ['Active'] }, softDelete: true },
@@ -61,9 +62,12 @@ describe('a declaration', () => {
     expect(() => defineResource({ ...base, name: 'vendor', list: { filters: { nmae: ['eq'] }, sorts: {}, defaultSort: 'created_at' } })).toThrow(
       'vendor: the filter "nmae" names no field of the resource',
     );
-    expect(() => defineResource({ ...base, name: 'vendor', list: { filters: { rating: ['eq'] }, sorts: {}, defaultSort: 'created_at' } })).toThrow(
-      'vendor: the filter "rating" is on a decimal field, which lists cannot filter on',
+    expect(() => defineResource({ ...base, name: 'vendor', list: { filters: { score: ['eq'] }, sorts: {}, defaultSort: 'created_at' } })).toThrow(
+      'vendor: the filter "score" is on a number field, which lists cannot filter on',
     );
+    // A decimal is compared exactly (as numeric): lists filter and sort on it.
+    const rated = defineResource({ ...base, name: 'vendor', list: { filters: { rating: rangeOps }, sorts: { rating: true }, defaultSort: 'created_at' } });
+    expect([rated.list.filters.rating.type, rated.list.sorts.rating.type]).toEqual(['decimal', 'decimal']);
     expect(() => defineResource({ ...base, name: 'vendor', list: { filters: {}, sorts: { preferred: true }, defaultSort: 'created_at' } })).toThrow('boolean');
   });
 

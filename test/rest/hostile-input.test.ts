@@ -58,6 +58,8 @@ async function oneOfEach(): Promise<Record<string, Created>> {
     system: await createSystem(api, site.id),
     job: await createJob(api, { site_id: site.id }),
     estimate: await createEstimate(api, { site_id: site.id }),
+    // A deal needs exactly one party (no required field says so).
+    deal: await createRecord(api, 'deals', 'deal', { name: 'Hostile deal', customer_id: place.customer.id }),
     // A topic none of these tests emits: the endpoint gets no deliveries in the background.
     webhook_endpoint: await createRecord(api, 'webhooks/endpoints', 'endpoint', { url: receiver.url, topics: ['webhook_endpoint.paused'], description: 'Hostile' }),
   };

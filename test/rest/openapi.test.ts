@@ -732,7 +732,7 @@ describe('Job, Estimate and their line items', () => {
   ];
   const estimateFields = [
     'customer_id', 'site_id', 'contact_id', 'title', 'description', 'scope_of_work', 'estimate_date', 'expiration_date', 'job_type',
-    'system_id', 'reference', ...conventions, 'customer_notes', 'tax_rate_id', 'lineitems',
+    'system_id', 'reference', ...conventions, 'customer_notes', 'tax_rate_id', 'deal_id', 'lineitems',
   ];
   const lineInputs = ['item_id', 'description', 'quantity', 'unit_price', 'discount', 'tax_rate_id', 'taxable', 'labor_visible'];
   const lineComputed = ['applied_tax_rate', 'discount_amount', 'tax_amount', 'line_total', 'tax_applied'];
@@ -979,6 +979,7 @@ describe('every resource', () => {
       if (p.schema.format === 'date-time') return '2026-01-01T00:00:00Z';
       if (p.schema.format === 'date') return '2026-01-01';
       if (p.schema.format === 'uuid') return SOME_ID;
+      if (p.schema.format === 'decimal') return '10.5';
       if (p.schema.type === 'integer') return '10';
       if (p.schema.type === 'boolean') return 'true';
       return 'Active';
@@ -1125,6 +1126,16 @@ describe('every resource', () => {
       { headers: { 'idempotency-key': `doc-receipt-${Date.now()}` } },
     );
     check('ReceivePurchaseOrderResponse', receipt, 'POST /purchase_orders/{id}/receive');
+    // CRM: a deal with the customer, another with a lead, and a task about the first deal, then done (completed_at).
+    const deal = await api.post('/deals', {
+      deal: { name: 'Documented deal', customer_id: customer.body.data.id, value_amount: '1500', expected_close_date: '2026-09-30', probability_percent: 50, owner_id: tenant.userId },
+    });
+    check('DealResponse', deal, 'POST /deals');
+    const dealLead = await api.post('/leads', { lead: { first_name: 'Dee' } });
+    check('DealResponse', await api.post('/deals', { deal: { name: 'Lead deal', lead_id: dealLead.body.data.id } }), 'POST /deals with a lead');
+    const task = await api.post('/tasks', { task: { title: 'Follow up', taskable_type: 'Deal', taskable_id: deal.body.data.id, assignee_id: tenant.userId, due_date: '2026-09-01', priority: 'urgent' } });
+    check('TaskResponse', task, 'POST /tasks');
+    check('TaskResponse', await api.patch(`/tasks/${task.body.data.id}`, { task: { status: 'Done' } }, ifMatch(task.headers.get('etag')!)), 'PATCH /tasks/{id}');
     expect(receipt.headers.get('location')).toBe(`/api/v2/purchase_order_receipts/${receipt.body.data.receipt.id}`);
     expect(job.body.data.assignments).toHaveLength(1);
     expect(job.body.data.lineitems[0].tax_applied).toBe(true);

@@ -357,12 +357,12 @@ export class GqlBuilder {
    * branch. A connection is one level with its nodes (a collection below a record counts as a list did): its nodes'
    * selection one level down, the cursor and node id of its edges, and its pageInfo.
    */
-  selection(typeName: string, depth: number, seen: string[] = []): string {
+  selection(typeName: string, depth: number, seen: string[] = [], only?: string): string {
     const type = this.schema.types.get(typeName)!;
     const node = this.connectionNode(typeName);
     if (node) {
       const edgeNode = this.schema.types.get(node)?.fields?.some((f) => f.name === 'id') ? 'node { __typename id }' : 'node { __typename }';
-      const nodes = depth > 0 ? `nodes { ${this.selection(node, depth - 1, seen)} } ` : '';
+      const nodes = depth > 0 ? `nodes { ${this.selection(node, depth - 1, seen, only)} } ` : '';
       // The edges of the operation's own connection (`seen` is empty at the top): those below records cost as much again.
       const edges = seen.length === 0 ? `edges { cursor ${edgeNode} } ` : '';
       return `__typename ${nodes}${edges}pageInfo { hasNextPage hasPreviousPage startCursor endCursor }`;
@@ -392,6 +392,8 @@ export class GqlBuilder {
       const target = this.schema.types.get(n.name!)!;
       const node = this.connectionNode(target.name);
       if (target.kind === 'SCALAR' || target.kind === 'ENUM') parts.push(f.name);
+      // `only`: of the record's relations, this one alone (its leaves are all kept).
+      else if (only !== undefined && f.name !== only) continue;
       // A connection below a record: one level with its nodes (selection() takes the level for the nodes).
       else if (node) {
         // A has a few records of each kind: 5 per page keeps the deep selection under the cost limit.
@@ -403,13 +405,13 @@ export class GqlBuilder {
   }
 }
 
-/** The operation text and the variables for a field with the given argument values. */
-export function operation(builder: GqlBuilder, root: 'query' | 'mutation', field: Field, args: Record<string, unknown>, depth: number): string {
+/** The operation text and the variables for a field with the given argument values (`only`: one relation of its record). */
+export function operation(builder: GqlBuilder, root: 'query' | 'mutation', field: Field, args: Record<string, unknown>, depth: number, only?: string): string {
   const used = field.args.filter((a) => args[a.name] !== undefined);
   const vars = used.map((a) => `$${a.name}: ${typeString(a.type)}`).join(', ');
   const call = used.length ? `(${used.map((a) => `${a.name}: $${a.name}`).join(', ')})` : '';
   const ret = named(field.type);
-  const sel = builder.schema.types.get(ret.name!)!.kind === 'SCALAR' || builder.schema.types.get(ret.name!)!.kind === 'ENUM' ? '' : ` { ${builder.selection(ret.name!, depth)} }`;
+  const sel = builder.schema.types.get(ret.name!)!.kind === 'SCALAR' || builder.schema.types.get(ret.name!)!.kind === 'ENUM' ? '' : ` { ${builder.selection(ret.name!, depth, [], only)} }`;
   return `${root} Sweep${vars ? `(${vars})` : ''} { ${field.name}${call}${sel} }`;
 }
 
@@ -568,8 +570,59 @@ export async function graphqlCursors(builder: GqlBuilder, gql: Gql): Promise<Map
  * single-record field once per record of A's of its kind, each list with its first page, the other required
  * arguments filled as in the sweep (DateTime arguments as a wide window, in order).
  */
-export function relationQueries(builder: GqlBuilder, catalog: Catalog, depth: number): { label: string; query: string; variables: Record<string, unknown> }[] {
-  const out: { label: string; query: string; variables: Record<string, unknown> }[] = [];
+/** A query of the relation sweep; `parts` splits it when the server refuses it as too large (see relationParts). */
+export interface RelationQuery {
+  label: string;
+  query: string;
+  variables: Record<string, unknown>;
+  parts?: () => RelationQuery[];
+}
+
+/**
+ * The relations of the record a query field returns (through its connection), each reachable on its own: a
+ * query refused for its size (more relations than the token, cost or size limits allow at once) is asked again as
+ * one query per relation, at the same depth, and a relation still refused one level shallower, down to its leaves.
+ */
+function relationParts(builder: GqlBuilder, field: Field, variables: Record<string, unknown>, depth: number, label: string, only?: string): RelationQuery[] {
+  if (only !== undefined) {
+    if (depth <= 1) return [];
+    const query = operation(builder, 'query', field, variables, depth - 1, only);
+    return [{ label: `${label} (depth ${depth - 1})`, query, variables, parts: () => relationParts(builder, field, variables, depth - 1, label, only) }];
+  }
+  const returned = named(field.type).name!;
+  const record = builder.schema.types.get(builder.connectionNode(returned) ?? returned);
+  const relations = (record?.fields ?? []).filter((f) => {
+    const kind = builder.schema.types.get(named(f.type).name!)!.kind;
+    return kind !== 'SCALAR' && kind !== 'ENUM' && !f.args.some((a) => isRequired(a.type));
+  });
+  return relations.map((relation) => {
+    const part = `${label} .${relation.name}`;
+    return { label: part, query: operation(builder, 'query', field, variables, depth, relation.name), variables, parts: () => relationParts(builder, field, variables, depth, part, relation.name) };
+  });
+}
+
+/** The codes of a query refused for its size alone, which relationParts can ask again in smaller parts. */
+const REFUSED_FOR_SIZE = new Set(['graphql.too_many_tokens', 'graphql.result_too_large', 'graphql.cost_exceeded']);
+
+/**
+ * Asks a relation query; when the server refuses it for its size, asks its parts instead (recursively). `answer`
+ * sees every answer that was not split. Returns how many queries were split.
+ */
+export async function askRelationQuery(gql: Gql, q: RelationQuery, answer: (q: RelationQuery, res: Awaited<ReturnType<Gql>>) => void): Promise<number> {
+  const res = await gql(q.query, q.variables);
+  const codes = (res.body.errors ?? []).map((e) => String(e.extensions?.code));
+  const parts = res.status === 400 && codes.length > 0 && codes.every((code) => REFUSED_FOR_SIZE.has(code)) && q.parts ? q.parts() : [];
+  if (parts.length === 0) {
+    answer(q, res);
+    return 0;
+  }
+  let split = 1;
+  for (const part of parts) split += await askRelationQuery(gql, part, answer);
+  return split;
+}
+
+export function relationQueries(builder: GqlBuilder, catalog: Catalog, depth: number): RelationQuery[] {
+  const out: RelationQuery[] = [];
   const window = ['2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z'];
   for (const field of builder.schema.query.fields ?? []) {
     const ret = builder.schema.types.get(named(field.type).name!)!;
@@ -588,10 +641,12 @@ export function relationQueries(builder: GqlBuilder, catalog: Catalog, depth: nu
       const kind = builder.kindOf(idArgs[0].name, 'ID', undefined, field, idArgs[0].description).kind;
       for (const ref of kind ? (catalog.refs.get(kind) ?? []) : []) {
         const variables = { ...base, [idArgs[0].name]: ref.id };
-        out.push({ label: `query ${field.name}(${idArgs[0].name}: ${ref.id})`, query: operation(builder, 'query', field, variables, depth), variables });
+        const label = `query ${field.name}(${idArgs[0].name}: ${ref.id})`;
+        out.push({ label, query: operation(builder, 'query', field, variables, depth), variables, parts: () => relationParts(builder, field, variables, depth, label) });
       }
     } else {
-      out.push({ label: `query ${field.name}`, query: operation(builder, 'query', field, base, depth), variables: base });
+      const label = `query ${field.name}`;
+      out.push({ label, query: operation(builder, 'query', field, base, depth), variables: base, parts: () => relationParts(builder, field, base, depth, label) });
     }
   }
   return out;

@@ -401,6 +401,19 @@ export function restPositions(
         else if (keyed && (p.style === 'deepObject' || schema?.additionalProperties)) {
           positions.push({ op: operation, where: 'query', name: p.name, kind: keyed.kind, key: { relatedName: keyed.relatedName }, label: `${label} query ${p.name}[<id>]` });
         } else if (namesRecord(baseOf(p.name), schema)) {
+          // A polymorphic id filter (taskable_id beside taskable_type): one position per type, sent with it.
+          const typeName = baseOf(p.name).replace(/_id$/, '_type');
+          const typeParam = typeName !== baseOf(p.name) ? params.find((q) => q.in === 'query' && q.name === typeName) : undefined;
+          // Its types: the filter's enum, else the values the body property of that name takes.
+          const types: string[] = typeParam ? (deref(model.doc, typeParam.schema)?.enum ?? model.enums.get(typeName) ?? []) : [];
+          const variants = types.filter((value) => kindOfBase(snake(value), model.kinds));
+          if (variants.length) {
+            for (const value of variants) {
+              const kind = kindOfBase(snake(value), model.kinds)!;
+              positions.push({ op: operation, where: 'query', name: p.name, kind, variant: { field: typeName, value }, label: `${label} query ${p.name} (${typeName}=${value})` });
+            }
+            continue;
+          }
           const integer = [schema?.type].flat().includes('integer');
           const kind = kindOfIdName(model, baseOf(p.name), integer, p.description, userKind) ?? `?${p.name}`;
           positions.push({ op: operation, where: 'query', name: p.name, kind, integer, label: `${label} query ${p.name}` });

@@ -140,6 +140,7 @@ export async function runRestSweep(model: Model, api: Client, a: Side, b: Side, 
       let query = '';
       if (where === 'cursor') query = `cursor=${encodeURIComponent(String(value))}`;
       else if (where === 'query') query = position.key ? `${name}[${encodeURIComponent(String(value))}]=sweep` : `${name}=${encodeURIComponent(String(value))}`;
+      if (where === 'query' && position.variant) query += `&${position.variant.field}=${encodeURIComponent(position.variant.value)}`;
       let body: unknown;
       if (template) {
         body = structuredClone(template.body);

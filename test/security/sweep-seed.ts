@@ -167,6 +167,22 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   const converted = await api.post(`/estimates/${e1.id}/convert`);
   expect(converted.status, converted.text).toBe(201);
   // The second lead is converted (converted_customer_id, moved site and linkage); the first stays a lead.
+  // Deals: the first with the first customer (the first estimate quotes for it), one with each lead (the second
+  // lead's moves to its customer when the lead is converted below).
+  const d0 = await created('deals', 'deal', {
+    name: u(marker, 'Deal'),
+    customer_id: c0.id,
+    value_amount: '1200',
+    owner_id: tenant.userId,
+    source: u(marker, 'source'),
+    description: u(marker, 'Deal note'),
+    expected_close_date: '2026-07-01',
+    probability_percent: 40,
+    ...cf('Deal'),
+  });
+  await created('deals', 'deal', { name: u(marker, 'Deal'), lead_id: l1.id });
+  await created('deals', 'deal', { name: u(marker, 'Deal'), lead_id: l0.id });
+  await patched('estimates', e0.id, 'estimate', { deal_id: d0.id });
   const lead = await api.post(`/leads/${l1.id}/convert`, { customer: { organization: u(marker, 'Converted customer') } });
   expect(lead.status, lead.text).toBe(201);
   const inv0 = await created('invoices', 'invoice', {
@@ -225,6 +241,20 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     expect(res.status, res.text).toBe(201);
     made.set('purchase_order_receipts', [...(made.get('purchase_order_receipts') ?? []), { id: res.body.data.receipt.id, etag: res.headers.get('etag') ?? '', record: res.body.data.receipt }]);
   }
+
+  // Tasks: about the first customer (assigned to the technician), about the first deal, and about no record.
+  await created('tasks', 'task', {
+    title: u(marker, 'Task'),
+    description: u(marker, 'Task note'),
+    taskable_type: 'Customer',
+    taskable_id: c0.id,
+    assignee_id: tech.id,
+    due_date: '2026-06-03',
+    priority: 'high',
+    ...cf('Task'),
+  });
+  await created('tasks', 'task', { title: u(marker, 'Task'), taskable_type: 'Deal', taskable_id: d0.id, assignee_id: tenant.userId });
+  await created('tasks', 'task', { title: u(marker, 'Task') });
 
   // Webhook endpoints (registering one runs the verification handshake against the receiver), each with a test
   // delivery, so that GET .../deliveries lists records of B's that A must not reach.

@@ -20,7 +20,7 @@ export interface ListArgument {
   apply(value: unknown, request: ListRequestDraft): void;
 }
 
-const filterScalar: Record<ValueType, ScalarName> = { string: 'String', uuid: 'ID', date: 'Date', datetime: 'DateTime', integer: 'SafeInt', boolean: 'Boolean' };
+const filterScalar: Record<ValueType, ScalarName> = { string: 'String', uuid: 'ID', date: 'Date', datetime: 'DateTime', integer: 'SafeInt', decimal: 'Decimal', boolean: 'Boolean' };
 const opSuffix = { eq: '', in: 'In', gt: 'Gt', gte: 'Gte', lt: 'Lt', lte: 'Lte' } as const;
 
 /** The filter fields of a resource's list (its filters, q and custom_fields). */

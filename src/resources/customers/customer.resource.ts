@@ -2,6 +2,7 @@ import { rangeOps } from '../../kernel/listing.ts';
 import { defineResource } from '../../kernel/define-resource.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 import { contactRelations } from '../contacts/contact-linkage.relations.ts';
+import { taskRelation } from '../tasks/taskables.ts';
 
 
 export const customerResource = defineResource({
@@ -34,6 +35,8 @@ export const customerResource = defineResource({
     invoices: { kind: 'collection', model: 'invoice', column: 'customer_id', description: 'Live invoices of the customer, oldest first, not paginated.' },
     payments: { kind: 'collection', model: 'payment', column: 'customer_id', description: 'Live payments of the customer, oldest first, not paginated.' },
     sales_orders: { kind: 'collection', model: 'salesOrder', column: 'customer_id', description: 'Live sales orders of the customer, oldest first, not paginated.' },
+    deals: { kind: 'collection', model: 'deal', column: 'customer_id', description: 'Live deals with the customer (including those of the lead it was converted from), oldest first, not paginated.' },
+    tasks: taskRelation('Customer'),
   },
   list: {
     filters: {

@@ -5,6 +5,8 @@ import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { checkWorkLocation } from '../jobs/work-location.ts';
 import { checkDefaultTaxRate } from '../tax-rates/active-tax-rate.ts';
+import { taskRelation } from '../tasks/taskables.ts';
+import { checkEstimateDeal } from './estimate-deal.ts';
 import { estimateActions } from './estimate.actions.ts';
 
 /**
@@ -52,6 +54,15 @@ export const estimateResource = defineResource({
     reference: { kind: 'string', create: 'optional', update: 'optional', description: 'Partner-defined reference.' },
     customer_notes: { kind: 'text', create: 'optional', update: 'optional', description: 'Customer-facing, shown on the estimate PDF.' },
     tax_rate_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'taxRate', live: true, label: 'TaxRate' }, description: 'The default tax rate of new lines.', writeRule: 'Must be an active tax rate when it is set.' },
+
+    deal_id: {
+      kind: 'uuid',
+      create: 'optional',
+      update: 'optional',
+      references: { model: 'deal', live: true, label: 'Deal' },
+      description: 'The deal the estimate quotes for.',
+      writeRule: 'Must be a deal of {customer_id} (a deal still with a lead takes estimates once the lead is converted).',
+    },
   },
   readOnly: {
     amount: { kind: 'decimal', nullable: false, description: 'Sum of the line totals (tax included), computed by the server.' },
@@ -60,6 +71,7 @@ export const estimateResource = defineResource({
     converted_at: { kind: 'datetime', nullable: true, description: 'When the estimate was converted into a job or invoiced; null until then.' },
   },
   children: { lineitems: lineitemCollection('estimate_id') },
+  relations: { tasks: taskRelation('Estimate') },
   conventions: { number: true, status: { defaults: ['Draft', 'Sent', 'Accepted', 'Declined'] }, labels: true, customFields: true, softDelete: true },
   events: { extra: [{ action: 'converted', description: 'An accepted estimate was converted into a job or an invoice; `data.converted_to` names it (`job_id` or `invoice_id`).' }] },
   errors: { update: ['auth.permission_denied'] },
@@ -67,6 +79,7 @@ export const estimateResource = defineResource({
     filters: {
       status: ['eq', 'in'],
       customer_id: ['eq'],
+      deal_id: ['eq'],
       created_at: rangeOps,
       updated_at: rangeOps,
     },
@@ -81,6 +94,7 @@ export const estimateResource = defineResource({
       if (mode === 'update') checkDecision(ctx.principal.user.role, existing?.status, values.status);
       await checkWorkLocation(args, 'with_site');
       await checkDefaultTaxRate(args);
+      await checkEstimateDeal(args);
     },
     async afterWrite({ tx, row }) {
       // amount, then search_text (fl_estimate_search_text, which includes the amount; triggers refresh it when

@@ -10,6 +10,7 @@ import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { invoicePaymentRelations } from '../payments/payment.relations.ts';
 import { checkDefaultTaxRate } from '../tax-rates/active-tax-rate.ts';
 import { checkCustomerSite } from './customer-site.ts';
+import { taskRelation } from '../tasks/taskables.ts';
 
 // Invoices: what a customer owes for work, with the shared line items. amount is the sum of the lines; balance
 // is what payments have not covered yet (parent-totals.ts keeps both). A financial create: POST needs an
@@ -66,7 +67,7 @@ export const invoiceResource = defineResource({
     balance: { kind: 'decimal', nullable: false, description: 'What is still owed: amount minus what live payments apply to the invoice. Never negative.' },
   },
   children: { lineitems: lineitemCollection('invoice_id') },
-  relations: invoicePaymentRelations,
+  relations: { ...invoicePaymentRelations, tasks: taskRelation('Invoice') },
   conventions: { number: true, status: { defaults: ['Draft', 'Sent', 'Paid', 'Void'] }, labels: true, customFields: true, softDelete: true },
   idempotentCreate: true,
   errors: { delete: ['invoice.has_payments'] },

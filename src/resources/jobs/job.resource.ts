@@ -6,6 +6,7 @@ import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { checkWorkLocation } from './work-location.ts';
 import { jobActions } from './job.actions.ts';
+import { taskRelation } from '../tasks/taskables.ts';
 
 export const jobResource = defineResource({
   name: 'job',
@@ -100,6 +101,7 @@ export const jobResource = defineResource({
   },
   relations: {
     invoices: { kind: 'collection', model: 'invoice', column: 'job_id', description: 'The live invoice that bills the job (at most one), as a list.' },
+    tasks: taskRelation('Job'),
     assignees: {
       kind: 'through',
       via: 'assignments',

@@ -10,8 +10,7 @@ import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { moveLinkages } from '../contacts/contact-linkage.service.ts';
 
 // POST /leads/{id}/convert: in one transaction, creates a customer from the lead (the input may override or add
-// customer fields), moves the lead's sites and contact linkages to it (primaries stay
-// primaries), and marks the lead converted (status "Converted" when that status is live). A lead converts once.
+// customer fields), moves the lead's sites, contact linkages (primaries stay primaries) and deals to it, and marks the lead converted (status "Converted" when that status is live). A lead converts once.
 
 export const CONVERTED_STATUS = 'Converted';
 
@@ -22,6 +21,7 @@ export class LeadConversionService {
     private readonly leads: ResourceService,
     private readonly customers: ResourceService,
     private readonly sites: ResourceService,
+    private readonly deals: ResourceService,
   ) {}
 
   convert(ctx: RequestContext, leadId: string, input: ActionInput): Promise<{ lead: Single; customer: Single }> {
@@ -65,6 +65,14 @@ export class LeadConversionService {
         }
 
         await moveLinkages(tx, ctx, { type: 'Lead', id: leadId }, { type: 'Customer', id: customerId }, now);
+
+        // The lead's live deals move to the customer the same way (oldest first; each a deal.updated).
+        const deals = await tenantQuery<{ id: string }>(
+          tx,
+          `SELECT d.id FROM deals d WHERE d.account_id = $1::uuid AND d.lead_id = $2::uuid AND d.deleted_at IS NULL ORDER BY d.created_at, d.id FOR UPDATE`,
+          leadId,
+        );
+        for (const { id } of deals) await this.deals.touchWithin(tx, ctx, id, { customer_id: customerId, lead_id: null });
 
         const statuses = await liveStatuses(tx, 'Lead');
         const convertedLead = await this.leads.touchWithin(tx, ctx, leadId, {

@@ -13,7 +13,7 @@ export const leadActions: readonly ActionDefinition[] = [
     scopes: ['leads:write', 'customers:write'],
     summary: 'Convert a lead into a customer',
     description:
-      'In one transaction: creates a customer from the lead (the optional {customer} overrides or adds customer fields), moves the lead\'s sites and contact linkages to it (primary contacts stay primary) and marks the lead converted (status Converted when that status is live). A lead converts once: converting it again is refused with lead.already_converted.',
+      'In one transaction: creates a customer from the lead (the optional {customer} overrides or adds customer fields), moves the lead\'s sites, contact linkages (primary contacts stay primary) and deals to it and marks the lead converted (status Converted when that status is live). A lead converts once: converting it again is refused with lead.already_converted.',
     body: {
       overrides: 'customer',
       key: 'customer',
@@ -26,10 +26,10 @@ export const leadActions: readonly ActionDefinition[] = [
       status: 201,
       location: 'customer',
       description:
-        "{lead}: the lead, now with {converted_customer_id} and {converted_at} (status Converted when that status is live); {customer}: the new customer, owning the lead's sites and contact linkages.",
+        "{lead}: the lead, now with {converted_customer_id} and {converted_at} (status Converted when that status is live); {customer}: the new customer, owning the lead's sites, contact linkages and deals.",
     },
     run: ({ domain, ctx, id, input }) => domain.leadConversion.convert(ctx, id, input),
-    events: ['customer.created', 'lead.updated', 'site.updated', 'contact_linkage.updated'],
+    events: ['customer.created', 'lead.updated', 'site.updated', 'contact_linkage.updated', 'deal.updated'],
     errors: ['lead.already_converted'],
     includes: [{ kind: 'create', resource: 'customer' }],
     graphql: { bodyArg: 'customer' },

@@ -4,6 +4,7 @@ import { defineResource } from '../../kernel/define-resource.ts';
 import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 import { leadActions } from './lead.actions.ts';
 import { contactRelations } from '../contacts/contact-linkage.relations.ts';
+import { taskRelation } from '../tasks/taskables.ts';
 
 
 export const leadResource = defineResource({
@@ -28,6 +29,8 @@ export const leadResource = defineResource({
   relations: {
     sites: { kind: 'collection', model: 'site', column: 'lead_id', description: 'Live sites of this lead by position (the first is its primary billing address), not paginated.' },
     ...contactRelations('Lead', 'lead'),
+    deals: { kind: 'collection', model: 'deal', column: 'lead_id', description: 'Live deals with the lead, oldest first, not paginated (converting the lead moves them to its customer).' },
+    tasks: taskRelation('Lead'),
   },
   list: {
     filters: {

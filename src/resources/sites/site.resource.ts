@@ -6,6 +6,7 @@ import { unlinkRecords } from '../contacts/contact-linkage.service.ts';
 import { lockLinkable } from '../contacts/linkables.ts';
 import { contactRelations } from '../contacts/contact-linkage.relations.ts';
 import { vocabulary } from '../../kernel/vocabulary.ts';
+import { taskRelation } from '../tasks/taskables.ts';
 
 export const siteableTypes = vocabulary('SiteableType', ['Customer', 'Lead'], {
   description: 'The type of the record a site belongs to.',
@@ -50,6 +51,7 @@ export const siteResource = defineResource({
   relations: {
     systems: { kind: 'collection', model: 'system', column: 'site_id', description: 'Live systems installed at the site, oldest first, not paginated.' },
     ...contactRelations('Site', 'site'),
+    tasks: taskRelation('Site'),
   },
   // The order of the SQL function that also chooses a parent's primary site (position, then age).
   siblingOrder: 'fl_site_order_key(t)',

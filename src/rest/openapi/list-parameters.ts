@@ -17,12 +17,13 @@ export function cursorSchema(): { type: 'string'; minLength: number; pattern: st
 }
 
 /** JSON Schema of a filter value (an `in` list is a comma-separated string of them). */
-const filterValueSchemas: Record<ValueType, { type: 'string' | 'integer' | 'boolean'; format?: string; maxLength?: number }> = {
+const filterValueSchemas: Record<ValueType, { type: 'string' | 'integer' | 'boolean'; format?: string; maxLength?: number; pattern?: string }> = {
   string: { type: 'string', maxLength: 500 },
   uuid: { type: 'string', format: 'uuid' },
   date: { type: 'string', format: 'date' },
   datetime: { type: 'string', format: 'date-time' },
   integer: { type: 'integer' },
+  decimal: { type: 'string', format: 'decimal', pattern: '^-?\\d{1,18}(\\.\\d{1,10})?$' },
   boolean: { type: 'boolean' },
 };
 
