@@ -54,7 +54,9 @@ export function listParameters(def: Named, list: ListSource): ResourceDefinition
   const filters = Object.fromEntries(
     Object.entries(list.filters).map(([name, source]): [string, FilterSpec] => {
       const spec = Array.isArray(source) ? { ops: source as readonly Operator[] } : (source as Exclude<FilterSource, readonly Operator[]>);
-      return [name, { ...spec, type: spec.type ?? valueTypeOf(def, spec.column ?? name, 'filter') }];
+      const column = spec.column ?? name;
+      const values = spec.values ?? def.fields[column]?.enum ?? def.readOnly?.[column]?.enum;
+      return [name, { ...spec, type: spec.type ?? valueTypeOf(def, column, 'filter'), ...(values ? { values } : {}) }];
     }),
   );
   const sorts = Object.fromEntries(

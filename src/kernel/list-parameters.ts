@@ -3,7 +3,7 @@ import { fingerprint, type CursorCodec, type CursorPayload } from './cursor.ts';
 import { parseCalendarDate, parseTimestamp } from './dates.ts';
 import { AppError, subjectError, type ErrorSubject } from './errors.ts';
 import { isUuid } from './ids.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT, type ListDeps, type ListQuery, type ListSpec, type Operator, type ValueType } from './listing.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT, type FilterSpec, type ListDeps, type ListQuery, type ListSpec, type Operator, type ValueType } from './listing.ts';
 import type { CustomFieldDefinition } from './lookups.ts';
 import { own } from './own.ts';
 import { isStorableText, UNSTORABLE_MESSAGE } from './storable.ts';
@@ -58,11 +58,12 @@ function invalidCursor(): AppError {
 /** A decimal filter value: an optional sign, up to 18 integer digits and up to 10 places (PostgreSQL compares it as numeric). */
 const DECIMAL_VALUE = /^-?\d{1,18}(\.\d{1,10})?$/;
 
-function parseValue(type: ValueType, raw: string, subject: FilterSubject): unknown {
+function parseValue(filter: Pick<FilterSpec, 'type' | 'values'>, raw: string, subject: FilterSubject): unknown {
   const bad = (what: string) => invalid(subject, (name) => `${name}: "${raw}" is not ${what}`);
-  switch (type) {
+  switch (filter.type) {
     case 'string':
       if (raw.length > 500) throw invalid(subject, (name) => `${name}: value is too long`);
+      if (filter.values && !filter.values.includes(raw)) throw bad(`one of ${filter.values.join(', ')}`);
       return raw;
     case 'uuid':
       if (!isUuid(raw)) throw bad('a UUID');
@@ -175,13 +176,13 @@ export async function parseListParameters(spec: ListSpec, query: ListQuery, deps
     const column = filter.column ?? given.field;
     if (op === 'in') {
       const raw = typeof given.value === 'string' ? given.value.split(',') : given.value;
-      const values = raw.map((v) => parseValue(filter.type, v, subject));
+      const values = raw.map((v) => parseValue(filter, v, subject));
       if (values.length === 0 || values.length > 100) throw invalid(subject, (name) => `${name}: give 1 to 100 comma-separated values`);
       filters.push({ column, op, type: filter.type, value: values });
       boundEntries.push([filterKey(given.field, given.op), raw.join(',')]);
     } else {
       const raw = typeof given.value === 'string' ? given.value : given.value.join(',');
-      filters.push({ column, op, type: filter.type, value: parseValue(filter.type, raw, subject) });
+      filters.push({ column, op, type: filter.type, value: parseValue(filter, raw, subject) });
       boundEntries.push([filterKey(given.field, given.op), raw]);
     }
   }

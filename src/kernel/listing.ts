@@ -20,6 +20,8 @@ export const rangeOps = ['gt', 'gte', 'lt', 'lte'] as const;
 export interface FilterSpec {
   type: ValueType;
   ops: readonly Operator[];
+  /** The values a string filter accepts (the field's enum); any other is refused with filter.invalid. */
+  values?: readonly string[];
   /** SQL column; defaults to the filter name. */
   column?: string;
 }

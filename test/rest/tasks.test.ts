@@ -149,5 +149,8 @@ describe('tasks: the list', () => {
     expect(idsOf(await own.api.get('/tasks?q=leak'))).toEqual([urgent.id]);
     expectProblem(await own.api.get('/tasks?sort=description'), { status: 400, code: 'sort.invalid' });
     expectProblem(await own.api.get('/tasks?due_date[gte]=soon'), { status: 400, code: 'filter.invalid' });
+    // A type that is not taskable, or a priority not in the vocabulary, is refused, as GraphQL's enums refuse it.
+    expectProblem(await own.api.get('/tasks?taskable_type=Vendor'), { status: 400, code: 'filter.invalid', detail: /taskable_type: "Vendor" is not one of Customer/ });
+    expectProblem(await own.api.get('/tasks?priority[in]=low,someday'), { status: 400, code: 'filter.invalid', detail: /"someday" is not one of low, normal, high, urgent/ });
   });
 });
