@@ -617,6 +617,62 @@ export interface paths {
         patch: operations["updateSystem"];
         trace?: never;
     };
+    "/assets": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List assets
+         * @description Keyset-paginated list of assets.
+         */
+        get: operations["listAssets"];
+        put?: never;
+        /** Create a asset */
+        post: operations["createAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a asset */
+        get: operations["getAsset"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a asset
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deleteAsset"];
+        options?: never;
+        head?: never;
+        /** Update a asset */
+        patch: operations["updateAsset"];
+        trace?: never;
+    };
     "/jobs": {
         parameters: {
             query?: never;
@@ -1823,9 +1879,7 @@ export interface webhooks {
         put?: never;
         /**
          * asset.created
-         * @description An asset was created; `data.object` is the record as REST serves it. Registered; available when the API serves assets.
-         *
-         *     asset.created is registered but not available yet: the API does not serve assets. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description An asset was created; `data.object` is the record as REST serves it.
          */
         post: operations["assetCreatedWebhook"];
         delete?: never;
@@ -1845,11 +1899,29 @@ export interface webhooks {
         put?: never;
         /**
          * asset.deleted
-         * @description An asset was deleted; `data.object` is the record as it was before. Registered; available when the API serves assets.
-         *
-         *     asset.deleted is registered but not available yet: the API does not serve assets. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description An asset was deleted; `data.object` is the record as it was before.
          */
         post: operations["assetDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "asset.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * asset.status_changed
+         * @description The status of an asset moved; `data.previous_status` and `data.status` give both (the same change also emits `asset.updated`).
+         */
+        post: operations["assetStatusChangedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1867,9 +1939,7 @@ export interface webhooks {
         put?: never;
         /**
          * asset.updated
-         * @description An asset was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves assets.
-         *
-         *     asset.updated is registered but not available yet: the API does not serve assets. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description An asset was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
          */
         post: operations["assetUpdatedWebhook"];
         delete?: never;
@@ -3849,15 +3919,30 @@ export interface components {
         AssetCreatedEvent: {
             /** @constant */
             type?: "asset.created";
+            data?: {
+                object?: components["schemas"]["Asset"];
+            };
         } & components["schemas"]["Event"];
         AssetDeletedEvent: {
             /** @constant */
             type?: "asset.deleted";
+            data?: {
+                object?: components["schemas"]["Asset"];
+            };
+        } & components["schemas"]["Event"];
+        AssetStatusChangedEvent: {
+            /** @constant */
+            type?: "asset.status_changed";
+            data?: {
+                object?: components["schemas"]["Asset"];
+            } & components["schemas"]["EventStatusChange"];
         } & components["schemas"]["Event"];
         AssetUpdatedEvent: {
             /** @constant */
             type?: "asset.updated";
-            data?: components["schemas"]["EventChangedFields"];
+            data?: {
+                object?: components["schemas"]["Asset"];
+            } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
         ContactCreatedEvent: {
             /** @constant */
@@ -4558,7 +4643,7 @@ export interface components {
                  */
                 id: string;
                 /** @description Granted scopes, `<resource>`:read|write. */
-                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write")[];
+                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "assets:read" | "assets:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write")[];
                 /**
                  * Format: date-time
                  * @description When the key expires; null when it never does.
@@ -4587,7 +4672,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Asset" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description The name of the status, as status fields hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4612,7 +4697,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Asset" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description The name of the label, as labels hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4637,7 +4722,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Asset" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description Name of the custom field. */
             name: string;
             /**
@@ -5631,6 +5716,131 @@ export interface components {
         };
         SystemUpdateRequest: {
             system: components["schemas"]["SystemUpdate"];
+        };
+        /** @description Equipment installed at a site: an HVAC unit, a boiler, an electrical panel. The customer is the site's; jobs name the assets they service, which gives each asset its service history. */
+        Asset: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The site where the asset is installed. Must be the id of a Site.
+             */
+            site_id: string;
+            /**
+             * Format: uuid
+             * @description The system the asset belongs to (e.g. the HVAC system a condenser is part of); null when none. Must be the id of a System.
+             */
+            system_id: string | null;
+            /** @description Name of the asset, e.g. Rooftop unit 2. */
+            name: string;
+            /** @description Make (manufacturer or brand). */
+            make: string | null;
+            /** @description Model name or number. */
+            model: string | null;
+            /** @description Serial number of the equipment; when given, unique per account among live assets (case-insensitive). */
+            serial_number: string | null;
+            /**
+             * Format: date
+             * @description When the asset was installed. Calendar date YYYY-MM-DD.
+             */
+            install_date: string | null;
+            /**
+             * Format: date
+             * @description The last day of the warranty; null when unknown or none. Calendar date YYYY-MM-DD.
+             */
+            warranty_expires_on: string | null;
+            /** @description Where the asset is at the site, e.g. Roof, north side. */
+            location_note: string | null;
+            /**
+             * Format: uuid
+             * @description The customer of the site (null when the site belongs to a lead); set by the server from site_id, a list filter.
+             */
+            readonly customer_id: string | null;
+            /** @description The status: the display_name of a live Asset status (GET /statuses?related_name=Asset). */
+            status: string;
+            /** @description Labels (display_name values of GET /labels?related_name=Asset). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Asset). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        AssetResponse: {
+            data: components["schemas"]["Asset"];
+        };
+        AssetList: {
+            data: components["schemas"]["Asset"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Asset create body (under the key "asset"). Not accepted: status. */
+        AssetCreate: {
+            /**
+             * Format: uuid
+             * @description The site where the asset is installed. Changing it moves the asset: customer_id follows the new site, and a system_id kept must be at the new site. Must be the id of a Site.
+             */
+            site_id: string;
+            /**
+             * Format: uuid
+             * @description The system the asset belongs to (e.g. the HVAC system a condenser is part of); null when none. Must be a live system at site_id. Must be the id of a System.
+             */
+            system_id?: string | null;
+            name: components["schemas"]["Asset"]["name"];
+            make?: components["schemas"]["Asset"]["make"];
+            model?: components["schemas"]["Asset"]["model"];
+            serial_number?: components["schemas"]["Asset"]["serial_number"];
+            install_date?: components["schemas"]["Asset"]["install_date"];
+            /**
+             * Format: date
+             * @description The last day of the warranty; null when unknown or none. Not before install_date. Calendar date YYYY-MM-DD.
+             */
+            warranty_expires_on?: string | null;
+            location_note?: components["schemas"]["Asset"]["location_note"];
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Asset; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Asset), one key per definition at most. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        AssetCreateRequest: {
+            asset: components["schemas"]["AssetCreate"];
+        };
+        /** @description Asset update body (under the key "asset"). */
+        AssetUpdate: {
+            site_id?: components["schemas"]["AssetCreate"]["site_id"];
+            system_id?: components["schemas"]["AssetCreate"]["system_id"];
+            name?: components["schemas"]["Asset"]["name"];
+            make?: components["schemas"]["Asset"]["make"];
+            model?: components["schemas"]["Asset"]["model"];
+            serial_number?: components["schemas"]["Asset"]["serial_number"];
+            install_date?: components["schemas"]["Asset"]["install_date"];
+            warranty_expires_on?: components["schemas"]["AssetCreate"]["warranty_expires_on"];
+            location_note?: components["schemas"]["Asset"]["location_note"];
+            /** @description display_name of a live Asset status (GET /statuses?related_name=Asset), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
+            status?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Asset. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Asset), one key per definition at most; merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        AssetUpdateRequest: {
+            asset: components["schemas"]["AssetUpdate"];
         };
         /** @description Work to be done at a site for a customer, with its schedule, assigned users and line items. */
         Job: {
@@ -8032,6 +8242,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The asset. */
+        Asset: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AssetResponse"];
+            };
+        };
         /** @description The job. */
         Job: {
             headers: {
@@ -8484,7 +8708,7 @@ export interface components {
     };
     parameters: {
         /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
-        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Asset" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
         /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
         Cursor: string;
         /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
@@ -8539,6 +8763,26 @@ export interface components {
         "system_type.eq": string;
         /** @description Filter: system_type is one of the comma-separated values (1 to 100, each a string). */
         "system_type.in": string;
+        /** @description Filter: system_id equals the value. */
+        "system_id.eq": string;
+        /** @description Filter: serial_number equals the value. */
+        "serial_number.eq": string;
+        /** @description Filter: install_date is greater than the value. */
+        "install_date.gt": string;
+        /** @description Filter: install_date is greater than or equal to the value. */
+        "install_date.gte": string;
+        /** @description Filter: install_date is less than the value. */
+        "install_date.lt": string;
+        /** @description Filter: install_date is less than or equal to the value. */
+        "install_date.lte": string;
+        /** @description Filter: warranty_expires_on is greater than the value. */
+        "warranty_expires_on.gt": string;
+        /** @description Filter: warranty_expires_on is greater than or equal to the value. */
+        "warranty_expires_on.gte": string;
+        /** @description Filter: warranty_expires_on is less than the value. */
+        "warranty_expires_on.lt": string;
+        /** @description Filter: warranty_expires_on is less than or equal to the value. */
+        "warranty_expires_on.lte": string;
         /** @description Filter: scheduled_start is greater than the value. */
         "scheduled_start.gt": string;
         /** @description Filter: scheduled_start is greater than or equal to the value. */
@@ -10669,6 +10913,237 @@ export interface operations {
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    listAssets: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: site_id equals the value. */
+                site_id?: components["parameters"]["site_id.eq"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: system_id equals the value. */
+                system_id?: components["parameters"]["system_id.eq"];
+                /** @description Filter: serial_number equals the value. */
+                serial_number?: components["parameters"]["serial_number.eq"];
+                /** @description Filter: install_date is greater than the value. */
+                "install_date[gt]"?: components["parameters"]["install_date.gt"];
+                /** @description Filter: install_date is greater than or equal to the value. */
+                "install_date[gte]"?: components["parameters"]["install_date.gte"];
+                /** @description Filter: install_date is less than the value. */
+                "install_date[lt]"?: components["parameters"]["install_date.lt"];
+                /** @description Filter: install_date is less than or equal to the value. */
+                "install_date[lte]"?: components["parameters"]["install_date.lte"];
+                /** @description Filter: warranty_expires_on is greater than the value. */
+                "warranty_expires_on[gt]"?: components["parameters"]["warranty_expires_on.gt"];
+                /** @description Filter: warranty_expires_on is greater than or equal to the value. */
+                "warranty_expires_on[gte]"?: components["parameters"]["warranty_expires_on.gte"];
+                /** @description Filter: warranty_expires_on is less than the value. */
+                "warranty_expires_on[lt]"?: components["parameters"]["warranty_expires_on.lt"];
+                /** @description Filter: warranty_expires_on is less than or equal to the value. */
+                "warranty_expires_on[lte]"?: components["parameters"]["warranty_expires_on.lte"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "status" | "-status" | "install_date" | "-install_date" | "warranty_expires_on" | "-warranty_expires_on";
+                /** @description Free-text search over name, make, model, serial number, status and location note. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Asset. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of assets. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created asset. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Asset"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deleteAsset: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updateAsset: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Asset"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
             428: components["responses"]["Problem428"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
@@ -13582,7 +14057,7 @@ export interface operations {
                 /** @description seq (oldest first, the default) or -seq. */
                 sort?: "seq" | "-seq";
                 /** @description Only this topic: one of the catalog (GET /webhooks/available_topics lists those this key can subscribe to); any other value: 400 filter.invalid. */
-                topic?: "asset.created" | "asset.deleted" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.received" | "purchase_order.status_changed" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
+                topic?: "asset.created" | "asset.deleted" | "asset.status_changed" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.received" | "purchase_order.status_changed" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
                 /** @description Only these comma-separated topics (1 to 100, each one of the topic enum, no spaces); any other name: 400 filter.invalid. */
                 "topic[in]"?: string;
                 /** @description Only topics of this resource: a topic's first part (job for job.created, job.updated ...); any other value: 400 filter.invalid. */
@@ -13784,6 +14259,31 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AssetDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    assetStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetStatusChangedEvent"];
             };
         };
         responses: {

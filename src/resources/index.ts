@@ -1,3 +1,4 @@
+import { assetResource } from './assets/asset.resource.ts';
 import { contactResource } from './contacts/contact.resource.ts';
 import { customerResource } from './customers/customer.resource.ts';
 import { estimateResource } from './estimates/estimate.resource.ts';
@@ -35,6 +36,7 @@ export const resources = [
   customerItemPriceResource,
   taxRateResource,
   systemResource,
+  assetResource,
   jobResource,
   estimateResource,
   invoiceResource,

@@ -172,7 +172,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
             node: target.ref,
             typeName: nodeType(target),
             scopes: [target.scope],
-            entries: (object, ctx, info, upTo) => loadersOf(ctx).recordsBy(target.def.name, relation.column, readOf(target, info, true), upTo).load(object.id as string),
+            entries: (object, ctx, info, upTo) => loadersOf(ctx).recordsBy(target.def.name, relation.column, readOf(target, info, true), upTo, relation).load(object.id as string),
           };
         }
         case 'batched': {
