@@ -5922,6 +5922,8 @@ export interface components {
             lineitems: components["schemas"]["Lineitem"][];
             /** @description Users assigned to the job (dispatch), each once. In the order last written. */
             assignments: components["schemas"]["JobAssignment"][];
+            /** @description The assets the job services (equipment at its site), each once, in the order given. In the order last written. */
+            asset_ids: string[];
             /**
              * Format: date-time
              * @description When the record was created.
@@ -6059,6 +6061,8 @@ export interface components {
             lineitems?: components["schemas"]["LineitemCreate"][];
             /** @description Users assigned to the job (dispatch), each once. On update a snapshot, as lineitems: an entry with id keeps that assignment, an entry without id adds one, assignments whose id is absent are removed; omit the field to keep them. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
             assignments?: components["schemas"]["JobAssignmentCreate"][];
+            /** @description The assets the job services (equipment at its site), each once, in the order given. The list given is the new list; omit the field to keep it. Each must be a live asset at site_id, unless the job already names it. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
+            asset_ids?: string[];
         };
         /** @description A new lineitem. The server computes applied_tax_rate, discount_amount, tax_amount, line_total, tax_applied: they are served, never accepted. Not accepted: id. */
         LineitemCreate: {
@@ -6122,6 +6126,8 @@ export interface components {
             lineitems?: components["schemas"]["LineitemUpdate"][];
             /** @description Users assigned to the job (dispatch), each once. On update a snapshot, as lineitems: an entry with id keeps that assignment, an entry without id adds one, assignments whose id is absent are removed; omit the field to keep them. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
             assignments?: components["schemas"]["JobAssignmentUpdate"][];
+            /** @description The assets the job services (equipment at its site), each once, in the order given. The list given is the new list; omit the field to keep it. Each must be a live asset at site_id, unless the job already names it. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            asset_ids?: string[];
         };
         /** @description An entry of the lineitem snapshot: with id it updates that entry, without id it creates one. The server computes applied_tax_rate, discount_amount, tax_amount, line_total, tax_applied: they are served, never accepted. */
         LineitemUpdate: {
@@ -8783,6 +8789,8 @@ export interface components {
         "warranty_expires_on.lt": string;
         /** @description Filter: warranty_expires_on is less than or equal to the value. */
         "warranty_expires_on.lte": string;
+        /** @description Filter: asset_id equals the value. */
+        "asset_id.eq": string;
         /** @description Filter: scheduled_start is greater than the value. */
         "scheduled_start.gt": string;
         /** @description Filter: scheduled_start is greater than or equal to the value. */
@@ -11165,6 +11173,8 @@ export interface operations {
                 customer_id?: components["parameters"]["customer_id.eq"];
                 /** @description Filter: site_id equals the value. */
                 site_id?: components["parameters"]["site_id.eq"];
+                /** @description Filter: asset_id equals the value. */
+                asset_id?: components["parameters"]["asset_id.eq"];
                 /** @description Filter: scheduled_start is greater than the value. */
                 "scheduled_start[gt]"?: components["parameters"]["scheduled_start.gt"];
                 /** @description Filter: scheduled_start is greater than or equal to the value. */

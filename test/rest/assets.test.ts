@@ -207,3 +207,82 @@ describe('assets: the list', () => {
     expectProblem(await own.api.get('/assets?warranty_expires_on[gte]=soon'), { status: 400, code: 'filter.invalid' });
   });
 });
+
+describe("a job's assets (asset_ids)", () => {
+  const createJob = (fields: Record<string, unknown>) => createRecord(api, 'jobs', 'job', fields);
+
+  it('names assets of its site on create, serves them as a list of ids in the order given, and filters jobs by asset_id', async () => {
+    const { customer, site } = await createPlace(api);
+    const boiler = await createAsset(site.id);
+    const pump = await createAsset(site.id);
+    const job = await createJob({ customer_id: customer.id, site_id: site.id, asset_ids: [pump.id, boiler.id] });
+    expect(job.record.asset_ids).toEqual([pump.id, boiler.id]);
+    expect((await api.get(`/jobs/${job.id}`)).body.data.asset_ids).toEqual([pump.id, boiler.id]);
+    const plain = await createJob({ customer_id: customer.id, site_id: site.id });
+    expect(plain.record.asset_ids).toEqual([]);
+    expect(idsOf(await api.get(`/jobs?asset_id=${boiler.id}`))).toEqual([job.id]);
+    expect(idsOf(await api.get(`/jobs?asset_id=${boiler.id}&site_id=${site.id}`))).toEqual([job.id]);
+    const listed = (await api.get(`/jobs?site_id=${site.id}`)).body.data;
+    expect(listed.map((j: { asset_ids: string[] }) => j.asset_ids)).toEqual([[], [pump.id, boiler.id]]);
+  });
+
+  it('replaces the list as a snapshot on update, and supplying it changes the ETag even when the list is the same', async () => {
+    const { customer, site } = await createPlace(api);
+    const [a, b, c] = [await createAsset(site.id), await createAsset(site.id), await createAsset(site.id)];
+    const job = await createJob({ customer_id: customer.id, site_id: site.id, asset_ids: [a.id, b.id] });
+    const same = await updateRecord(api, 'jobs', 'job', job, { asset_ids: [a.id, b.id] });
+    expect(same.record.asset_ids).toEqual([a.id, b.id]);
+    expect(same.etag).not.toBe(job.etag);
+    const reordered = await updateRecord(api, 'jobs', 'job', same, { asset_ids: [c.id, a.id] });
+    expect(reordered.record.asset_ids).toEqual([c.id, a.id]);
+    const kept = await updateRecord(api, 'jobs', 'job', reordered, { title: 'Annual service' });
+    expect(kept.record.asset_ids).toEqual([c.id, a.id]);
+    const emptied = await updateRecord(api, 'jobs', 'job', kept, { asset_ids: [] });
+    expect(emptied.record.asset_ids).toEqual([]);
+    expect(idsOf(await api.get(`/jobs?asset_id=${a.id}`))).toEqual([]);
+    const events = await eventsOf(job.id);
+    expect(events.map((e) => [e.topic, e.details])).toContainEqual(['job.updated', { changed_fields: ['asset_ids'] }]);
+  });
+
+  it('refuses an asset of another site, of another tenant, a deleted one, an id given twice and a value that is not an id, naming the index', async () => {
+    const { customer, site } = await createPlace(api);
+    const here = await createAsset(site.id);
+    const elsewhere = await createAsset((await createPlace(api)).site.id);
+    const theirs = await t.newTenant();
+    const foreign = await createRecord(theirs.api, 'assets', 'asset', { site_id: (await createPlace(theirs.api)).site.id, name: 'Theirs' });
+    const gone = await createAsset(site.id);
+    await deleteRecord(api, 'assets', gone.id);
+    const base = { customer_id: customer.id, site_id: site.id };
+    expectProblem(await api.post('/jobs', { job: { ...base, asset_ids: [here.id, elsewhere.id, foreign.id, gone.id] } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { 'asset_ids.1': ['is an asset at another site than site_id'], 'asset_ids.2': ['does not match any Asset'], 'asset_ids.3': ['does not match any Asset'] },
+      onlyErrors: true,
+    });
+    expectProblem(await api.post('/jobs', { job: { ...base, asset_ids: [here.id, here.id.toUpperCase()] } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { 'asset_ids.1': ['is given more than once'] },
+      onlyErrors: true,
+    });
+    expectProblem(await api.post('/jobs', { job: { ...base, asset_ids: ['boiler', null] } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { 'asset_ids.0': ['is not a valid UUID'], 'asset_ids.1': ["can't be blank"] },
+      onlyErrors: true,
+    });
+    expectProblem(await api.post('/jobs', { job: { ...base, asset_ids: here.id } }), { status: 422, code: 'validation.failed', errors: { asset_ids: ['must be an array'] } });
+  });
+
+  it('keeps an asset the job already names after the asset is deleted, and refuses it once removed', async () => {
+    const { customer, site } = await createPlace(api);
+    const asset = await createAsset(site.id);
+    const other = await createAsset(site.id);
+    const job = await createJob({ customer_id: customer.id, site_id: site.id, asset_ids: [asset.id] });
+    await deleteRecord(api, 'assets', asset.id);
+    const kept = await updateRecord(api, 'jobs', 'job', job, { asset_ids: [asset.id, other.id] });
+    expect(kept.record.asset_ids).toEqual([asset.id, other.id]);
+    const removed = await updateRecord(api, 'jobs', 'job', kept, { asset_ids: [other.id] });
+    expectProblem(await api.patch(`/jobs/${job.id}`, { job: { asset_ids: [asset.id] } }, ifMatch(removed.etag)), { status: 422, code: 'validation.failed', errors: { 'asset_ids.0': true } });
+  });
+});
