@@ -725,10 +725,11 @@ describe('ContactLinkage', () => {
 
 describe('Job, Estimate and their line items', () => {
   const conventions = ['number', 'status', 'labels', 'custom_fields'];
-  // The spec's Job table, plus what the dispatch board needs (scheduled_start, scheduled_end, assignments).
+  // The spec's Job table, plus what the dispatch board needs (scheduled_start, scheduled_end, assignments) and the
+  // assets the job services (asset_ids, issue 26).
   const jobFields = [
     'customer_id', 'site_id', 'contact_id', 'title', 'scope_of_work', 'work_description', 'customer_notes', 'reference', 'system_id',
-    'job_type', 'priority', 'due_date', ...conventions, 'lineitems', 'scheduled_start', 'scheduled_end', 'assignments',
+    'job_type', 'priority', 'due_date', ...conventions, 'lineitems', 'scheduled_start', 'scheduled_end', 'assignments', 'asset_ids',
   ];
   const estimateFields = [
     'customer_id', 'site_id', 'contact_id', 'title', 'description', 'scope_of_work', 'estimate_date', 'expiration_date', 'job_type',
@@ -749,6 +750,8 @@ describe('Job, Estimate and their line items', () => {
     expect(record.properties.assignments).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/JobAssignment' } });
     expect(Object.keys(schema('JobAssignment').properties).sort()).toEqual(['id', 'user_id']);
     expect(schema('JobAssignment').properties.user_id).toMatchObject({ type: 'integer', format: 'int64' });
+    // A list of plain ids, not entries with ids.
+    expect(record.properties.asset_ids).toMatchObject({ type: 'array', items: { type: 'string', format: 'uuid' } });
   });
 
   it('Job bodies: nothing required on create (site_id is conditional), status only on update, amount and estimate_id never', () => {
@@ -765,6 +768,8 @@ describe('Job, Estimate and their line items', () => {
     expect(Object.keys(update.properties).sort()).toEqual([...jobFields].sort());
     expect(update.properties.lineitems.items.$ref).toBe('#/components/schemas/LineitemUpdate');
     expect(update.properties.lineitems.description).toContain('snapshot');
+    expect(update.properties.asset_ids).toMatchObject({ type: 'array', maxItems: 200, items: { type: 'string', format: 'uuid' } });
+    expect(update.properties.asset_ids.description).toContain('changes the ETag');
     expect(update.properties.number.description).toContain('number.immutable');
     for (const body of [create, update]) expect(body.additionalProperties).toBe(false);
   });
@@ -1046,6 +1051,9 @@ describe('every resource', () => {
     const system = { site_id: site.body.data.id, system_type: 'HVAC', name: 'Furnace', install_date: '2024-03-01', system_option_id: systemOptionIds[0] };
     check('SystemResponse', await api.post('/systems', { system }), 'POST /systems');
     check('SystemResponse', await api.post('/systems', { system: { ...system, name: 'Second furnace', confirmed: true } }), 'POST /systems confirmed');
+    const asset = await api.post('/assets', { asset: { site_id: site.body.data.id, name: 'Rooftop unit', serial_number: `DOC-${Date.now()}`, install_date: '2024-03-01', warranty_expires_on: '2029-03-01' } });
+    check('AssetResponse', asset, 'POST /assets');
+    check('AssetList', await api.get(`/assets?site_id=${site.body.data.id}`), 'GET /assets');
     check('SystemOptionList', await api.get('/system_options'), 'GET /system_options');
     check('SystemOptionList', await api.get('/system_options?system_type=HVAC'), 'GET /system_options?system_type');
     // Jobs and estimates need a site (AddressRequired is Yes by default): the customer's HQ.
@@ -1071,10 +1079,12 @@ describe('every resource', () => {
         scheduled_start: '2026-02-01T09:00:00Z',
         scheduled_end: '2026-02-01T11:00:00Z',
         assignments: [{ user_id: tenant.userId }],
+        asset_ids: [asset.body.data.id],
         lineitems: [{ item_id: item.body.data.id, quantity: '1', tax_rate_id: taxRate.body.data.id }],
       },
     });
     check('JobResponse', job, 'POST /jobs');
+    expect(job.body.data.asset_ids).toEqual([asset.body.data.id]);
     const invoice = await api.post(
       '/invoices',
       { invoice: { customer_id: site.body.data.customer_id, site_id: site.body.data.id, tax_rate_id: taxRate.body.data.id, lineitems: lines } },

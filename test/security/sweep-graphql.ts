@@ -1,4 +1,4 @@
-import { getIntrospectionQuery } from 'graphql';
+import { getIntrospectionQuery, parse } from 'graphql';
 import type { Gql } from '../helpers/graphql.ts';
 import { camel, garbageCursor, kindOfBase, kindOfDescription, normalise, pascal, pool, randomIdLike, randomMarker, setAt, snake, spread, type Catalog, type IdValue } from './sweep-kit.ts';
 import { alternativeMembers, deref, type Model } from './sweep-openapi.ts';
@@ -157,7 +157,8 @@ export class GqlBuilder {
       if (fromType) return { kind: fromType, childOf: true };
       return { kind: kindOfDescription(`${description ?? ''} ${owner.description ?? ''}`, this.model.kinds) };
     }
-    const base = snake(name.replace(/Id$/, ''));
+    // A list of ids (assetIds) names records of the same kind as one id.
+    const base = snake(name.replace(/Ids?$/, ''));
     const kind = kindOfBase(base, this.model.kinds) ?? kindOfDescription(description ?? '', this.model.kinds);
     if (kind) return { kind };
     if (scalar !== 'ID' && scalar !== 'String') return { kind: this.userKind };
@@ -355,14 +356,16 @@ export class GqlBuilder {
   /**
    * A selection of the type: its leaves, and its object fields (relations) `depth` levels down, each type once per
    * branch. A connection is one level with its nodes (a collection below a record counts as a list did): its nodes'
-   * selection one level down, the cursor and node id of its edges, and its pageInfo.
+   * selection one level down, the cursor and node id of its edges, and its pageInfo. With `only`, the record's
+   * relations (at the top, or at the top's nodes) are that one alone (a record with many relations is swept one
+   * relation per query, each as deep, when all of them at once would exceed the document's token limit).
    */
-  selection(typeName: string, depth: number, seen: string[] = []): string {
+  selection(typeName: string, depth: number, seen: string[] = [], only?: string): string {
     const type = this.schema.types.get(typeName)!;
     const node = this.connectionNode(typeName);
     if (node) {
       const edgeNode = this.schema.types.get(node)?.fields?.some((f) => f.name === 'id') ? 'node { __typename id }' : 'node { __typename }';
-      const nodes = depth > 0 ? `nodes { ${this.selection(node, depth - 1, seen)} } ` : '';
+      const nodes = depth > 0 ? `nodes { ${this.selection(node, depth - 1, seen, seen.length === 0 ? only : undefined)} } ` : '';
       // The edges of the operation's own connection (`seen` is empty at the top): those below records cost as much again.
       const edges = seen.length === 0 ? `edges { cursor ${edgeNode} } ` : '';
       return `__typename ${nodes}${edges}pageInfo { hasNextPage hasPreviousPage startCursor endCursor }`;
@@ -392,6 +395,7 @@ export class GqlBuilder {
       const target = this.schema.types.get(n.name!)!;
       const node = this.connectionNode(target.name);
       if (target.kind === 'SCALAR' || target.kind === 'ENUM') parts.push(f.name);
+      else if (only !== undefined && f.name !== only) continue;
       // A connection below a record: one level with its nodes (selection() takes the level for the nodes).
       else if (node) {
         // A has a few records of each kind: 5 per page keeps the deep selection under the cost limit.
@@ -403,13 +407,23 @@ export class GqlBuilder {
   }
 }
 
+/** Whether a document stays under the server's token limit (src/graphql/schema/cost.ts maxTokens: 5,000). */
+function withinTokens(document: string): boolean {
+  try {
+    parse(document, { maxTokens: 5_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The operation text and the variables for a field with the given argument values. */
-export function operation(builder: GqlBuilder, root: 'query' | 'mutation', field: Field, args: Record<string, unknown>, depth: number): string {
+export function operation(builder: GqlBuilder, root: 'query' | 'mutation', field: Field, args: Record<string, unknown>, depth: number, only?: string): string {
   const used = field.args.filter((a) => args[a.name] !== undefined);
   const vars = used.map((a) => `$${a.name}: ${typeString(a.type)}`).join(', ');
   const call = used.length ? `(${used.map((a) => `${a.name}: $${a.name}`).join(', ')})` : '';
   const ret = named(field.type);
-  const sel = builder.schema.types.get(ret.name!)!.kind === 'SCALAR' || builder.schema.types.get(ret.name!)!.kind === 'ENUM' ? '' : ` { ${builder.selection(ret.name!, depth)} }`;
+  const sel = builder.schema.types.get(ret.name!)!.kind === 'SCALAR' || builder.schema.types.get(ret.name!)!.kind === 'ENUM' ? '' : ` { ${builder.selection(ret.name!, depth, [], only)} }`;
   return `${root} Sweep${vars ? `(${vars})` : ''} { ${field.name}${call}${sel} }`;
 }
 
@@ -545,7 +559,9 @@ function gqlVacuity(position: GqlPosition, res: { status: number; body: { data?:
 /** Whether the field errors (keys such as siteId, lineitems.0.id, customFields.<ID>) name the position. */
 function fieldsNamed(position: GqlPosition, keys: string[]): string | null {
   const last = String([...position.path].reverse().find((s) => typeof s === 'string'));
-  const named = keys.some((k) => k === last || k.endsWith(`.${last}`) || k.includes('<ID>') || (position.variant && k === position.variant.field));
+  // An entry of a list of ids (input.assetIds.0) is named by its index: assetIds.0.
+  const below = position.path.slice(1).join('.');
+  const named = keys.some((k) => k === last || k === below || k.endsWith(`.${last}`) || k.includes('<ID>') || (position.variant && k === position.variant.field));
   return named ? null : `the error names ${keys.join(', ')}, not ${position.path.join('.')}`;
 }
 
@@ -583,15 +599,24 @@ export function relationQueries(builder: GqlBuilder, catalog: Catalog, depth: nu
       // A has a few records of each kind: 5 per top-level page keeps the deep selection under the cost limit.
       else if (arg.name === 'limit' || arg.name === 'first') base[arg.name] = 5;
     }
+    // The operations of the field: all its relations in one document, or one relation per document when all at
+    // once exceed the server's token limit (each relation still as deep).
+    const operations = (variables: Record<string, unknown>): { suffix: string; query: string }[] => {
+      const whole = operation(builder, 'query', field, variables, depth);
+      if (withinTokens(whole)) return [{ suffix: '', query: whole }];
+      const record = builder.schema.types.get(builder.connectionNode(ret.name!) ?? ret.name!)!;
+      const relations = (record.fields ?? []).filter((f) => !f.args.some((a) => isRequired(a.type)) && !['SCALAR', 'ENUM'].includes(builder.schema.types.get(named(f.type).name!)!.kind));
+      return relations.map((f) => ({ suffix: ` .${f.name}`, query: operation(builder, 'query', field, variables, depth, f.name) }));
+    };
     const idArgs = field.args.filter((x) => isRequired(x.type) && named(x.type).name === 'ID');
     if (idArgs.length === 1) {
       const kind = builder.kindOf(idArgs[0].name, 'ID', undefined, field, idArgs[0].description).kind;
       for (const ref of kind ? (catalog.refs.get(kind) ?? []) : []) {
         const variables = { ...base, [idArgs[0].name]: ref.id };
-        out.push({ label: `query ${field.name}(${idArgs[0].name}: ${ref.id})`, query: operation(builder, 'query', field, variables, depth), variables });
+        for (const { suffix, query } of operations(variables)) out.push({ label: `query ${field.name}(${idArgs[0].name}: ${ref.id})${suffix}`, query, variables });
       }
     } else {
-      out.push({ label: `query ${field.name}`, query: operation(builder, 'query', field, base, depth), variables: base });
+      for (const { suffix, query } of operations(base)) out.push({ label: `query ${field.name}${suffix}`, query, variables: base });
     }
   }
   return out;
