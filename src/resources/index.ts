@@ -16,6 +16,7 @@ import { stockLevelResource } from './stock/stock-level.resource.ts';
 import { stockLocationResource } from './stock/stock-location.resource.ts';
 import { systemResource } from './systems/system.resource.ts';
 import { taxRateResource } from './tax-rates/tax-rate.resource.ts';
+import { projectResource } from './projects/project.resource.ts';
 import { purchaseOrderReceiptResource } from './purchase-orders/purchase-order-receipt.resource.ts';
 import { purchaseOrderResource } from './purchase-orders/purchase-order.resource.ts';
 import { vendorResource } from './vendors/vendor.resource.ts';
@@ -37,6 +38,7 @@ export const resources = [
   taxRateResource,
   systemResource,
   assetResource,
+  projectResource,
   jobResource,
   estimateResource,
   invoiceResource,

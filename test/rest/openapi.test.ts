@@ -729,11 +729,11 @@ describe('Job, Estimate and their line items', () => {
   // assets the job services (asset_ids, issue 26).
   const jobFields = [
     'customer_id', 'site_id', 'contact_id', 'title', 'scope_of_work', 'work_description', 'customer_notes', 'reference', 'system_id',
-    'job_type', 'priority', 'due_date', ...conventions, 'lineitems', 'scheduled_start', 'scheduled_end', 'assignments', 'asset_ids',
+    'job_type', 'priority', 'due_date', ...conventions, 'lineitems', 'scheduled_start', 'scheduled_end', 'assignments', 'asset_ids', 'project_id',
   ];
   const estimateFields = [
     'customer_id', 'site_id', 'contact_id', 'title', 'description', 'scope_of_work', 'estimate_date', 'expiration_date', 'job_type',
-    'system_id', 'reference', ...conventions, 'customer_notes', 'tax_rate_id', 'lineitems',
+    'system_id', 'reference', ...conventions, 'customer_notes', 'tax_rate_id', 'lineitems', 'project_id',
   ];
   const lineInputs = ['item_id', 'description', 'quantity', 'unit_price', 'discount', 'tax_rate_id', 'taxable', 'labor_visible'];
   const lineComputed = ['applied_tax_rate', 'discount_amount', 'tax_amount', 'line_total', 'tax_applied'];
@@ -1054,6 +1054,8 @@ describe('every resource', () => {
     const asset = await api.post('/assets', { asset: { site_id: site.body.data.id, name: 'Rooftop unit', serial_number: `DOC-${Date.now()}`, install_date: '2024-03-01', warranty_expires_on: '2029-03-01' } });
     check('AssetResponse', asset, 'POST /assets');
     check('AssetList', await api.get(`/assets?site_id=${site.body.data.id}`), 'GET /assets');
+    const project = await api.post('/projects', { project: { name: 'Refit', customer_id: site.body.data.customer_id, site_id: site.body.data.id, start_date: '2026-01-01', budget_amount: '900', user_ids: [tenant.userId] } });
+    check('ProjectResponse', project, 'POST /projects');
     check('SystemOptionList', await api.get('/system_options'), 'GET /system_options');
     check('SystemOptionList', await api.get('/system_options?system_type=HVAC'), 'GET /system_options?system_type');
     // Jobs and estimates need a site (AddressRequired is Yes by default): the customer's HQ.
@@ -1080,6 +1082,7 @@ describe('every resource', () => {
         scheduled_end: '2026-02-01T11:00:00Z',
         assignments: [{ user_id: tenant.userId }],
         asset_ids: [asset.body.data.id],
+        project_id: project.body.data.id,
         lineitems: [{ item_id: item.body.data.id, quantity: '1', tax_rate_id: taxRate.body.data.id }],
       },
     });

@@ -407,6 +407,26 @@ export class GqlBuilder {
   }
 }
 
+/** A query of A's data with every relation below it; `split`: the same, one top-level relation per query. */
+export interface RelationQuery {
+  label: string;
+  query: string;
+  variables: Record<string, unknown>;
+  split?: { label: string; query: string; variables: Record<string, unknown> }[];
+}
+
+/**
+ * Runs a relation query; when the server refuses it as too large an answer (graphql.result_too_large: a record
+ * with many relations, each a few levels deep), runs its one-relation queries instead. Answers each run.
+ */
+export async function runRelationQuery(gql: Gql, q: RelationQuery): Promise<{ label: string; res: Awaited<ReturnType<Gql>> }[]> {
+  const res = await gql(q.query, q.variables);
+  if (!q.split?.length || !(res.body.errors ?? []).some((e) => e.extensions?.code === 'graphql.result_too_large')) return [{ label: q.label, res }];
+  const out = [];
+  for (const part of q.split) out.push({ label: part.label, res: await gql(part.query, part.variables) });
+  return out;
+}
+
 /** Whether a document stays under the server's token limit (src/graphql/schema/cost.ts maxTokens: 5,000). */
 function withinTokens(document: string): boolean {
   try {
@@ -584,8 +604,8 @@ export async function graphqlCursors(builder: GqlBuilder, gql: Gql): Promise<Map
  * single-record field once per record of A's of its kind, each list with its first page, the other required
  * arguments filled as in the sweep (DateTime arguments as a wide window, in order).
  */
-export function relationQueries(builder: GqlBuilder, catalog: Catalog, depth: number): { label: string; query: string; variables: Record<string, unknown> }[] {
-  const out: { label: string; query: string; variables: Record<string, unknown> }[] = [];
+export function relationQueries(builder: GqlBuilder, catalog: Catalog, depth: number): RelationQuery[] {
+  const out: RelationQuery[] = [];
   const window = ['2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z'];
   for (const field of builder.schema.query.fields ?? []) {
     const ret = builder.schema.types.get(named(field.type).name!)!;
@@ -600,23 +620,22 @@ export function relationQueries(builder: GqlBuilder, catalog: Catalog, depth: nu
       else if (arg.name === 'limit' || arg.name === 'first') base[arg.name] = 5;
     }
     // The operations of the field: all its relations in one document, or one relation per document when all at
-    // once exceed the server's token limit (each relation still as deep).
-    const operations = (variables: Record<string, unknown>): { suffix: string; query: string }[] => {
+    // once exceed the server's token limit (each relation still as deep); `split` holds the one-relation documents
+    // for a whole one the server finds too large an answer for (runRelationQuery).
+    const record = builder.schema.types.get(builder.connectionNode(ret.name!) ?? ret.name!)!;
+    const relations = (record.fields ?? []).filter((f) => !f.args.some((a) => isRequired(a.type)) && !['SCALAR', 'ENUM'].includes(builder.schema.types.get(named(f.type).name!)!.kind));
+    const add = (label: string, variables: Record<string, unknown>) => {
+      const split = relations.map((f) => ({ label: `${label} .${f.name}`, query: operation(builder, 'query', field, variables, depth, f.name), variables }));
       const whole = operation(builder, 'query', field, variables, depth);
-      if (withinTokens(whole)) return [{ suffix: '', query: whole }];
-      const record = builder.schema.types.get(builder.connectionNode(ret.name!) ?? ret.name!)!;
-      const relations = (record.fields ?? []).filter((f) => !f.args.some((a) => isRequired(a.type)) && !['SCALAR', 'ENUM'].includes(builder.schema.types.get(named(f.type).name!)!.kind));
-      return relations.map((f) => ({ suffix: ` .${f.name}`, query: operation(builder, 'query', field, variables, depth, f.name) }));
+      if (withinTokens(whole)) out.push({ label, query: whole, variables, split });
+      else out.push(...split);
     };
     const idArgs = field.args.filter((x) => isRequired(x.type) && named(x.type).name === 'ID');
     if (idArgs.length === 1) {
       const kind = builder.kindOf(idArgs[0].name, 'ID', undefined, field, idArgs[0].description).kind;
-      for (const ref of kind ? (catalog.refs.get(kind) ?? []) : []) {
-        const variables = { ...base, [idArgs[0].name]: ref.id };
-        for (const { suffix, query } of operations(variables)) out.push({ label: `query ${field.name}(${idArgs[0].name}: ${ref.id})${suffix}`, query, variables });
-      }
+      for (const ref of kind ? (catalog.refs.get(kind) ?? []) : []) add(`query ${field.name}(${idArgs[0].name}: ${ref.id})`, { ...base, [idArgs[0].name]: ref.id });
     } else {
-      for (const { suffix, query } of operations(base)) out.push({ label: `query ${field.name}${suffix}`, query, variables: base });
+      add(`query ${field.name}`, base);
     }
   }
   return out;

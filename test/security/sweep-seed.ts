@@ -148,6 +148,19 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     ...cf('Asset'),
   });
   const a1 = await created('assets', 'asset', { site_id: s0.id, name: u(marker, 'Asset') });
+  // Projects of the first customer (the first with a team and the first job and estimate: Project.jobs, team).
+  const p0 = await created('projects', 'project', {
+    name: u(marker, 'Project'),
+    customer_id: c0.id,
+    site_id: s0.id,
+    description: u(marker, 'Scope'),
+    start_date: '2026-01-01',
+    end_date: '2026-12-31',
+    budget_amount: '1000',
+    user_ids: [tenant.userId, tech.id],
+    ...cf('Project'),
+  });
+  await created('projects', 'project', { name: u(marker, 'Project'), customer_id: c0.id });
   const line = () => ({ item_id: i0.id, quantity: '2', tax_rate_id: t0.id, description: u(marker, 'line') });
   await created('jobs', 'job', {
     customer_id: c0.id,
@@ -160,6 +173,7 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     lineitems: [line(), { description: u(marker, 'labor'), quantity: 1, unit_price: '50' }],
     assignments: [{ user_id: tenant.userId }, { user_id: tech.id }],
     asset_ids: [a0.id, a1.id],
+    project_id: p0.id,
     ...cf('Job'),
   });
   await created('jobs', 'job', { site_id: s0.id, title: u(marker, 'Job'), scheduled_start: '2026-06-02T09:00:00.000Z', lineitems: [line()], assignments: [{ user_id: tech.id }] });
@@ -171,6 +185,7 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     tax_rate_id: t0.id,
     title: u(marker, 'Estimate'),
     lineitems: [line(), { description: u(marker, 'labor'), quantity: 1, unit_price: '50', labor_visible: false }],
+    project_id: p0.id,
     ...cf('Estimate'),
   });
   const e1 = await created('estimates', 'estimate', { site_id: s0.id, title: u(marker, 'Estimate'), lineitems: [line()] });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { highRateLimits, useTestApp } from '../helpers/app.ts';
 import type { Gql } from '../helpers/graphql.ts';
-import { foreignIn, graphqlCursors, GqlBuilder, introspect, operation, relationQueries, runGraphqlSweep, type GqlSweep } from './sweep-graphql.ts';
+import { foreignIn, graphqlCursors, GqlBuilder, introspect, operation, relationQueries, runGraphqlSweep, runRelationQuery, type GqlSweep } from './sweep-graphql.ts';
 import { applyForgeries, planForgeries, restoreForgeries } from './sweep-forge.ts';
 import { kindOfBase, pool, snake, type Catalog } from './sweep-kit.ts';
 import { buildModel, collectCatalog, nextCursor, type Model } from './sweep-openapi.ts';
@@ -252,10 +252,11 @@ describe('tenant isolation sweep', () => {
     const problems: string[] = [];
     const typenames = new Set<string>();
     await pool(queries, WIDTH, async (q) => {
-      const res = await gqlA(q.query, q.variables);
-      const errors = (res.body.errors ?? []).map((e) => `${e.extensions?.code} ${e.message}`);
-      const leaks = foreignIn(res.body.data, bOnly, B.marker, true, typenames);
-      if (res.status !== 200 || errors.length || !res.body.data || leaks.length) problems.push(`${q.label}: ${res.status} ${errors.join('; ')} ${leaks.join('; ')}`);
+      for (const { label, res } of await runRelationQuery(gqlA, q)) {
+        const errors = (res.body.errors ?? []).map((e) => `${e.extensions?.code} ${e.message}`);
+        const leaks = foreignIn(res.body.data, bOnly, B.marker, true, typenames);
+        if (res.status !== 200 || errors.length || !res.body.data || leaks.length) problems.push(`${label}: ${res.status} ${errors.join('; ')} ${leaks.join('; ')}`);
+      }
     });
     timings.relations = Date.now() - started;
     counts.relationQueries = queries.length;
@@ -293,9 +294,10 @@ describe('tenant isolation sweep', () => {
       };
       // GraphQL: every relation of every record of A.
       await pool(relationQueries(builder, a.catalog, 3), WIDTH, async (q) => {
-        const res = await gqlA(q.query, q.variables);
-        look(q.label, res.body.data);
-        for (const e of res.body.errors ?? []) errors.push(`${q.label}: ${e.extensions?.code} ${e.message} at ${e.path?.join('.')}`);
+        for (const { label, res } of await runRelationQuery(gqlA, q)) {
+          look(label, res.body.data);
+          for (const e of res.body.errors ?? []) errors.push(`${label}: ${e.extensions?.code} ${e.message} at ${e.path?.join('.')}`);
+        }
       });
       // REST: every GET of every record of A, and every id filter with A's own id.
       for (const [url, snap] of Object.entries(await apiSnapshot(model, A.api, a.catalog))) {
