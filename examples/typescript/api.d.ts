@@ -729,6 +729,118 @@ export interface paths {
         patch: operations["updateSystem"];
         trace?: never;
     };
+    "/assets": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List assets
+         * @description Keyset-paginated list of assets.
+         */
+        get: operations["listAssets"];
+        put?: never;
+        /** Create a asset */
+        post: operations["createAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a asset */
+        get: operations["getAsset"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a asset
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deleteAsset"];
+        options?: never;
+        head?: never;
+        /** Update a asset */
+        patch: operations["updateAsset"];
+        trace?: never;
+    };
+    "/projects": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List projects
+         * @description Keyset-paginated list of projects.
+         */
+        get: operations["listProjects"];
+        put?: never;
+        /** Create a project */
+        post: operations["createProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a project */
+        get: operations["getProject"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a project
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deleteProject"];
+        options?: never;
+        head?: never;
+        /** Update a project */
+        patch: operations["updateProject"];
+        trace?: never;
+    };
     "/jobs": {
         parameters: {
             query?: never;
@@ -1935,9 +2047,7 @@ export interface webhooks {
         put?: never;
         /**
          * asset.created
-         * @description An asset was created; `data.object` is the record as REST serves it. Registered; available when the API serves assets.
-         *
-         *     asset.created is registered but not available yet: the API does not serve assets. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description An asset was created; `data.object` is the record as REST serves it.
          */
         post: operations["assetCreatedWebhook"];
         delete?: never;
@@ -1957,11 +2067,29 @@ export interface webhooks {
         put?: never;
         /**
          * asset.deleted
-         * @description An asset was deleted; `data.object` is the record as it was before. Registered; available when the API serves assets.
-         *
-         *     asset.deleted is registered but not available yet: the API does not serve assets. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description An asset was deleted; `data.object` is the record as it was before.
          */
         post: operations["assetDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "asset.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * asset.status_changed
+         * @description The status of an asset moved; `data.previous_status` and `data.status` give both (the same change also emits `asset.updated`).
+         */
+        post: operations["assetStatusChangedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1979,9 +2107,7 @@ export interface webhooks {
         put?: never;
         /**
          * asset.updated
-         * @description An asset was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves assets.
-         *
-         *     asset.updated is registered but not available yet: the API does not serve assets. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description An asset was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
          */
         post: operations["assetUpdatedWebhook"];
         delete?: never;
@@ -2907,9 +3033,7 @@ export interface webhooks {
         put?: never;
         /**
          * project.created
-         * @description A project was created; `data.object` is the record as REST serves it. Registered; available when the API serves projects.
-         *
-         *     project.created is registered but not available yet: the API does not serve projects. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A project was created; `data.object` is the record as REST serves it.
          */
         post: operations["projectCreatedWebhook"];
         delete?: never;
@@ -2929,11 +3053,29 @@ export interface webhooks {
         put?: never;
         /**
          * project.deleted
-         * @description A project was deleted; `data.object` is the record as it was before. Registered; available when the API serves projects.
-         *
-         *     project.deleted is registered but not available yet: the API does not serve projects. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A project was deleted; `data.object` is the record as it was before.
          */
         post: operations["projectDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "project.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * project.status_changed
+         * @description The status of a project moved; `data.previous_status` and `data.status` give both (the same change also emits `project.updated`).
+         */
+        post: operations["projectStatusChangedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2951,9 +3093,7 @@ export interface webhooks {
         put?: never;
         /**
          * project.updated
-         * @description A project was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves projects.
-         *
-         *     project.updated is registered but not available yet: the API does not serve projects. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A project was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
          */
         post: operations["projectUpdatedWebhook"];
         delete?: never;
@@ -3989,15 +4129,30 @@ export interface components {
         AssetCreatedEvent: {
             /** @constant */
             type?: "asset.created";
+            data?: {
+                object?: components["schemas"]["Asset"];
+            };
         } & components["schemas"]["Event"];
         AssetDeletedEvent: {
             /** @constant */
             type?: "asset.deleted";
+            data?: {
+                object?: components["schemas"]["Asset"];
+            };
+        } & components["schemas"]["Event"];
+        AssetStatusChangedEvent: {
+            /** @constant */
+            type?: "asset.status_changed";
+            data?: {
+                object?: components["schemas"]["Asset"];
+            } & components["schemas"]["EventStatusChange"];
         } & components["schemas"]["Event"];
         AssetUpdatedEvent: {
             /** @constant */
             type?: "asset.updated";
-            data?: components["schemas"]["EventChangedFields"];
+            data?: {
+                object?: components["schemas"]["Asset"];
+            } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
         ContactCreatedEvent: {
             /** @constant */
@@ -4309,15 +4464,30 @@ export interface components {
         ProjectCreatedEvent: {
             /** @constant */
             type?: "project.created";
+            data?: {
+                object?: components["schemas"]["Project"];
+            };
         } & components["schemas"]["Event"];
         ProjectDeletedEvent: {
             /** @constant */
             type?: "project.deleted";
+            data?: {
+                object?: components["schemas"]["Project"];
+            };
+        } & components["schemas"]["Event"];
+        ProjectStatusChangedEvent: {
+            /** @constant */
+            type?: "project.status_changed";
+            data?: {
+                object?: components["schemas"]["Project"];
+            } & components["schemas"]["EventStatusChange"];
         } & components["schemas"]["Event"];
         ProjectUpdatedEvent: {
             /** @constant */
             type?: "project.updated";
-            data?: components["schemas"]["EventChangedFields"];
+            data?: {
+                object?: components["schemas"]["Project"];
+            } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
         PurchaseOrderCreatedEvent: {
             /** @constant */
@@ -4728,7 +4898,7 @@ export interface components {
                  */
                 id: string;
                 /** @description Granted scopes, `<resource>`:read|write. */
-                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "deals:read" | "deals:write" | "tasks:read" | "tasks:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write")[];
+                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "deals:read" | "deals:write" | "tasks:read" | "tasks:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "assets:read" | "assets:write" | "projects:read" | "projects:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write")[];
                 /**
                  * Format: date-time
                  * @description When the key expires; null when it never does.
@@ -4757,7 +4927,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Asset" | "Project" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description The name of the status, as status fields hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4782,7 +4952,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Asset" | "Project" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description The name of the label, as labels hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4807,7 +4977,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Asset" | "Project" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description Name of the custom field. */
             name: string;
             /**
@@ -6073,6 +6243,255 @@ export interface components {
         SystemUpdateRequest: {
             system: components["schemas"]["SystemUpdate"];
         };
+        /** @description Equipment installed at a site: an HVAC unit, a boiler, an electrical panel. The customer is the site's; jobs name the assets they service, which gives each asset its service history. */
+        Asset: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The site where the asset is installed. Must be the id of a Site.
+             */
+            site_id: string;
+            /**
+             * Format: uuid
+             * @description The system the asset belongs to (e.g. the HVAC system a condenser is part of); null when none. Must be the id of a System.
+             */
+            system_id: string | null;
+            /** @description Name of the asset, e.g. Rooftop unit 2. */
+            name: string;
+            /** @description Make (manufacturer or brand). */
+            make: string | null;
+            /** @description Model name or number. */
+            model: string | null;
+            /** @description Serial number of the equipment; when given, unique per account among live assets (case-insensitive). */
+            serial_number: string | null;
+            /**
+             * Format: date
+             * @description When the asset was installed. Calendar date YYYY-MM-DD.
+             */
+            install_date: string | null;
+            /**
+             * Format: date
+             * @description The last day of the warranty; null when unknown or none. Calendar date YYYY-MM-DD.
+             */
+            warranty_expires_on: string | null;
+            /** @description Where the asset is at the site, e.g. Roof, north side. */
+            location_note: string | null;
+            /**
+             * Format: uuid
+             * @description The customer of the site (null when the site belongs to a lead); set by the server from site_id, a list filter.
+             */
+            readonly customer_id: string | null;
+            /** @description The status: the display_name of a live Asset status (GET /statuses?related_name=Asset). */
+            status: string;
+            /** @description Labels (display_name values of GET /labels?related_name=Asset). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Asset). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        AssetResponse: {
+            data: components["schemas"]["Asset"];
+        };
+        AssetList: {
+            data: components["schemas"]["Asset"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Asset create body (under the key "asset"). Not accepted: status. */
+        AssetCreate: {
+            /**
+             * Format: uuid
+             * @description The site where the asset is installed. Changing it moves the asset: customer_id follows the new site, and a system_id kept must be at the new site. Must be the id of a Site.
+             */
+            site_id: string;
+            /**
+             * Format: uuid
+             * @description The system the asset belongs to (e.g. the HVAC system a condenser is part of); null when none. Must be a live system at site_id. Must be the id of a System.
+             */
+            system_id?: string | null;
+            name: components["schemas"]["Asset"]["name"];
+            make?: components["schemas"]["Asset"]["make"];
+            model?: components["schemas"]["Asset"]["model"];
+            serial_number?: components["schemas"]["Asset"]["serial_number"];
+            install_date?: components["schemas"]["Asset"]["install_date"];
+            /**
+             * Format: date
+             * @description The last day of the warranty; null when unknown or none. Not before install_date. Calendar date YYYY-MM-DD.
+             */
+            warranty_expires_on?: string | null;
+            location_note?: components["schemas"]["Asset"]["location_note"];
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Asset; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Asset), one key per definition at most. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        AssetCreateRequest: {
+            asset: components["schemas"]["AssetCreate"];
+        };
+        /** @description Asset update body (under the key "asset"). */
+        AssetUpdate: {
+            site_id?: components["schemas"]["AssetCreate"]["site_id"];
+            system_id?: components["schemas"]["AssetCreate"]["system_id"];
+            name?: components["schemas"]["Asset"]["name"];
+            make?: components["schemas"]["Asset"]["make"];
+            model?: components["schemas"]["Asset"]["model"];
+            serial_number?: components["schemas"]["Asset"]["serial_number"];
+            install_date?: components["schemas"]["Asset"]["install_date"];
+            warranty_expires_on?: components["schemas"]["AssetCreate"]["warranty_expires_on"];
+            location_note?: components["schemas"]["Asset"]["location_note"];
+            /** @description display_name of a live Asset status (GET /statuses?related_name=Asset), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
+            status?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Asset. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Asset), one key per definition at most; merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        AssetUpdateRequest: {
+            asset: components["schemas"]["AssetUpdate"];
+        };
+        /** @description An engagement for a customer that groups several jobs and estimates, with its dates, budget and team. */
+        Project: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /** @description The number of the record, unique in the account: the next in sequence unless given on create; never changes. */
+            number: string;
+            /** @description Name of the project. */
+            name: string;
+            /**
+             * Format: uuid
+             * @description The customer the project is for. Must be the id of a Customer.
+             */
+            customer_id: string;
+            /**
+             * Format: uuid
+             * @description The main site of the project; null when none. Must be the id of a Site.
+             */
+            site_id: string | null;
+            /** @description What the project is about. */
+            description: string | null;
+            /**
+             * Format: date
+             * @description When the project starts. Calendar date YYYY-MM-DD.
+             */
+            start_date: string | null;
+            /**
+             * Format: date
+             * @description When the project ends. Calendar date YYYY-MM-DD.
+             */
+            end_date: string | null;
+            /**
+             * Format: decimal
+             * @description The budget of the project; null when none.
+             */
+            budget_amount: string | null;
+            /** @description The status: the display_name of a live Project status (GET /statuses?related_name=Project). */
+            status: string;
+            /** @description Labels (display_name values of GET /labels?related_name=Project). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Project). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description The team: ids of the users who work on the project, each once, in the order given. In the order last written. */
+            user_ids: number[];
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        ProjectResponse: {
+            data: components["schemas"]["Project"];
+        };
+        ProjectList: {
+            data: components["schemas"]["Project"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Project create body (under the key "project"). Not accepted: status. */
+        ProjectCreate: {
+            name: components["schemas"]["Project"]["name"];
+            customer_id: components["schemas"]["Project"]["customer_id"];
+            /**
+             * Format: uuid
+             * @description The main site of the project; null when none. Must belong to customer_id. Must be the id of a Site.
+             */
+            site_id?: string | null;
+            description?: components["schemas"]["Project"]["description"];
+            start_date?: components["schemas"]["Project"]["start_date"];
+            /**
+             * Format: date
+             * @description When the project ends. Not before start_date. Calendar date YYYY-MM-DD.
+             */
+            end_date?: string | null;
+            /** @description The budget of the project; null when none. 0 to 9999999999, at most 2 decimal places. */
+            budget_amount?: string | number | null;
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
+            number?: string;
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Project; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Project), one key per definition at most. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description The team: ids of the users who work on the project, each once, in the order given. The list given is the new list; omit the field to keep it. Each must be an active user of the account, unless already on the team. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
+            user_ids?: number[];
+        };
+        ProjectCreateRequest: {
+            project: components["schemas"]["ProjectCreate"];
+        };
+        /** @description Project update body (under the key "project"). */
+        ProjectUpdate: {
+            name?: components["schemas"]["Project"]["name"];
+            customer_id?: components["schemas"]["Project"]["customer_id"];
+            site_id?: components["schemas"]["ProjectCreate"]["site_id"];
+            description?: components["schemas"]["Project"]["description"];
+            start_date?: components["schemas"]["Project"]["start_date"];
+            end_date?: components["schemas"]["ProjectCreate"]["end_date"];
+            budget_amount?: components["schemas"]["ProjectCreate"]["budget_amount"];
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
+            number?: string;
+            /** @description display_name of a live Project status (GET /statuses?related_name=Project), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
+            status?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Project. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Project), one key per definition at most; merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description The team: ids of the users who work on the project, each once, in the order given. The list given is the new list; omit the field to keep it. Each must be an active user of the account, unless already on the team. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            user_ids?: number[];
+        };
+        ProjectUpdateRequest: {
+            project: components["schemas"]["ProjectUpdate"];
+        };
         /** @description Work to be done at a site for a customer, with its schedule, assigned users and line items. */
         Job: {
             /**
@@ -6102,6 +6521,11 @@ export interface components {
              * @description The system (equipment) the work is on. Must be the id of a System.
              */
             system_id: string | null;
+            /**
+             * Format: uuid
+             * @description The project the job belongs to; null when none. Must be the id of a Project.
+             */
+            project_id: string | null;
             /** @description Short title of the job. */
             title: string | null;
             /** @description Scope of work: what is to be done. */
@@ -6153,6 +6577,8 @@ export interface components {
             lineitems: components["schemas"]["Lineitem"][];
             /** @description Users assigned to the job (dispatch), each once. In the order last written. */
             assignments: components["schemas"]["JobAssignment"][];
+            /** @description The assets the job services (equipment at its site), each once, in the order given. In the order last written. */
+            asset_ids: string[];
             /**
              * Format: date-time
              * @description When the record was created.
@@ -6264,6 +6690,11 @@ export interface components {
              * @description The system (equipment) the work is on. Required when the System module is on; must belong to the site. Must be the id of a System.
              */
             system_id?: string | null;
+            /**
+             * Format: uuid
+             * @description The project the job belongs to; null when none. Must be a project of customer_id. Must be the id of a Project.
+             */
+            project_id?: string | null;
             title?: components["schemas"]["Job"]["title"];
             scope_of_work?: components["schemas"]["Job"]["scope_of_work"];
             work_description?: components["schemas"]["Job"]["work_description"];
@@ -6290,6 +6721,8 @@ export interface components {
             lineitems?: components["schemas"]["LineitemCreate"][];
             /** @description Users assigned to the job (dispatch), each once. On update a snapshot, as lineitems: an entry with id keeps that assignment, an entry without id adds one, assignments whose id is absent are removed; omit the field to keep them. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
             assignments?: components["schemas"]["JobAssignmentCreate"][];
+            /** @description The assets the job services (equipment at its site), each once, in the order given. The list given is the new list; omit the field to keep it. Each must be a live asset at site_id, unless the job already names it. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
+            asset_ids?: string[];
         };
         /** @description A new lineitem. The server computes applied_tax_rate, discount_amount, tax_amount, line_total, tax_applied: they are served, never accepted. Not accepted: id. */
         LineitemCreate: {
@@ -6329,6 +6762,7 @@ export interface components {
             site_id?: components["schemas"]["JobCreate"]["site_id"];
             contact_id?: components["schemas"]["Job"]["contact_id"];
             system_id?: components["schemas"]["JobCreate"]["system_id"];
+            project_id?: components["schemas"]["JobCreate"]["project_id"];
             title?: components["schemas"]["Job"]["title"];
             scope_of_work?: components["schemas"]["Job"]["scope_of_work"];
             work_description?: components["schemas"]["Job"]["work_description"];
@@ -6353,6 +6787,8 @@ export interface components {
             lineitems?: components["schemas"]["LineitemUpdate"][];
             /** @description Users assigned to the job (dispatch), each once. On update a snapshot, as lineitems: an entry with id keeps that assignment, an entry without id adds one, assignments whose id is absent are removed; omit the field to keep them. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
             assignments?: components["schemas"]["JobAssignmentUpdate"][];
+            /** @description The assets the job services (equipment at its site), each once, in the order given. The list given is the new list; omit the field to keep it. Each must be a live asset at site_id, unless the job already names it. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            asset_ids?: string[];
         };
         /** @description An entry of the lineitem snapshot: with id it updates that entry, without id it creates one. The server computes applied_tax_rate, discount_amount, tax_amount, line_total, tax_applied: they are served, never accepted. */
         LineitemUpdate: {
@@ -6396,6 +6832,11 @@ export interface components {
              * @description The customer the estimate is for. Must be the id of a Customer.
              */
             customer_id: string | null;
+            /**
+             * Format: uuid
+             * @description The project the estimate belongs to; null when none. Must be the id of a Project.
+             */
+            project_id: string | null;
             /**
              * Format: uuid
              * @description The service address. Must be the id of a Site.
@@ -6497,6 +6938,11 @@ export interface components {
             customer_id?: components["schemas"]["Estimate"]["customer_id"];
             /**
              * Format: uuid
+             * @description The project the estimate belongs to; null when none. Must be a project of customer_id. Must be the id of a Project.
+             */
+            project_id?: string | null;
+            /**
+             * Format: uuid
              * @description The service address. Required unless the AddressRequired module is No; must belong to customer_id. Must be the id of a Site.
              */
             site_id?: string | null;
@@ -6541,6 +6987,7 @@ export interface components {
         /** @description Estimate update body (under the key "estimate"). */
         EstimateUpdate: {
             customer_id?: components["schemas"]["Estimate"]["customer_id"];
+            project_id?: components["schemas"]["EstimateCreate"]["project_id"];
             site_id?: components["schemas"]["EstimateCreate"]["site_id"];
             contact_id?: components["schemas"]["Estimate"]["contact_id"];
             system_id?: components["schemas"]["EstimateCreate"]["system_id"];
@@ -7782,7 +8229,7 @@ export interface components {
         /** @description Empty: the job is made from the estimate alone. No body or {} is accepted; any field answers 422 validation.failed (errors.body). */
         ConvertEstimateRequest: Record<string, never>;
         ConvertEstimateResponse: {
-            /** @description estimate: the estimate, now with converted_job_id and converted_at; job: the new job, with estimate_id, the estimate's customer_id, site_id, contact_id, system_id, title, scope_of_work, job_type, reference and customer_notes, and a copy of every line (item_id, description, quantity, unit_price, discount, tax_rate_id, taxable, labor_visible), so its amount equals the estimate's. */
+            /** @description estimate: the estimate, now with converted_job_id and converted_at; job: the new job, with estimate_id, the estimate's customer_id, site_id, contact_id, system_id, project_id, title, scope_of_work, job_type, reference and customer_notes, and a copy of every line (item_id, description, quantity, unit_price, discount, tax_rate_id, taxable, labor_visible), so its amount equals the estimate's. */
             data: {
                 estimate: components["schemas"]["Estimate"];
                 job: components["schemas"]["Job"];
@@ -8512,6 +8959,34 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The asset. */
+        Asset: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AssetResponse"];
+            };
+        };
+        /** @description The project. */
+        Project: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ProjectResponse"];
+            };
+        };
         /** @description The job. */
         Job: {
             headers: {
@@ -8964,7 +9439,7 @@ export interface components {
     };
     parameters: {
         /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
-        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Asset" | "Project" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
         /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
         Cursor: string;
         /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
@@ -9017,9 +9492,9 @@ export interface components {
         "expected_close_date.lte": string;
         /** @description Filter: assignee_id equals the value. */
         "assignee_id.eq": number;
-        /** @description Filter: priority equals the value. */
-        "priority.eq": string;
-        /** @description Filter: priority is one of the comma-separated values (1 to 100, each a string). */
+        /** @description Filter: priority equals the value (low, normal, high, urgent). */
+        "priority.eq": "low" | "normal" | "high" | "urgent";
+        /** @description Filter: priority is one of the comma-separated values (1 to 100, each a string) (low, normal, high, urgent). */
         "priority.in": string;
         /** @description Filter: due_date is greater than the value. */
         "due_date.gt": string;
@@ -9029,17 +9504,17 @@ export interface components {
         "due_date.lt": string;
         /** @description Filter: due_date is less than or equal to the value. */
         "due_date.lte": string;
-        /** @description Filter: taskable_type equals the value. */
-        "taskable_type.eq": string;
+        /** @description Filter: taskable_type equals the value (Customer, Lead, Site, Job, Estimate, Invoice, Deal). */
+        "taskable_type.eq": "Customer" | "Lead" | "Site" | "Job" | "Estimate" | "Invoice" | "Deal";
         /** @description Filter: taskable_id equals the value. */
         "taskable_id.eq": string;
         /** @description Filter: name equals the value. */
         "name.eq": string;
         /** @description Filter: reference equals the value. */
         "reference.eq": string;
-        /** @description Filter: item_type equals the value. */
-        "item_type.eq": string;
-        /** @description Filter: item_type is one of the comma-separated values (1 to 100, each a string). */
+        /** @description Filter: item_type equals the value (material, labor, service). */
+        "item_type.eq": "material" | "labor" | "service";
+        /** @description Filter: item_type is one of the comma-separated values (1 to 100, each a string) (material, labor, service). */
         "item_type.in": string;
         /** @description Filter: sku equals the value. */
         "sku.eq": string;
@@ -9055,6 +9530,46 @@ export interface components {
         "system_type.eq": string;
         /** @description Filter: system_type is one of the comma-separated values (1 to 100, each a string). */
         "system_type.in": string;
+        /** @description Filter: system_id equals the value. */
+        "system_id.eq": string;
+        /** @description Filter: serial_number equals the value. */
+        "serial_number.eq": string;
+        /** @description Filter: install_date is greater than the value. */
+        "install_date.gt": string;
+        /** @description Filter: install_date is greater than or equal to the value. */
+        "install_date.gte": string;
+        /** @description Filter: install_date is less than the value. */
+        "install_date.lt": string;
+        /** @description Filter: install_date is less than or equal to the value. */
+        "install_date.lte": string;
+        /** @description Filter: warranty_expires_on is greater than the value. */
+        "warranty_expires_on.gt": string;
+        /** @description Filter: warranty_expires_on is greater than or equal to the value. */
+        "warranty_expires_on.gte": string;
+        /** @description Filter: warranty_expires_on is less than the value. */
+        "warranty_expires_on.lt": string;
+        /** @description Filter: warranty_expires_on is less than or equal to the value. */
+        "warranty_expires_on.lte": string;
+        /** @description Filter: start_date is greater than the value. */
+        "start_date.gt": string;
+        /** @description Filter: start_date is greater than or equal to the value. */
+        "start_date.gte": string;
+        /** @description Filter: start_date is less than the value. */
+        "start_date.lt": string;
+        /** @description Filter: start_date is less than or equal to the value. */
+        "start_date.lte": string;
+        /** @description Filter: end_date is greater than the value. */
+        "end_date.gt": string;
+        /** @description Filter: end_date is greater than or equal to the value. */
+        "end_date.gte": string;
+        /** @description Filter: end_date is less than the value. */
+        "end_date.lt": string;
+        /** @description Filter: end_date is less than or equal to the value. */
+        "end_date.lte": string;
+        /** @description Filter: asset_id equals the value. */
+        "asset_id.eq": string;
+        /** @description Filter: project_id equals the value. */
+        "project_id.eq": string;
         /** @description Filter: scheduled_start is greater than the value. */
         "scheduled_start.gt": string;
         /** @description Filter: scheduled_start is greater than or equal to the value. */
@@ -9073,9 +9588,9 @@ export interface components {
         "invoice_date.lt": string;
         /** @description Filter: invoice_date is less than or equal to the value. */
         "invoice_date.lte": string;
-        /** @description Filter: method equals the value. */
-        "method.eq": string;
-        /** @description Filter: method is one of the comma-separated values (1 to 100, each a string). */
+        /** @description Filter: method equals the value (cash, check, card, bank_transfer, other). */
+        "method.eq": "cash" | "check" | "card" | "bank_transfer" | "other";
+        /** @description Filter: method is one of the comma-separated values (1 to 100, each a string) (cash, check, card, bank_transfer, other). */
         "method.in": string;
         /** @description Filter: payment_date is greater than the value. */
         "payment_date.gt": string;
@@ -9093,8 +9608,8 @@ export interface components {
         "order_date.lt": string;
         /** @description Filter: order_date is less than or equal to the value. */
         "order_date.lte": string;
-        /** @description Filter: kind equals the value. */
-        "kind.eq": string;
+        /** @description Filter: kind equals the value (warehouse, vehicle). */
+        "kind.eq": "warehouse" | "vehicle";
         /** @description Filter: technician_id equals the value. */
         "technician_id.eq": number;
         /** @description Filter: location_id equals the value. */
@@ -9133,6 +9648,8 @@ export interface components {
         "received_date.lt": string;
         /** @description Filter: received_date is less than or equal to the value. */
         "received_date.lte": string;
+        /** @description Filter: status equals the value (unverified, verified, disabled). */
+        "status.eq.1": "unverified" | "verified" | "disabled";
         /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
         WebhookId: string;
         /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
@@ -10390,9 +10907,9 @@ export interface operations {
                 "status[in]"?: components["parameters"]["status.in"];
                 /** @description Filter: assignee_id equals the value. */
                 assignee_id?: components["parameters"]["assignee_id.eq"];
-                /** @description Filter: priority equals the value. */
+                /** @description Filter: priority equals the value (low, normal, high, urgent). */
                 priority?: components["parameters"]["priority.eq"];
-                /** @description Filter: priority is one of the comma-separated values (1 to 100, each a string). */
+                /** @description Filter: priority is one of the comma-separated values (1 to 100, each a string) (low, normal, high, urgent). */
                 "priority[in]"?: components["parameters"]["priority.in"];
                 /** @description Filter: due_date is greater than the value. */
                 "due_date[gt]"?: components["parameters"]["due_date.gt"];
@@ -10402,7 +10919,7 @@ export interface operations {
                 "due_date[lt]"?: components["parameters"]["due_date.lt"];
                 /** @description Filter: due_date is less than or equal to the value. */
                 "due_date[lte]"?: components["parameters"]["due_date.lte"];
-                /** @description Filter: taskable_type equals the value. */
+                /** @description Filter: taskable_type equals the value (Customer, Lead, Site, Job, Estimate, Invoice, Deal). */
                 taskable_type?: components["parameters"]["taskable_type.eq"];
                 /** @description Filter: taskable_id equals the value. */
                 taskable_id?: components["parameters"]["taskable_id.eq"];
@@ -10820,9 +11337,9 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: item_type equals the value. */
+                /** @description Filter: item_type equals the value (material, labor, service). */
                 item_type?: components["parameters"]["item_type.eq"];
-                /** @description Filter: item_type is one of the comma-separated values (1 to 100, each a string). */
+                /** @description Filter: item_type is one of the comma-separated values (1 to 100, each a string) (material, labor, service). */
                 "item_type[in]"?: components["parameters"]["item_type.in"];
                 /** @description Filter: sku equals the value. */
                 sku?: components["parameters"]["sku.eq"];
@@ -11639,6 +12156,466 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    listAssets: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: site_id equals the value. */
+                site_id?: components["parameters"]["site_id.eq"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: system_id equals the value. */
+                system_id?: components["parameters"]["system_id.eq"];
+                /** @description Filter: serial_number equals the value. */
+                serial_number?: components["parameters"]["serial_number.eq"];
+                /** @description Filter: install_date is greater than the value. */
+                "install_date[gt]"?: components["parameters"]["install_date.gt"];
+                /** @description Filter: install_date is greater than or equal to the value. */
+                "install_date[gte]"?: components["parameters"]["install_date.gte"];
+                /** @description Filter: install_date is less than the value. */
+                "install_date[lt]"?: components["parameters"]["install_date.lt"];
+                /** @description Filter: install_date is less than or equal to the value. */
+                "install_date[lte]"?: components["parameters"]["install_date.lte"];
+                /** @description Filter: warranty_expires_on is greater than the value. */
+                "warranty_expires_on[gt]"?: components["parameters"]["warranty_expires_on.gt"];
+                /** @description Filter: warranty_expires_on is greater than or equal to the value. */
+                "warranty_expires_on[gte]"?: components["parameters"]["warranty_expires_on.gte"];
+                /** @description Filter: warranty_expires_on is less than the value. */
+                "warranty_expires_on[lt]"?: components["parameters"]["warranty_expires_on.lt"];
+                /** @description Filter: warranty_expires_on is less than or equal to the value. */
+                "warranty_expires_on[lte]"?: components["parameters"]["warranty_expires_on.lte"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "status" | "-status" | "install_date" | "-install_date" | "warranty_expires_on" | "-warranty_expires_on";
+                /** @description Free-text search over name, make, model, serial number, status and location note. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Asset. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of assets. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created asset. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getAsset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Asset"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deleteAsset: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updateAsset: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Asset"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    listProjects: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: site_id equals the value. */
+                site_id?: components["parameters"]["site_id.eq"];
+                /** @description Filter: number equals the value. */
+                number?: components["parameters"]["number.eq"];
+                /** @description Filter: start_date is greater than the value. */
+                "start_date[gt]"?: components["parameters"]["start_date.gt"];
+                /** @description Filter: start_date is greater than or equal to the value. */
+                "start_date[gte]"?: components["parameters"]["start_date.gte"];
+                /** @description Filter: start_date is less than the value. */
+                "start_date[lt]"?: components["parameters"]["start_date.lt"];
+                /** @description Filter: start_date is less than or equal to the value. */
+                "start_date[lte]"?: components["parameters"]["start_date.lte"];
+                /** @description Filter: end_date is greater than the value. */
+                "end_date[gt]"?: components["parameters"]["end_date.gt"];
+                /** @description Filter: end_date is greater than or equal to the value. */
+                "end_date[gte]"?: components["parameters"]["end_date.gte"];
+                /** @description Filter: end_date is less than the value. */
+                "end_date[lt]"?: components["parameters"]["end_date.lt"];
+                /** @description Filter: end_date is less than or equal to the value. */
+                "end_date[lte]"?: components["parameters"]["end_date.lte"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "name" | "-name" | "number" | "-number" | "status" | "-status" | "start_date" | "-start_date" | "end_date" | "-end_date";
+                /** @description Free-text search over name, number, status and description. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Project. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of projects. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created project. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Project"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deleteProject: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updateProject: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Project"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listJobs: {
         parameters: {
             query?: {
@@ -11654,6 +12631,10 @@ export interface operations {
                 customer_id?: components["parameters"]["customer_id.eq"];
                 /** @description Filter: site_id equals the value. */
                 site_id?: components["parameters"]["site_id.eq"];
+                /** @description Filter: asset_id equals the value. */
+                asset_id?: components["parameters"]["asset_id.eq"];
+                /** @description Filter: project_id equals the value. */
+                project_id?: components["parameters"]["project_id.eq"];
                 /** @description Filter: scheduled_start is greater than the value. */
                 "scheduled_start[gt]"?: components["parameters"]["scheduled_start.gt"];
                 /** @description Filter: scheduled_start is greater than or equal to the value. */
@@ -11873,6 +12854,8 @@ export interface operations {
                 customer_id?: components["parameters"]["customer_id.eq"];
                 /** @description Filter: deal_id equals the value. */
                 deal_id?: components["parameters"]["deal_id.eq"];
+                /** @description Filter: project_id equals the value. */
+                project_id?: components["parameters"]["project_id.eq"];
                 /** @description Filter: created_at is greater than the value. */
                 "created_at[gt]"?: components["parameters"]["created_at.gt"];
                 /** @description Filter: created_at is greater than or equal to the value. */
@@ -12308,9 +13291,9 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Filter: customer_id equals the value. */
                 customer_id?: components["parameters"]["customer_id.eq"];
-                /** @description Filter: method equals the value. */
+                /** @description Filter: method equals the value (cash, check, card, bank_transfer, other). */
                 method?: components["parameters"]["method.eq"];
-                /** @description Filter: method is one of the comma-separated values (1 to 100, each a string). */
+                /** @description Filter: method is one of the comma-separated values (1 to 100, each a string) (cash, check, card, bank_transfer, other). */
                 "method[in]"?: components["parameters"]["method.in"];
                 /** @description Filter: payment_date is greater than the value. */
                 "payment_date[gt]"?: components["parameters"]["payment_date.gt"];
@@ -12748,7 +13731,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: kind equals the value. */
+                /** @description Filter: kind equals the value (warehouse, vehicle). */
                 kind?: components["parameters"]["kind.eq"];
                 /** @description Filter: active equals the value. */
                 active?: components["parameters"]["active.eq"];
@@ -13616,8 +14599,8 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Filter: status equals the value. */
-                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status equals the value (unverified, verified, disabled). */
+                status?: components["parameters"]["status.eq.1"];
                 /** @description Filter: created_at is greater than the value. */
                 "created_at[gt]"?: components["parameters"]["created_at.gt"];
                 /** @description Filter: created_at is greater than or equal to the value. */
@@ -14097,7 +15080,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description estimate: the estimate, now with converted_job_id and converted_at; job: the new job, with estimate_id, the estimate's customer_id, site_id, contact_id, system_id, title, scope_of_work, job_type, reference and customer_notes, and a copy of every line (item_id, description, quantity, unit_price, discount, tax_rate_id, taxable, labor_visible), so its amount equals the estimate's. */
+            /** @description estimate: the estimate, now with converted_job_id and converted_at; job: the new job, with estimate_id, the estimate's customer_id, site_id, contact_id, system_id, project_id, title, scope_of_work, job_type, reference and customer_notes, and a copy of every line (item_id, description, quantity, unit_price, discount, tax_rate_id, taxable, labor_visible), so its amount equals the estimate's. */
             201: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14548,7 +15531,7 @@ export interface operations {
                 /** @description seq (oldest first, the default) or -seq. */
                 sort?: "seq" | "-seq";
                 /** @description Only this topic: one of the catalog (GET /webhooks/available_topics lists those this key can subscribe to); any other value: 400 filter.invalid. */
-                topic?: "asset.created" | "asset.deleted" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.status_changed" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.received" | "purchase_order.status_changed" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.status_changed" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
+                topic?: "asset.created" | "asset.deleted" | "asset.status_changed" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.status_changed" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.status_changed" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.received" | "purchase_order.status_changed" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.status_changed" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
                 /** @description Only these comma-separated topics (1 to 100, each one of the topic enum, no spaces); any other name: 400 filter.invalid. */
                 "topic[in]"?: string;
                 /** @description Only topics of this resource: a topic's first part (job for job.created, job.updated ...); any other value: 400 filter.invalid. */
@@ -14750,6 +15733,31 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["AssetDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    assetStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AssetStatusChangedEvent"];
             };
         };
         responses: {
@@ -15950,6 +16958,31 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ProjectDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    projectStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectStatusChangedEvent"];
             };
         };
         responses: {

@@ -1,6 +1,7 @@
 import type { ChildRows } from './child-collections.ts';
 import type { ListSpec } from './listing.ts';
 import { modelDelegate, type RecordRow } from './model-delegates.ts';
+import type { CollectionVia } from './relation.ts';
 import type { ResourceDefinition } from './resource.ts';
 import type { Projection, ReadOptions, Single } from './served-record.ts';
 import type { TenantClient, TenantTx } from './tenancy.ts';
@@ -45,30 +46,41 @@ export async function getMany(source: BatchedReadSource, db: TenantTx | TenantCl
   return ids.map((id) => byId.get(id) ?? null);
 }
 
+/** How listBy reaches and orders its records besides a column of their own (CollectionRelation.via and order). */
+export interface ListByOptions {
+  perKey?: number;
+  via?: CollectionVia;
+  order?: string;
+}
+
 /** ResourceService.listBy: live records whose `column` is one of `keys`, grouped per key in sibling order. */
-export async function listBy(source: BatchedReadSource, db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions & { perKey?: number } = {}): Promise<Single[][]> {
+export async function listBy(source: BatchedReadSource, db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions & ListByOptions = {}): Promise<Single[][]> {
   const { def, listSpec } = source;
-  if (!listSpec.columns.includes(column)) throw new Error(`${def.plural}.${column} is not a served column`);
+  if (!options.via && !listSpec.columns.includes(column)) throw new Error(`${def.plural}.${column} is not a served column`);
   const projection = source.projection(options.fields);
   const live = listSpec.live ? ` AND t.${listSpec.live}` : '';
-  // The key column is read to group the rows, whether or not it is served.
-  const columns = [...new Set([...projection.columns, column])].map((c) => `t.${c}`).join(', ');
-  const order = def.siblingOrder ?? 't.created_at, t.id';
-  const where = `t.account_id = $1::uuid AND t.${column} = ANY($2::uuid[])${live}`;
+  // The key is read to group the rows, whether or not it is served: a column of the record, or of its link row.
+  const key = options.via ? `l.${column}` : `t.${column}`;
+  const columns = [...new Set([...projection.columns.map((c) => `t.${c}`), `${key} AS fl_group_key`])].join(', ');
+  const order = options.order ?? def.siblingOrder ?? 't.created_at, t.id';
+  const from = options.via
+    ? `${def.table} t JOIN ${options.via.table} l ON l.account_id = t.account_id AND l.${options.via.key} = t.id`
+    : `${def.table} t`;
+  const where = `t.account_id = $1::uuid AND ${key} = ANY($2::uuid[])${live}`;
   const rows =
     options.perKey === undefined
-      ? await tenantQuery<RecordRow>(db, `SELECT ${columns} FROM ${def.table} t WHERE ${where} ORDER BY ${order}`, [...new Set(keys)])
+      ? await tenantQuery<RecordRow>(db, `SELECT ${columns} FROM ${from} WHERE ${where} ORDER BY ${order}`, [...new Set(keys)])
       : await tenantQuery<RecordRow>(
           db,
-          `SELECT * FROM (SELECT ${columns}, row_number() OVER (PARTITION BY t.${column} ORDER BY ${order}) AS sibling_rank FROM ${def.table} t WHERE ${where}) ranked WHERE sibling_rank <= $3 ORDER BY sibling_rank`,
+          `SELECT * FROM (SELECT ${columns}, row_number() OVER (PARTITION BY ${key} ORDER BY ${order}) AS sibling_rank FROM ${from} WHERE ${where}) ranked WHERE sibling_rank <= $3 ORDER BY sibling_rank`,
           [...new Set(keys)],
           options.perKey,
         );
-  const children = await source.loadChildren(db, rows.map((row) => row.id), projection);
+  const children = await source.loadChildren(db, [...new Set(rows.map((row) => row.id))], projection);
   const groups = new Map<string, Single[]>();
   for (const row of rows) {
-    const key = String(row[column]);
-    (groups.get(key) ?? groups.set(key, []).get(key)!).push(source.served(row, children, projection));
+    const group = String((row as Record<string, unknown>).fl_group_key);
+    (groups.get(group) ?? groups.set(group, []).get(group)!).push(source.served(row, children, projection));
   }
   return keys.map((key) => groups.get(key) ?? []);
 }

@@ -78,13 +78,27 @@ export class ChildCollections {
   async writeSnapshots(tx: TenantTx, ctx: RequestContext, parent: RecordRow, children: ChildEntries, mode: 'create' | 'update'): Promise<PreviousChildren> {
     const now = this.clock.now();
     const previous: PreviousChildren = {};
-    for (const [name, entries] of Object.entries(children)) {
-      if (entries === undefined) continue;
+    for (const [name, sent] of Object.entries(children)) {
+      if (sent === undefined) continue;
+      let entries = sent;
       const collection = this.def.children![name];
       const delegate = modelDelegate(tx, collection.model);
       const existing = mode === 'update' ? await delegate.findMany({ where: { [collection.foreignKey]: parent.id } }) : [];
       previous[name] = existing;
       const byId = new Map(existing.map((child) => [child.id, child as Record<string, unknown>]));
+      const valueField = collection.valueField;
+      if (valueField !== undefined) {
+        // A list of values: a value the collection holds keeps its row (once), the others are new rows.
+        const free = new Map<string, string[]>();
+        for (const child of existing) {
+          const key = String(child[valueField]).toLowerCase();
+          (free.get(key) ?? free.set(key, []).get(key)!).push(child.id);
+        }
+        entries = entries.map((entry) => {
+          const id = entry[valueField] === undefined ? undefined : free.get(String(entry[valueField]).toLowerCase())?.shift();
+          return id === undefined ? entry : { ...entry, id };
+        });
+      }
       const errors: FieldErrors = {};
       const seen = new Set<string>();
       entries.forEach((entry, index) => {

@@ -18,6 +18,8 @@ export interface ListFilter {
   op: Operator;
   type: ValueType;
   value: unknown;
+  /** The column is a link table's (FilterSpec.via). */
+  via?: { table: string; key: string };
 }
 
 /** A list request as validated. */
@@ -178,11 +180,11 @@ export async function parseListParameters(spec: ListSpec, query: ListQuery, deps
       const raw = typeof given.value === 'string' ? given.value.split(',') : given.value;
       const values = raw.map((v) => parseValue(filter, v, subject));
       if (values.length === 0 || values.length > 100) throw invalid(subject, (name) => `${name}: give 1 to 100 comma-separated values`);
-      filters.push({ column, op, type: filter.type, value: values });
+      filters.push({ column, op, type: filter.type, value: values, via: filter.via });
       boundEntries.push([filterKey(given.field, given.op), raw.join(',')]);
     } else {
       const raw = typeof given.value === 'string' ? given.value : given.value.join(',');
-      filters.push({ column, op, type: filter.type, value: parseValue(filter, raw, subject) });
+      filters.push({ column, op, type: filter.type, value: parseValue(filter, raw, subject), via: filter.via });
       boundEntries.push([filterKey(given.field, given.op), raw]);
     }
   }

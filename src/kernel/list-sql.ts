@@ -22,9 +22,10 @@ function pageStatement(spec: ListSpec, list: ListParameters): { sql: string; par
     return `$${params.length + 1}::${cast}`;
   };
   const conditions: string[] = [];
-  for (const { column, op, type, value } of list.filters) {
-    if (op === 'in') conditions.push(`${column} = ANY(${param(value, `${castOf[type]}[]`)})`);
-    else conditions.push(`${column} ${sqlOps[op]} ${param(value, castOf[type])}`);
+  for (const { column, op, type, value, via } of list.filters) {
+    const condition = op === 'in' ? `${column} = ANY(${param(value, `${castOf[type]}[]`)})` : `${column} ${sqlOps[op]} ${param(value, castOf[type])}`;
+    // A link table's column (FilterSpec.via): the records some matching link row names, the tenant's rows only.
+    conditions.push(via ? `id IN (SELECT ${via.key} FROM ${via.table} WHERE account_id = $1::uuid AND ${condition})` : condition);
   }
   for (const containment of list.customFields) conditions.push(`custom_fields @> ${param(JSON.stringify(containment), 'jsonb')}`);
   for (const term of list.searchTerms) conditions.push(`${spec.searchColumn} LIKE ${param(`%${escapeLike(term)}%`, 'text')}`);

@@ -24,6 +24,11 @@ export interface FilterSpec {
   values?: readonly string[];
   /** SQL column; defaults to the filter name. */
   column?: string;
+  /**
+   * The column is a link table's (a child collection's, e.g. job_assets.asset_id): the filter keeps the records
+   * whose id is the `key` of a link row that matches (jobs that name an asset).
+   */
+  via?: { table: string; key: string };
 }
 
 export interface SortSpec {

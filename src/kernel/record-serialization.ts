@@ -1,6 +1,6 @@
 import type { ChildRead, ChildRows } from './child-collections.ts';
 import { decimalToWire, toWire } from './fields.ts';
-import { childOutputFields, outputFields, type RecordFieldInfo, type ResourceDefinition } from './resource.ts';
+import { childOutputFields, outputFields, valueFieldOf, type RecordFieldInfo, type ResourceDefinition } from './resource.ts';
 
 /** One served field: its name and how a stored value becomes its wire value (toWire, specialised once per field). */
 interface WireField {
@@ -36,7 +36,7 @@ export function asServed(def: ResourceDefinition, wire: Record<string, unknown>)
   const record = { ...wire };
   for (const field of outputFields(def)) {
     const entries = record[field.name];
-    if (field.kind === 'children' && Array.isArray(entries)) record[field.name] = entries.map((entry) => Object.assign(new ChildEntry(), entry));
+    if (field.kind === 'children' && !field.children?.valueField && Array.isArray(entries)) record[field.name] = entries.map((entry) => Object.assign(new ChildEntry(), entry));
   }
   return record;
 }
@@ -45,7 +45,7 @@ export function asServed(def: ResourceDefinition, wire: Record<string, unknown>)
 export class RecordSerializer {
   private readonly fields: WireField[];
   /** Served fields that are child collections, with the served fields of their entries. */
-  private readonly collections: { name: string; fields: WireField[] }[];
+  private readonly collections: { name: string; fields: WireField[]; value?: WireField }[];
   /** Position of each field in `fields` whose value is a child collection. */
   private readonly isCollection: boolean[];
 
@@ -64,8 +64,12 @@ export class RecordSerializer {
       .filter((field) => field.kind === 'children')
       .map((field) => {
         const entryFields = served?.children.get(field.name);
-        const entries = childOutputFields(def.children![field.name]).filter((entry) => !entryFields || entry.name === 'id' || entryFields.includes(entry.name));
-        return { name: field.name, fields: entries.map(wireField) };
+        const collection = def.children![field.name];
+        const entries = childOutputFields(collection).filter((entry) => !entryFields || entry.name === 'id' || entryFields.includes(entry.name));
+        // A list of values (valueField) serves each entry's value alone.
+        const valueField = valueFieldOf(collection);
+        const value = valueField ? wireField({ ...childOutputFields(collection).find((f) => f.name === valueField.name)! }) : undefined;
+        return { name: field.name, fields: entries.map(wireField), value };
       });
   }
 
@@ -77,10 +81,12 @@ export class RecordSerializer {
     for (let i = 0; i < fields.length; i++) {
       const field = fields[i];
       if (isCollection[i]) {
-        const { name, fields: entryFields } = this.collections[collection++];
+        const { name, fields: entryFields, value } = this.collections[collection++];
         const rows = children?.get(name)?.get(row.id as string);
-        const entries: Record<string, unknown>[] = [];
-        if (rows) {
+        const entries: unknown[] = [];
+        if (rows && value) {
+          for (const child of rows) entries.push(value.wire(child[value.name]));
+        } else if (rows) {
           for (const child of rows) {
             const entry: Record<string, unknown> = new ChildEntry();
             for (const f of entryFields) entry[f.name] = f.wire(child[f.name]);

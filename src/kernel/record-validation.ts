@@ -10,7 +10,7 @@ import { customFieldDefinitions, liveLabels, liveStatuses } from './lookups.ts';
 import { modelDelegate, type RecordRow } from './model-delegates.ts';
 import { lockNumberSequence } from './numbering.ts';
 import { own } from './own.ts';
-import type { ChildCollection, HookDeps, ResourceDefinition } from './resource.ts';
+import { valueFieldOf, type ChildCollection, type HookDeps, type ResourceDefinition } from './resource.ts';
 import { checkUniqueFields } from './unique-fields.ts';
 import type { TenantTx } from './tenancy.ts';
 
@@ -126,6 +126,23 @@ function checkChildEntries(name: string, collection: ChildCollection, value: unk
     return undefined;
   }
   if (value.length > 200) addError(errors, name, 'has too many entries (maximum is 200)');
+  const valueField = valueFieldOf(collection);
+  if (valueField) {
+    // A list of plain values (ids): each checked as the field and given once, kept as the entry holding it.
+    const seen = new Set<string>();
+    return value.map((raw, index) => {
+      const at = `${name}.${index}`;
+      const parsed = raw === null ? null : valueSchema(valueField.spec).safeParse(raw);
+      if (parsed === null) addError(errors, at, "can't be blank");
+      else if (!parsed.success) Object.assign(errors, zodIssuesToErrors(parsed.error, at));
+      else if (seen.has(String(parsed.data).toLowerCase())) addError(errors, at, 'is given more than once');
+      else {
+        seen.add(String(parsed.data).toLowerCase());
+        return { [valueField.name]: parsed.data };
+      }
+      return {};
+    });
+  }
   return value.map((entry, index) => {
     const at = `${name}.${index}`;
     const out: Record<string, unknown> = {};

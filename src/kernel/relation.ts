@@ -43,12 +43,26 @@ export interface ReferenceRelation {
   description: string;
 }
 
-/** Live records of `model` whose `column` is the parent's id, in the target resource's sibling order. */
+/**
+ * Live records of `model` whose `column` is the parent's id, in the target resource's sibling order (or `order`).
+ * With `via`, the column is one of a link table's (a child collection of the target, e.g. job_assets.asset_id) and
+ * the records are those whose id is the link's `key` (job_id): the jobs that name an asset.
+ */
 export interface CollectionRelation {
   kind: 'collection';
   model: ModelName;
   column: string;
+  /** The link table holding `column`, and its column with the target's id. */
+  via?: CollectionVia;
+  /** SQL ORDER BY over the target's row alias `t` instead of its sibling order (an asset's service history). */
+  order?: string;
   description: string;
+}
+
+/** The link table of a collection relation: `table`.`key` is the target's id (CollectionRelation.via). */
+export interface CollectionVia {
+  table: string;
+  key: string;
 }
 
 /**

@@ -165,7 +165,7 @@ export class ResourceService {
    * collection reads what it serves, not the whole collection). Runs in the caller's tenant context; one
    * statement, plus one per child collection read.
    */
-  listBy(db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions & { perKey?: number } = {}): Promise<Single[][]> {
+  listBy(db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions & batched.ListByOptions = {}): Promise<Single[][]> {
     return batched.listBy(this.batchedReads, db, column, keys, options);
   }
 

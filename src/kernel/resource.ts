@@ -91,6 +91,12 @@ export interface ChildCollection {
   fields: Record<string, FieldSpec>;
   /** Wire name of one entry in messages and docs: "phone number". */
   label: string;
+  /**
+   * The collection is served and written as a plain list of this field's values (a job's asset_ids: ids, not
+   * entries with ids): `fields` holds that one field. A write sends the whole list (a snapshot: a value kept keeps
+   * its row, a new value adds one, a value left out is removed); the entries' own ids are never served.
+   */
+  valueField?: string;
   /** What the entries are (served and written); `{wire_name}` markers name fields (api-text.ts). */
   description?: string;
   /** How a write treats the collection (snapshot semantics, defaults): on write bodies and inputs only. */
@@ -319,6 +325,15 @@ export function outputFields(def: ResourceDefinition): RecordFieldInfo[] {
 /** SQL columns read for a record (serialised fields plus what the ETag needs). */
 export function selectColumns(def: ResourceDefinition): string[] {
   return [...outputFields(def).filter((f) => f.kind !== 'children').map((f) => f.name), 'lock_version'];
+}
+
+/** The field whose values a collection is served and written as (ChildCollection.valueField), if it is such a list. */
+export function valueFieldOf(children: ChildCollection): { name: string; spec: FieldSpec } | undefined {
+  const name = children.valueField;
+  if (name === undefined) return undefined;
+  const spec = children.fields[name];
+  if (!spec || Object.keys(children.fields).length !== 1) throw new Error(`child collection ${children.label}: valueField ${name} must be its only field`);
+  return { name, spec };
 }
 
 /** The fields of one child entry as served: id and its own fields. */

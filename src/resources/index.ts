@@ -1,3 +1,4 @@
+import { assetResource } from './assets/asset.resource.ts';
 import { contactResource } from './contacts/contact.resource.ts';
 import { customerResource } from './customers/customer.resource.ts';
 import { dealResource } from './deals/deal.resource.ts';
@@ -17,6 +18,7 @@ import { stockLocationResource } from './stock/stock-location.resource.ts';
 import { systemResource } from './systems/system.resource.ts';
 import { taskResource } from './tasks/task.resource.ts';
 import { taxRateResource } from './tax-rates/tax-rate.resource.ts';
+import { projectResource } from './projects/project.resource.ts';
 import { purchaseOrderReceiptResource } from './purchase-orders/purchase-order-receipt.resource.ts';
 import { purchaseOrderResource } from './purchase-orders/purchase-order.resource.ts';
 import { vendorResource } from './vendors/vendor.resource.ts';
@@ -39,6 +41,8 @@ export const resources = [
   customerItemPriceResource,
   taxRateResource,
   systemResource,
+  assetResource,
+  projectResource,
   jobResource,
   estimateResource,
   invoiceResource,

@@ -70,6 +70,14 @@ const recipes: Record<string, Recipe> = {
     const site = await w.liveEntry('sites', w.next());
     return { id: (await w.create('systems', { site_id: site.id, system_type: unique('Boiler'), name: unique('System') })).id };
   },
+  assets: async (w) => {
+    const site = await w.liveEntry('sites', w.next());
+    return { id: (await w.create('assets', { site_id: site.id, name: unique('Fuzz Asset'), serial_number: unique('SN'), install_date: '2024-01-01' })).id };
+  },
+  projects: async (w) => {
+    const customer = await w.liveEntry('customers', w.next());
+    return { id: (await w.create('projects', { name: unique('Fuzz Project'), customer_id: customer.id, start_date: '2026-01-01' })).id };
+  },
   jobs: async (w) => {
     const item = await w.liveEntry('items', 0);
     const job = await w.atPlace((customer, site) => w.create('jobs', { customer_id: customer, site_id: site, title: unique('Fuzz Job'), lineitems: [{ item_id: item.id, quantity: '2' }] }));

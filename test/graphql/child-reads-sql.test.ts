@@ -13,7 +13,7 @@ const statements = new StatementLog();
 const t = useTestApp({ onQuery: statements.onQuery, env: verifyEveryRequest });
 const { tenant, api, gql } = useTenant(t);
 
-const childTables = /\b(lineitems|job_assignments|phone_numbers)\b/;
+const childTables = /\b(lineitems|job_assignments|job_assets|phone_numbers)\b/;
 const childReads = (sql: string[]) => sql.filter((statement) => childTables.test(statement));
 
 let customerId: string;
@@ -35,7 +35,7 @@ describe('child collections are read only when selected', () => {
   it('customers { nodes { id } } reads the customers alone: no child table and no related table', async () => {
     const { data, sql } = await graphqlStatements(statements, gql, '{ customers(first: 10) { nodes { id organization } } }');
     expect(data.customers.nodes).toHaveLength(1);
-    const related = /\b(FROM|JOIN) ("public"\.)?"?(sites|contacts|contact_linkages|jobs|estimates|lineitems|job_assignments|phone_numbers)\b/;
+    const related = /\b(FROM|JOIN) ("public"\.)?"?(sites|contacts|contact_linkages|jobs|estimates|lineitems|job_assignments|job_assets|phone_numbers)\b/;
     expect(sql.filter((statement) => related.test(statement)), sql.join('\n')).toEqual([]);
   });
 
@@ -60,6 +60,14 @@ describe('child collections are read only when selected', () => {
     const reads = childReads(sql);
     expect(reads, sql.join('\n')).toHaveLength(1);
     expect(reads[0]).toMatch(/\bjob_assignments\b/);
+  });
+
+  it('jobs { nodes { assetIds } } reads the job assets in one statement and no other child table', async () => {
+    const { data, sql } = await graphqlStatements(statements, gql, '{ jobs(first: 10) { nodes { id assetIds } } }');
+    expect(data.jobs.nodes.map((job: { assetIds: string[] }) => job.assetIds)).toEqual([[], [], []]);
+    const reads = childReads(sql);
+    expect(reads, sql.join('\n')).toHaveLength(1);
+    expect(reads[0]).toMatch(/\bjob_assets\b/);
   });
 
   it('Job.assignees, which resolves from the assignments, reads them when selected without them', async () => {

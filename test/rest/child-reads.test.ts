@@ -15,7 +15,7 @@ beforeAll(async () => {
   ({ tenant, api } = await t.newTenant());
 });
 
-const childTables = ['phone_numbers', 'lineitems', 'job_assignments'] as const;
+const childTables = ['phone_numbers', 'lineitems', 'job_assignments', 'job_assets'] as const;
 
 /** The statements that read `table` while answering one GET, and its answer. */
 async function reads(path: string) {
@@ -105,6 +105,8 @@ describe('reading child collections', () => {
     const jobs = await reads('/jobs?limit=100');
     expect(jobs.of('lineitems')).toHaveLength(1);
     expect(jobs.of('job_assignments')).toHaveLength(1);
+    // A job's asset_ids are a child collection too: one batched statement for the whole page.
+    expect(jobs.of('job_assets')).toHaveLength(1);
   });
 
   it('reads no child table for a resource without child collections', async () => {

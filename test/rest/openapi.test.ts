@@ -725,14 +725,15 @@ describe('ContactLinkage', () => {
 
 describe('Job, Estimate and their line items', () => {
   const conventions = ['number', 'status', 'labels', 'custom_fields'];
-  // The spec's Job table, plus what the dispatch board needs (scheduled_start, scheduled_end, assignments).
+  // The spec's Job table, plus what the dispatch board needs (scheduled_start, scheduled_end, assignments) and the
+  // assets the job services (asset_ids, issue 26).
   const jobFields = [
     'customer_id', 'site_id', 'contact_id', 'title', 'scope_of_work', 'work_description', 'customer_notes', 'reference', 'system_id',
-    'job_type', 'priority', 'due_date', ...conventions, 'lineitems', 'scheduled_start', 'scheduled_end', 'assignments',
+    'job_type', 'priority', 'due_date', ...conventions, 'lineitems', 'scheduled_start', 'scheduled_end', 'assignments', 'asset_ids', 'project_id',
   ];
   const estimateFields = [
     'customer_id', 'site_id', 'contact_id', 'title', 'description', 'scope_of_work', 'estimate_date', 'expiration_date', 'job_type',
-    'system_id', 'reference', ...conventions, 'customer_notes', 'tax_rate_id', 'deal_id', 'lineitems',
+    'system_id', 'reference', ...conventions, 'customer_notes', 'tax_rate_id', 'deal_id', 'lineitems', 'project_id',
   ];
   const lineInputs = ['item_id', 'description', 'quantity', 'unit_price', 'discount', 'tax_rate_id', 'taxable', 'labor_visible'];
   const lineComputed = ['applied_tax_rate', 'discount_amount', 'tax_amount', 'line_total', 'tax_applied'];
@@ -749,6 +750,8 @@ describe('Job, Estimate and their line items', () => {
     expect(record.properties.assignments).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/JobAssignment' } });
     expect(Object.keys(schema('JobAssignment').properties).sort()).toEqual(['id', 'user_id']);
     expect(schema('JobAssignment').properties.user_id).toMatchObject({ type: 'integer', format: 'int64' });
+    // A list of plain ids, not entries with ids.
+    expect(record.properties.asset_ids).toMatchObject({ type: 'array', items: { type: 'string', format: 'uuid' } });
   });
 
   it('Job bodies: nothing required on create (site_id is conditional), status only on update, amount and estimate_id never', () => {
@@ -765,6 +768,8 @@ describe('Job, Estimate and their line items', () => {
     expect(Object.keys(update.properties).sort()).toEqual([...jobFields].sort());
     expect(update.properties.lineitems.items.$ref).toBe('#/components/schemas/LineitemUpdate');
     expect(update.properties.lineitems.description).toContain('snapshot');
+    expect(update.properties.asset_ids).toMatchObject({ type: 'array', maxItems: 200, items: { type: 'string', format: 'uuid' } });
+    expect(update.properties.asset_ids.description).toContain('changes the ETag');
     expect(update.properties.number.description).toContain('number.immutable');
     for (const body of [create, update]) expect(body.additionalProperties).toBe(false);
   });
@@ -975,6 +980,9 @@ describe('every resource', () => {
     const tenant = await t.tenant();
     const api = client(`${t.url}/api/v2`, tenant.token);
     const sample = (p: any) => {
+      // A field with a fixed set of values documents them: its first (the [in] filter's pattern lists them).
+      if (p.schema.enum) return p.schema.enum[0];
+      if (p.name.endsWith('[in]') && p.schema.pattern) return /^\^\(([^|)]+)/.exec(p.schema.pattern)![1].replace(/\\/g, '');
       if (p.name.endsWith('[in]')) return 'Active,Open';
       if (p.schema.format === 'date-time') return '2026-01-01T00:00:00Z';
       if (p.schema.format === 'date') return '2026-01-01';
@@ -1047,6 +1055,11 @@ describe('every resource', () => {
     const system = { site_id: site.body.data.id, system_type: 'HVAC', name: 'Furnace', install_date: '2024-03-01', system_option_id: systemOptionIds[0] };
     check('SystemResponse', await api.post('/systems', { system }), 'POST /systems');
     check('SystemResponse', await api.post('/systems', { system: { ...system, name: 'Second furnace', confirmed: true } }), 'POST /systems confirmed');
+    const asset = await api.post('/assets', { asset: { site_id: site.body.data.id, name: 'Rooftop unit', serial_number: `DOC-${Date.now()}`, install_date: '2024-03-01', warranty_expires_on: '2029-03-01' } });
+    check('AssetResponse', asset, 'POST /assets');
+    check('AssetList', await api.get(`/assets?site_id=${site.body.data.id}`), 'GET /assets');
+    const project = await api.post('/projects', { project: { name: 'Refit', customer_id: site.body.data.customer_id, site_id: site.body.data.id, start_date: '2026-01-01', budget_amount: '900', user_ids: [tenant.userId] } });
+    check('ProjectResponse', project, 'POST /projects');
     check('SystemOptionList', await api.get('/system_options'), 'GET /system_options');
     check('SystemOptionList', await api.get('/system_options?system_type=HVAC'), 'GET /system_options?system_type');
     // Jobs and estimates need a site (AddressRequired is Yes by default): the customer's HQ.
@@ -1072,10 +1085,13 @@ describe('every resource', () => {
         scheduled_start: '2026-02-01T09:00:00Z',
         scheduled_end: '2026-02-01T11:00:00Z',
         assignments: [{ user_id: tenant.userId }],
+        asset_ids: [asset.body.data.id],
+        project_id: project.body.data.id,
         lineitems: [{ item_id: item.body.data.id, quantity: '1', tax_rate_id: taxRate.body.data.id }],
       },
     });
     check('JobResponse', job, 'POST /jobs');
+    expect(job.body.data.asset_ids).toEqual([asset.body.data.id]);
     const invoice = await api.post(
       '/invoices',
       { invoice: { customer_id: site.body.data.customer_id, site_id: site.body.data.id, tax_rate_id: taxRate.body.data.id, lineitems: lines } },

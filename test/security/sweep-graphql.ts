@@ -157,7 +157,8 @@ export class GqlBuilder {
       if (fromType) return { kind: fromType, childOf: true };
       return { kind: kindOfDescription(`${description ?? ''} ${owner.description ?? ''}`, this.model.kinds) };
     }
-    const base = snake(name.replace(/Id$/, ''));
+    // A list of ids (assetIds) names records of the same kind as one id.
+    const base = snake(name.replace(/Ids?$/, ''));
     const kind = kindOfBase(base, this.model.kinds) ?? kindOfDescription(description ?? '', this.model.kinds);
     if (kind) return { kind };
     if (scalar !== 'ID' && scalar !== 'String') return { kind: this.userKind };
@@ -355,14 +356,16 @@ export class GqlBuilder {
   /**
    * A selection of the type: its leaves, and its object fields (relations) `depth` levels down, each type once per
    * branch. A connection is one level with its nodes (a collection below a record counts as a list did): its nodes'
-   * selection one level down, the cursor and node id of its edges, and its pageInfo.
+   * selection one level down, the cursor and node id of its edges, and its pageInfo. With `only`, the record's
+   * relations (at the top, or at the top's nodes) are that one alone (a record with many relations is swept one
+   * relation per query, each as deep, when the server refuses all of them at once for their size: askRelationQuery).
    */
   selection(typeName: string, depth: number, seen: string[] = [], only?: string): string {
     const type = this.schema.types.get(typeName)!;
     const node = this.connectionNode(typeName);
     if (node) {
       const edgeNode = this.schema.types.get(node)?.fields?.some((f) => f.name === 'id') ? 'node { __typename id }' : 'node { __typename }';
-      const nodes = depth > 0 ? `nodes { ${this.selection(node, depth - 1, seen, only)} } ` : '';
+      const nodes = depth > 0 ? `nodes { ${this.selection(node, depth - 1, seen, seen.length === 0 ? only : undefined)} } ` : '';
       // The edges of the operation's own connection (`seen` is empty at the top): those below records cost as much again.
       const edges = seen.length === 0 ? `edges { cursor ${edgeNode} } ` : '';
       return `__typename ${nodes}${edges}pageInfo { hasNextPage hasPreviousPage startCursor endCursor }`;
@@ -547,7 +550,9 @@ function gqlVacuity(position: GqlPosition, res: { status: number; body: { data?:
 /** Whether the field errors (keys such as siteId, lineitems.0.id, customFields.<ID>) name the position. */
 function fieldsNamed(position: GqlPosition, keys: string[]): string | null {
   const last = String([...position.path].reverse().find((s) => typeof s === 'string'));
-  const named = keys.some((k) => k === last || k.endsWith(`.${last}`) || k.includes('<ID>') || (position.variant && k === position.variant.field));
+  // An entry of a list of ids (input.assetIds.0) is named by its index: assetIds.0.
+  const below = position.path.slice(1).join('.');
+  const named = keys.some((k) => k === last || k === below || k.endsWith(`.${last}`) || k.includes('<ID>') || (position.variant && k === position.variant.field));
   return named ? null : `the error names ${keys.join(', ')}, not ${position.path.join('.')}`;
 }
 

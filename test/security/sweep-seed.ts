@@ -135,6 +135,32 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   await created('customer_item_prices', 'customer_item_price', { customer_id: c1.id, item_id: i1.id, unit_price: '75' });
   const sy0 = await created('systems', 'system', { site_id: s0.id, system_type: 'HVAC', name: u(marker, 'System'), ...cf('System') });
   await created('systems', 'system', { site_id: s0.id, system_type: 'Plumbing', name: u(marker, 'System') });
+  // Assets at the first site (the first in a system, named by the first job: Asset.jobs, Job.assets).
+  const a0 = await created('assets', 'asset', {
+    site_id: s0.id,
+    system_id: sy0.id,
+    name: u(marker, 'Asset'),
+    make: u(marker, 'Make'),
+    serial_number: u(marker, 'SN'),
+    location_note: u(marker, 'Roof'),
+    install_date: '2024-01-01',
+    warranty_expires_on: '2029-01-01',
+    ...cf('Asset'),
+  });
+  const a1 = await created('assets', 'asset', { site_id: s0.id, name: u(marker, 'Asset') });
+  // Projects of the first customer (the first with a team and the first job and estimate: Project.jobs, team).
+  const p0 = await created('projects', 'project', {
+    name: u(marker, 'Project'),
+    customer_id: c0.id,
+    site_id: s0.id,
+    description: u(marker, 'Scope'),
+    start_date: '2026-01-01',
+    end_date: '2026-12-31',
+    budget_amount: '1000',
+    user_ids: [tenant.userId, tech.id],
+    ...cf('Project'),
+  });
+  await created('projects', 'project', { name: u(marker, 'Project'), customer_id: c0.id });
   const line = () => ({ item_id: i0.id, quantity: '2', tax_rate_id: t0.id, description: u(marker, 'line') });
   await created('jobs', 'job', {
     customer_id: c0.id,
@@ -146,6 +172,8 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     scheduled_end: '2026-06-01T11:00:00.000Z',
     lineitems: [line(), { description: u(marker, 'labor'), quantity: 1, unit_price: '50' }],
     assignments: [{ user_id: tenant.userId }, { user_id: tech.id }],
+    asset_ids: [a0.id, a1.id],
+    project_id: p0.id,
     ...cf('Job'),
   });
   await created('jobs', 'job', { site_id: s0.id, title: u(marker, 'Job'), scheduled_start: '2026-06-02T09:00:00.000Z', lineitems: [line()], assignments: [{ user_id: tech.id }] });
@@ -157,6 +185,7 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     tax_rate_id: t0.id,
     title: u(marker, 'Estimate'),
     lineitems: [line(), { description: u(marker, 'labor'), quantity: 1, unit_price: '50', labor_visible: false }],
+    project_id: p0.id,
     ...cf('Estimate'),
   });
   const e1 = await created('estimates', 'estimate', { site_id: s0.id, title: u(marker, 'Estimate'), lineitems: [line()] });

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { runAsTenant } from '../../kernel/context.ts';
-import type { BatchedRelation, ReferenceTarget, RelationReadArgs } from '../../kernel/relation.ts';
+import type { BatchedRelation, CollectionRelation, ReferenceTarget, RelationReadArgs } from '../../kernel/relation.ts';
 import type { ReadOptions, Single } from '../../kernel/resource-service.ts';
 import type { GraphQLContext } from './builder.ts';
 
@@ -22,7 +22,7 @@ export interface RelationLoaders {
   /** Live records of a resource by id with their ETags, serving what `read` names (ReadOptions.fields); null when absent. */
   record(resource: string, read: ReadOptions): DataLoader<string, Single | null>;
   /** Live records of a resource whose `column` is the key, with their ETags, in the resource's sibling order: the first `perKey` of each key. */
-  recordsBy(resource: string, column: string, read: ReadOptions, perKey: number): DataLoader<string, Single[]>;
+  recordsBy(resource: string, column: string, read: ReadOptions, perKey: number, how?: Pick<CollectionRelation, 'via' | 'order'>): DataLoader<string, Single[]>;
   /** Served objects of a reference target by id; null when absent. */
   target(target: ReferenceTarget): DataLoader<string, Record<string, unknown> | null>;
   /** A batched relation's reads by key; relations with the same load share one loader. */
@@ -90,8 +90,10 @@ function createLoaders(ctx: GraphQLContext): RelationLoaders {
 
   return {
     record: (resource, read) => once(`record:${resource}|${fieldsKey(read)}`, () => loader((ids) => domain.resource(resource).getMany(domain.db, ids, read))),
-    recordsBy: (resource, column, read, perKey) =>
-      once(`by:${resource}.${column}|${fieldsKey(read)}|${perKey}`, () => loader((keys) => domain.resource(resource).listBy(domain.db, column, keys, { ...read, perKey }))),
+    recordsBy: (resource, column, read, perKey, how = {}) =>
+      once(`by:${resource}.${how.via ? `${how.via.table}.` : ''}${column}|${how.order ?? ''}|${fieldsKey(read)}|${perKey}`, () =>
+        loader((keys) => domain.resource(resource).listBy(domain.db, column, keys, { ...read, perKey, via: how.via, order: how.order })),
+      ),
     target: (target) => once(target, () => loader((ids) => target.load(ids, args))),
     batched: (relation) => once(relation.load, () => loader((keys) => relation.load(keys, args))),
   };

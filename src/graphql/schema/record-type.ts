@@ -1,6 +1,6 @@
 import type { ObjectRef } from '@pothos/core';
 import type { Single } from '../../kernel/resource-service.ts';
-import { outputFields, type ChildCollection, type ResourceDefinition } from '../../kernel/resource.ts';
+import { outputFields, valueFieldOf, type ChildCollection, type ResourceDefinition } from '../../kernel/resource.ts';
 import type { Builder, GraphQLContext } from './builder.ts';
 import { collectionCost, connectionArgs, connectionType, type Page } from './connections.ts';
 import { COLLECTION_DEFAULT_FIRST, slicePage, type SliceArgs } from '../../kernel/slice-page.ts';
@@ -31,6 +31,13 @@ export function registerRecordType(builder: Builder, def: ResourceDefinition, sh
       for (const info of outputFields(def)) {
         const name = camelCase(info.name);
         const collection = info.children;
+        const valueField = collection && valueFieldOf(collection);
+        if (valueField) {
+          // A list of values: the list as the record holds it (read with it when selected).
+          exposeRecordField(name, info.name);
+          fields[name] = t.field({ type: [graphqlType(valueField.spec.kind, builder, valueField.spec.enum)], description: outputFieldText(info) } as AnyOptions);
+          continue;
+        }
         fields[name] = collection
           ? // A child collection is a connection over the entries the record holds (read with it when selected).
             t.field({

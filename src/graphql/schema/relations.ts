@@ -172,7 +172,7 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
             node: target.ref,
             typeName: nodeType(target),
             scopes: [target.scope],
-            entries: (object, ctx, info, upTo) => loadersOf(ctx).recordsBy(target.def.name, relation.column, readOf(target, info, true), upTo).load(object.id as string),
+            entries: (object, ctx, info, upTo) => loadersOf(ctx).recordsBy(target.def.name, relation.column, readOf(target, info, true), upTo, relation).load(object.id as string),
           };
         }
         case 'batched': {
@@ -258,8 +258,9 @@ export function registerRelations(builder: Builder, types: ReadonlyMap<string, R
   for (const { def, record, children } of types.values()) {
     register(record, def.className, relationsOf(def), (value: RecordShape) => value.record, Object.keys(def.children ?? {}));
     for (const [name, collection] of Object.entries(def.children ?? {})) {
-      const ref = children[name]!;
-      if (childTypesDone.has(ref)) continue;
+      const ref = children[name];
+      // A list of values (ChildCollection.valueField) has no entry type.
+      if (!ref || childTypesDone.has(ref)) continue;
       childTypesDone.add(ref);
       register(ref, collection.label, childRelationsOf(collection), (value: Record<string, unknown>) => value);
     }

@@ -31,12 +31,17 @@ export interface ResourceTypes {
 export function registerResource(builder: Builder, def: ResourceDefinition, shared: SharedTypes): ResourceTypes {
   // Child collections: an output type and an input type per collection, shared by every parent that uses it.
   const childRefs = new Map<ChildCollection, ChildTypes>();
-  for (const children of Object.values(def.children ?? {})) childRefs.set(children, childTypes(builder, children));
+  // A list of values (ChildCollection.valueField) is a list of scalars: no entry types.
+  for (const children of Object.values(def.children ?? {})) if (!children.valueField) childRefs.set(children, childTypes(builder, children));
 
   const recordRef = registerRecordType(builder, def, shared, childRefs);
   registerResourceQueries(builder, def, shared, recordRef);
   registerResourceMutations(builder, def, shared, recordRef);
 
-  const children = Object.fromEntries(Object.entries(def.children ?? {}).map(([name, collection]) => [name, childRefs.get(collection)!.output]));
+  const children = Object.fromEntries(
+    Object.entries(def.children ?? {})
+      .filter(([, collection]) => childRefs.has(collection))
+      .map(([name, collection]) => [name, childRefs.get(collection)!.output]),
+  );
   return { def, record: recordRef, children };
 }

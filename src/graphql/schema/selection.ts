@@ -116,7 +116,7 @@ export function selectedRead(def: ResourceDefinition, info: GraphQLResolveInfo, 
       for (const wire of follows) {
         const collection = def.children?.[wire];
         // A child collection's field: the fields of its entries that its page (nodes, edges.node) selects.
-        if (collection && follows.length === 1 && camelCase(wire) === name) {
+        if (collection && !collection.valueField && follows.length === 1 && camelCase(wire) === name) {
           for (const entry of entryFields(collection, info, [...path, name])) wanted.add(entry === null ? wire : `${wire}.${entry}`);
         } else wanted.add(wire);
       }

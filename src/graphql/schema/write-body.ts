@@ -21,7 +21,8 @@ export function recordValues(def: ResourceDefinition, mode: 'create' | 'update',
   for (const field of writableFields(def, mode)) {
     const value = input[field.name];
     if (value === undefined) continue;
-    record[field.wire] = field.children && Array.isArray(value) ? value.map((entry) => childValues(field.children!, entry as Record<string, unknown>)) : value;
+    // A list of values (valueField) is given as it is.
+    record[field.wire] = field.children && !field.children.valueField && Array.isArray(value) ? value.map((entry) => childValues(field.children!, entry as Record<string, unknown>)) : value;
   }
   return record;
 }

@@ -1,4 +1,4 @@
-import type { ChildCollection, ResourceDefinition } from '../../kernel/resource.ts';
+import { valueFieldOf, type ChildCollection, type ResourceDefinition } from '../../kernel/resource.ts';
 import type { Builder } from './builder.ts';
 import { camelCase } from '../../kernel/naming.ts';
 import { inputFieldText, inputTexts } from './descriptions.ts';
@@ -56,7 +56,12 @@ export function recordInput(builder: Builder, def: ResourceDefinition, name: str
       const fields: Record<string, unknown> = {};
       for (const field of writableFields(def, mode)) {
         if (except.includes(field.wire)) continue;
-        const type = field.children ? [childTypes(builder, field.children).input] : graphqlType(field.kind, builder, field.enum);
+        const valueField = field.children && valueFieldOf(field.children);
+        const type = valueField
+          ? [graphqlType(valueField.spec.kind, builder, valueField.spec.enum)]
+          : field.children
+            ? [childTypes(builder, field.children).input]
+            : graphqlType(field.kind, builder, field.enum);
         fields[field.name] = t.field({ type, required: field.required && !allOptional, description: field.description } as AnyOptions);
       }
       return fields as never;

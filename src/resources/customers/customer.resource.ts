@@ -30,6 +30,8 @@ export const customerResource = defineResource({
   relations: {
     sites: { kind: 'collection', model: 'site', column: 'customer_id', description: 'Live sites of this customer by position (the first is its primary billing address), not paginated.' },
     ...contactRelations('Customer', 'customer'),
+    assets: { kind: 'collection', model: 'asset', column: 'customer_id', description: "Live assets at the customer's sites, oldest first, not paginated." },
+    projects: { kind: 'collection', model: 'project', column: 'customer_id', description: 'Live projects of the customer, oldest first, not paginated.' },
     jobs: { kind: 'collection', model: 'job', column: 'customer_id', description: 'Live jobs of the customer, oldest first, not paginated.' },
     estimates: { kind: 'collection', model: 'estimate', column: 'customer_id', description: 'Live estimates of the customer, oldest first, not paginated.' },
     invoices: { kind: 'collection', model: 'invoice', column: 'customer_id', description: 'Live invoices of the customer, oldest first, not paginated.' },

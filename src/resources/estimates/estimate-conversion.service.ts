@@ -22,7 +22,7 @@ import { tenantQuery } from '../../kernel/tenant-sql.ts';
 // on the invoice and converted_invoice_id on the estimate. An estimate converts once, to a job or an invoice.
 
 export const ACCEPTED_STATUS = 'Accepted';
-const jobFields = ['customer_id', 'site_id', 'contact_id', 'system_id', 'title', 'scope_of_work', 'job_type', 'reference', 'customer_notes'] as const;
+const jobFields = ['customer_id', 'site_id', 'contact_id', 'system_id', 'project_id', 'title', 'scope_of_work', 'job_type', 'reference', 'customer_notes'] as const;
 const invoiceFields = ['customer_id', 'site_id', 'contact_id', 'reference', 'customer_notes', 'tax_rate_id'] as const;
 
 /** The values of `fields` the record has (null and absent ones are left to the target's defaults). */

@@ -25,7 +25,7 @@ export const estimateActions: readonly ActionDefinition[] = [
       status: 201,
       location: 'job',
       description:
-        "{estimate}: the estimate, now with {converted_job_id} and {converted_at}; {job}: the new job, with {estimate_id}, the estimate's {customer_id}, {site_id}, {contact_id}, {system_id}, {title}, {scope_of_work}, {job_type}, {reference} and {customer_notes}, and a copy of every line ({item_id}, {description}, {quantity}, {unit_price}, {discount}, {tax_rate_id}, {taxable}, {labor_visible}), so its amount equals the estimate's.",
+        "{estimate}: the estimate, now with {converted_job_id} and {converted_at}; {job}: the new job, with {estimate_id}, the estimate's {customer_id}, {site_id}, {contact_id}, {system_id}, {project_id}, {title}, {scope_of_work}, {job_type}, {reference} and {customer_notes}, and a copy of every line ({item_id}, {description}, {quantity}, {unit_price}, {discount}, {tax_rate_id}, {taxable}, {labor_visible}), so its amount equals the estimate's.",
     },
     run: ({ domain, ctx, id }) => domain.estimateConversion.convert(ctx, id),
     events: ['job.created', 'estimate.updated'],

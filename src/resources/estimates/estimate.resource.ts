@@ -28,6 +28,14 @@ export const estimateResource = defineResource({
   description: 'A pre-sale quote. {amount} is computed by the server from the lines and tax; an accepted estimate converts to a job.',
   fields: {
     customer_id: { kind: 'uuid', create: 'optional', update: 'optional', references: { model: 'customer', live: true, label: 'Customer' }, description: 'The customer the estimate is for.' },
+    project_id: {
+      kind: 'uuid',
+      create: 'optional',
+      update: 'optional',
+      references: { model: 'project', live: true, label: 'Project' },
+      description: 'The project the estimate belongs to; null when none.',
+      writeRule: 'Must be a project of {customer_id}.',
+    },
     site_id: {
       kind: 'uuid',
       create: 'optional',
@@ -80,6 +88,7 @@ export const estimateResource = defineResource({
       status: ['eq', 'in'],
       customer_id: ['eq'],
       deal_id: ['eq'],
+      project_id: ['eq'],
       created_at: rangeOps,
       updated_at: rangeOps,
     },

@@ -30,6 +30,14 @@ export const jobResource = defineResource({
       description: 'The system (equipment) the work is on.',
       writeRule: 'Required when the System module is on; must belong to the site.',
     },
+    project_id: {
+      kind: 'uuid',
+      create: 'optional',
+      update: 'optional',
+      references: { model: 'project', live: true, label: 'Project' },
+      description: 'The project the job belongs to; null when none.',
+      writeRule: 'Must be a project of {customer_id}.',
+    },
     title: { kind: 'string', create: 'optional', update: 'optional', description: 'Short title of the job.' },
     scope_of_work: { kind: 'text', create: 'optional', update: 'optional', description: 'Scope of work: what is to be done.' },
     work_description: { kind: 'text', create: 'optional', update: 'optional', description: 'Description of the work; internal.' },
@@ -89,6 +97,34 @@ export const jobResource = defineResource({
         }
       },
     },
+    asset_ids: {
+      model: 'jobAsset',
+      table: 'job_assets',
+      foreignKey: 'job_id',
+      label: 'job asset',
+      valueField: 'asset_id',
+      description: 'The assets the job services (equipment at its site), each once, in the order given.',
+      writeRule: 'The list given is the new list; omit the field to keep it. Each must be a live asset at {site_id}, unless the job already names it.',
+      fields: {
+        asset_id: { kind: 'uuid', create: 'required', update: 'optional', nullable: false, description: 'The id of an asset the job services.' },
+      },
+      // One lookup for every asset of the write. An asset the job already names stays (deleted or moved since).
+      async compute({ tx, parent, entries, existing, errors }) {
+        const named = new Set(existing.map((link) => String(link.asset_id)));
+        const fresh = [...new Set(entries.map((e) => String(e.entry.asset_id).toLowerCase()).filter((id) => !named.has(id)))];
+        const assets = new Map(
+          fresh.length === 0 ? [] : (await tx.asset.findMany({ where: { id: { in: fresh }, deleted_at: null }, select: { id: true, site_id: true } })).map((a) => [a.id, a]),
+        );
+        for (const { entry, at } of entries) {
+          const id = String(entry.asset_id).toLowerCase();
+          entry.asset_id = id;
+          if (named.has(id)) continue;
+          const asset = assets.get(id);
+          if (!asset) addError(errors, at, 'does not match any Asset');
+          else if (asset.site_id !== parent.site_id) addError(errors, at, 'is an asset at another site than {site_id}');
+        }
+      },
+    },
   },
   conventions: { number: true, status: { defaults: ['Pending', 'Scheduled', 'In Progress', 'Completed', 'Cancelled'] }, labels: true, customFields: true, softDelete: true },
   actions: jobActions,
@@ -110,12 +146,22 @@ export const jobResource = defineResource({
       idOf: (assignment) => String(assignment.user_id),
       description: 'The users assigned to the job, in the order of assignments.',
     },
+    assets: {
+      kind: 'through',
+      via: 'asset_ids',
+      model: 'asset',
+      many: true,
+      idOf: (assetId) => String(assetId),
+      description: 'The live assets the job names, in the order of {asset_ids}.',
+    },
   },
   list: {
     filters: {
       status: ['eq', 'in'],
       customer_id: ['eq'],
       site_id: ['eq'],
+      asset_id: { type: 'uuid', ops: ['eq'], via: { table: 'job_assets', key: 'job_id' } },
+      project_id: ['eq'],
       scheduled_start: rangeOps,
       created_at: rangeOps,
       updated_at: rangeOps,

@@ -12,11 +12,11 @@ import { readShared } from '../../kernel/tenancy.ts';
 const live = <Row extends { deleted_at: Date | null }>(rows: Row[]): Row | null => rows.find((row) => row.deleted_at === null) ?? null;
 
 /** The columns of a work record (job, estimate) that say where the work happens. */
-type WorkLocation = Record<'customer_id' | 'site_id' | 'system_id', string | null>;
+type WorkLocation = Record<'customer_id' | 'site_id' | 'system_id' | 'project_id', string | null>;
 
 export async function checkWorkLocation(args: WriteHookArgs<Partial<WorkLocation>, WorkLocation>, systemRequired: 'always' | 'with_site'): Promise<void> {
   const { tx, ctx, mode, values, existing, errors } = args;
-  if (errors.customer_id || errors.site_id || errors.system_id) return;
+  if (errors.customer_id || errors.site_id || errors.system_id || errors.project_id) return;
   const current = (key: keyof WorkLocation) => (key in values ? (values[key] ?? null) : (existing?.[key] ?? null));
   const modules = ctx.principal.account.modules;
 
@@ -32,8 +32,15 @@ export async function checkWorkLocation(args: WriteHookArgs<Partial<WorkLocation
   if (site && site.customer_id && !('customer_id' in values) && (mode === 'create' || !existing?.customer_id)) {
     values.customer_id = site.customer_id;
   }
+  // A project's customer is the record's when neither the site nor the body names one.
+  const projectId = current('project_id');
+  const project = projectId ? await tx.project.findFirst({ where: { id: projectId.toLowerCase(), deleted_at: null }, select: { customer_id: true } }) : null;
+  if (project && !current('customer_id') && !('customer_id' in values)) values.customer_id = project.customer_id;
   const customerId = current('customer_id');
   if (customerId) await readShared(tx, 'customers', 'id', [customerId]);
+  if (project && (mode === 'create' || 'project_id' in values || 'customer_id' in values) && project.customer_id !== customerId?.toLowerCase()) {
+    addError(errors, 'project_id', 'is a project of another customer than {customer_id}');
+  }
 
   if (modules.AddressRequired !== 'No' && !siteId && (mode === 'create' || 'site_id' in values || 'system_id' in values)) {
     addError(errors, 'site_id', mode === 'create' && !('site_id' in values) ? 'is missing (the AddressRequired setting is Yes)' : "can't be blank (the AddressRequired setting is Yes)");

@@ -50,6 +50,7 @@ export const siteResource = defineResource({
   },
   relations: {
     systems: { kind: 'collection', model: 'system', column: 'site_id', description: 'Live systems installed at the site, oldest first, not paginated.' },
+    assets: { kind: 'collection', model: 'asset', column: 'site_id', description: 'Live assets installed at the site, oldest first, not paginated.' },
     ...contactRelations('Site', 'site'),
     tasks: taskRelation('Site'),
   },

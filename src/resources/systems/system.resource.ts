@@ -26,6 +26,9 @@ export const systemResource = defineResource({
   },
   writeOnly: ['confirmed'],
   conventions: { customFields: true, softDelete: true },
+  relations: {
+    assets: { kind: 'collection', model: 'asset', column: 'system_id', description: 'Live assets that belong to the system, oldest first, not paginated.' },
+  },
   events: { requiresModule: 'System' },
   errors: { create: ['system.duplicate'], update: ['system.duplicate'] },
   list: {

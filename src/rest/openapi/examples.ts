@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { resources } from '../../domain.ts';
 import type { FieldSpec } from '../../kernel/fields.ts';
-import { childOutputFields, outputFields, type ChildCollection, type ReadOnlyField, type ResourceDefinition } from '../../kernel/resource.ts';
+import { childOutputFields, outputFields, valueFieldOf, type ChildCollection, type ReadOnlyField, type ResourceDefinition } from '../../kernel/resource.ts';
 import type { WireField, WireShape } from '../../kernel/wire-shape.ts';
 import { pascal, words } from './naming.ts';
 
@@ -129,7 +129,10 @@ export function recordExample(def: ResourceDefinition): Record<string, unknown> 
   return Object.fromEntries(
     outputFields(def).map((info) => {
       if (def.readOnly?.[info.name] || (def.fields[info.name] && !writeOnly.has(info.name))) return [info.name, servedValue(info.name, def.fields, def.readOnly)];
-      if (info.kind === 'children') return [info.name, [childRecord(info.children!)]];
+      if (info.kind === 'children') {
+        const valueField = valueFieldOf(info.children!);
+        return [info.name, [valueField ? fieldValue(valueField.name, valueField.spec, info.children!.fields) : childRecord(info.children!)]];
+      }
       return [info.name, conventionValue(def, info.name)];
     }),
   );
@@ -155,7 +158,10 @@ export function partialFieldsExample(fields: Readonly<Record<string, FieldSpec>>
  * out: the server assigns the number, and labels and custom fields name the tenant's own definitions.
  */
 export function createExample(def: ResourceDefinition): Record<string, unknown> {
-  const children = Object.entries(def.children ?? {}).map(([name, collection]) => [name, [createFieldsExample(collection.fields)]]);
+  const children = Object.entries(def.children ?? {}).map(([name, collection]) => {
+    const valueField = valueFieldOf(collection);
+    return [name, [valueField ? fieldValue(valueField.name, valueField.spec, collection.fields) : createFieldsExample(collection.fields)]];
+  });
   return { ...createFieldsExample(def.fields), ...Object.fromEntries(children) };
 }
 

@@ -81,25 +81,39 @@ export function createListParameters(registry: OpenAPIRegistry) {
       description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}). Above ${MAX_LIMIT}: 400 pagination.limit_too_large with max_limit.`,
     }));
   /** The value type of each filter parameter component by name: a field whose type differs on another list gets its own. */
-  const filterTypes = new Map<string, ValueType>();
-  const filterName = (field: string, op: Operator, type: ValueType) => {
+  // A filter on a field with a fixed set of values (an enum) is its own component per set: `priority.eq.2`.
+  const filterTypes = new Map<string, string>();
+  const valueSets = new Map<string, number>();
+  const filterName = (field: string, op: Operator, type: ValueType, values?: readonly string[]) => {
     const name = `${field}.${op}`;
-    if (!filterTypes.has(name)) filterTypes.set(name, type);
-    return filterTypes.get(name) === type ? name : `${name}.${type}`;
+    const kind = values ? `${type}:${values.join(',')}` : type;
+    if (!filterTypes.has(name)) filterTypes.set(name, kind);
+    if (filterTypes.get(name) === kind) return name;
+    if (!values) return `${name}.${type}`;
+    if (!valueSets.has(kind)) valueSets.set(kind, valueSets.size + 1);
+    return `${name}.${valueSets.get(kind)}`;
   };
-  const filter = (field: string, op: Operator, type: ValueType) =>
-    shared(filterName(field, op, type), () => ({
+  const valueSchema = (op: Operator, type: ValueType, values?: readonly string[]) => {
+    if (!values) return op === 'in' ? { type: 'string' as const } : filterValueSchemas[type];
+    if (op === 'in') {
+      const one = `(${values.map((v) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`;
+      return { type: 'string' as const, pattern: `^${one}(,${one})*$` };
+    }
+    return { type: 'string' as const, enum: [...values] };
+  };
+  const filter = (field: string, op: Operator, type: ValueType, values?: readonly string[]) =>
+    shared(filterName(field, op, type, values), () => ({
       name: filterParameterName(field, op),
       in: 'query',
-      schema: op === 'in' ? { type: 'string' } : filterValueSchemas[type],
-      description: `Filter: ${filterNote(field, op, type)}.`,
+      schema: valueSchema(op, type, values),
+      description: `Filter: ${filterNote(field, op, type)}${values ? ` (${values.join(', ')})` : ''}.`,
     }));
   return {
     /** The shared parameters of the resource's list: cursor, limit and one per filter operator. */
     of: (def: ResourceDefinition) => [
       cursor(),
       limit(),
-      ...Object.entries(def.list.filters).flatMap(([field, { ops, type }]) => ops.map((op) => filter(field, op, type))),
+      ...Object.entries(def.list.filters).flatMap(([field, { ops, type, values }]) => ops.map((op) => filter(field, op, type, values))),
     ],
   };
 }

@@ -1,8 +1,8 @@
-import { outputFields, type RecordFieldInfo, type ResourceDefinition } from '../../kernel/resource.ts';
+import { outputFields, valueFieldOf, type RecordFieldInfo, type ResourceDefinition } from '../../kernel/resource.ts';
 import { childRecordSchema } from './child-schemas.ts';
 import { customFieldsSchema, labelsSchema } from './convention-schemas.ts';
 import { docText } from './doc-text.ts';
-import { readOnlySchema, served, timestamp } from './field-schemas.ts';
+import { kindSchema, readOnlySchema, served, timestamp } from './field-schemas.ts';
 import { z } from './zod.ts';
 
 // A resource's record as served, field by field from outputFields(def).
@@ -39,7 +39,9 @@ export function recordSchema(def: ResourceDefinition): z.ZodObject {
       shape[info.name] = readOnlySchema(readOnly, info.nullable);
     } else if (info.kind === 'children') {
       const collection = info.children!;
-      shape[info.name] = z.array(childRecordSchema(def, collection)).openapi({ description: [docText(collection.description), 'In the order last written.'].filter(Boolean).join(' ') });
+      const valueField = valueFieldOf(collection);
+      // A list of values (valueField): the values alone, each as its field is served.
+      shape[info.name] = z.array(valueField ? kindSchema(valueField.spec) : childRecordSchema(def, collection)).openapi({ description: [docText(collection.description), 'In the order last written.'].filter(Boolean).join(' ') });
     } else if (spec) {
       shape[info.name] = served.field(spec, info.nullable);
     } else {

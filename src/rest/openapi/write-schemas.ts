@@ -1,6 +1,7 @@
 import { NON_BLANK } from '../../kernel/fields.ts';
-import { bodyKeyOf, outputFields, serves, type ResourceDefinition } from '../../kernel/resource.ts';
+import { bodyKeyOf, outputFields, serves, valueFieldOf, type ResourceDefinition } from '../../kernel/resource.ts';
 import { childCreateSchema, childUpdateSchema } from './child-schemas.ts';
+import { kindSchema } from './field-schemas.ts';
 import { customFieldsSchema, labelsSchema } from './convention-schemas.ts';
 import { docText } from './doc-text.ts';
 import { memberKeywords, objectKeywords, requiredOnCreate, rulesNote, rulesOfResource } from './body-rules.ts';
@@ -19,12 +20,17 @@ function childrenBody(def: ResourceDefinition, mode: 'create' | 'update'): Recor
   const shape: Record<string, z.ZodType> = {};
   const rules = rulesOfResource(def.name);
   for (const [name, collection] of Object.entries(def.children ?? {})) {
-    const entry = mode === 'create' ? childCreateSchema(def, collection) : childUpdateSchema(def, collection);
+    const valueField = valueFieldOf(collection);
+    // A list of values (valueField) is written as the values alone; the other collections as entries.
+    const entry = valueField ? kindSchema(valueField.spec) : mode === 'create' ? childCreateSchema(def, collection) : childUpdateSchema(def, collection);
     // On update the collection's own write rule (when declared) says how its snapshot works; the rest is common.
+    const snapshot = valueField
+      ? 'A snapshot replace: the list given is the new list, each value once. '
+      : 'A snapshot replace: entries with id update that entry, entries without id are created, existing entries whose id is absent are removed. ';
     const rule =
       mode === 'create'
         ? 'Omitted: no entries (unless a hook supplies a default).'
-        : `${collection.writeRule ? '' : 'A snapshot replace: entries with id update that entry, entries without id are created, existing entries whose id is absent are removed. '}The order given is the new order; supplying the key changes the ETag even when nothing else changes.`;
+        : `${collection.writeRule ? '' : snapshot}The order given is the new order; supplying the key changes the ETag even when nothing else changes.`;
     const keywords = memberKeywords(rules, name);
     const list = z.array(entry).max(200);
     const bounded = keywords ? list.openapi(keywords) : list;
