@@ -617,6 +617,62 @@ export interface paths {
         patch: operations["updateSystem"];
         trace?: never;
     };
+    "/tickets": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tickets
+         * @description Keyset-paginated list of tickets.
+         */
+        get: operations["listTickets"];
+        put?: never;
+        /** Create a ticket */
+        post: operations["createTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tickets/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a ticket */
+        get: operations["getTicket"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a ticket
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deleteTicket"];
+        options?: never;
+        head?: never;
+        /** Update a ticket */
+        patch: operations["updateTicket"];
+        trace?: never;
+    };
     "/jobs": {
         parameters: {
             query?: never;
@@ -1395,6 +1451,34 @@ export interface paths {
          * @description In one transaction: creates a customer from the lead (the optional customer overrides or adds customer fields), moves the lead's sites and contact linkages to it (primary contacts stay primary) and marks the lead converted (status Converted when that status is live). A lead converts once: converting it again is refused with lead.already_converted. Answers 201 with Location of the new customer (no ETag).
          */
         post: operations["convertLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tickets/{id}/convert": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert a ticket into a job
+         * @description In one transaction: creates a job from the ticket (its customer, site and contact; title from the subject, scope_of_work from the description, priority as Low, Normal, High or Urgent; the optional job overrides or adds job fields), records the ticket on the job (ticket_id) and the job on the ticket (converted_job_id, converted_at), and moves the ticket to Resolved when that status is live. The job obeys the rules of a job create: a ticket without a site converts when job names one (site_id) or the AddressRequired module is No, else validation.failed names site_id. A Closed ticket is refused with ticket.closed (reopen it first); a ticket converts once: converting it again is refused with ticket.already_converted. Answers 201 with Location of the new job (no ETag).
+         */
+        post: operations["convertTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3500,6 +3584,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "ticket.converted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.converted
+         * @description The ticket was converted into a job; `data.converted_to.job_id` names it.
+         */
+        post: operations["ticketConvertedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "ticket.created": {
         parameters: {
             query?: never;
@@ -3511,9 +3615,7 @@ export interface webhooks {
         put?: never;
         /**
          * ticket.created
-         * @description A ticket was created; `data.object` is the record as REST serves it. Registered; available when the API serves tickets.
-         *
-         *     ticket.created is registered but not available yet: the API does not serve tickets. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A ticket was created; `data.object` is the record as REST serves it.
          */
         post: operations["ticketCreatedWebhook"];
         delete?: never;
@@ -3533,11 +3635,29 @@ export interface webhooks {
         put?: never;
         /**
          * ticket.deleted
-         * @description A ticket was deleted; `data.object` is the record as it was before. Registered; available when the API serves tickets.
-         *
-         *     ticket.deleted is registered but not available yet: the API does not serve tickets. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A ticket was deleted; `data.object` is the record as it was before.
          */
         post: operations["ticketDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ticket.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.status_changed
+         * @description The status of a ticket moved; `data.previous_status` and `data.status` give both (the same change also emits `ticket.updated`).
+         */
+        post: operations["ticketStatusChangedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3555,9 +3675,7 @@ export interface webhooks {
         put?: never;
         /**
          * ticket.updated
-         * @description A ticket was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves tickets.
-         *
-         *     ticket.updated is registered but not available yet: the API does not serve tickets. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A ticket was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
          */
         post: operations["ticketUpdatedWebhook"];
         delete?: never;
@@ -4364,18 +4482,40 @@ export interface components {
                 object?: components["schemas"]["TaxRate"];
             } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
+        TicketConvertedEvent: {
+            /** @constant */
+            type?: "ticket.converted";
+            data?: {
+                object?: components["schemas"]["Ticket"];
+            } & components["schemas"]["EventConversion"];
+        } & components["schemas"]["Event"];
         TicketCreatedEvent: {
             /** @constant */
             type?: "ticket.created";
+            data?: {
+                object?: components["schemas"]["Ticket"];
+            };
         } & components["schemas"]["Event"];
         TicketDeletedEvent: {
             /** @constant */
             type?: "ticket.deleted";
+            data?: {
+                object?: components["schemas"]["Ticket"];
+            };
+        } & components["schemas"]["Event"];
+        TicketStatusChangedEvent: {
+            /** @constant */
+            type?: "ticket.status_changed";
+            data?: {
+                object?: components["schemas"]["Ticket"];
+            } & components["schemas"]["EventStatusChange"];
         } & components["schemas"]["Event"];
         TicketUpdatedEvent: {
             /** @constant */
             type?: "ticket.updated";
-            data?: components["schemas"]["EventChangedFields"];
+            data?: {
+                object?: components["schemas"]["Ticket"];
+            } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
         VendorCreatedEvent: {
             /** @constant */
@@ -4558,7 +4698,7 @@ export interface components {
                  */
                 id: string;
                 /** @description Granted scopes, `<resource>`:read|write. */
-                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write")[];
+                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "tickets:read" | "tickets:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write")[];
                 /**
                  * Format: date-time
                  * @description When the key expires; null when it never does.
@@ -4587,7 +4727,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Ticket" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description The name of the status, as status fields hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4612,7 +4752,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Ticket" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description The name of the label, as labels hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4637,7 +4777,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Ticket" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description Name of the custom field. */
             name: string;
             /**
@@ -4837,6 +4977,8 @@ export interface components {
              * @description The parent lead (when siteable_type is Lead); a list filter.
              */
             readonly lead_id: string | null;
+            /** @description Labels (display_name values of GET /labels?related_name=Site). */
+            labels: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site). */
             custom_fields: {
                 [key: string]: components["schemas"]["CustomFieldValue"];
@@ -4880,6 +5022,8 @@ export interface components {
             system_option_id?: components["schemas"]["Site"]["system_option_id"];
             siteable_id: components["schemas"]["Site"]["siteable_id"];
             siteable_type: components["schemas"]["Site"]["siteable_type"];
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Site; an unknown label gives 422 validation.failed. */
+            labels?: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -4912,6 +5056,8 @@ export interface components {
              * @enum {string}
              */
             siteable_type?: "Customer" | "Lead";
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Site. */
+            labels?: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -4954,6 +5100,8 @@ export interface components {
              * @enum {string|null}
              */
             readonly linkable_type: "Customer" | "Lead" | "Site" | null;
+            /** @description Labels (display_name values of GET /labels?related_name=Contact). */
+            labels: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact). */
             custom_fields: {
                 [key: string]: components["schemas"]["CustomFieldValue"];
@@ -5015,6 +5163,8 @@ export interface components {
              * @enum {string}
              */
             linkable_type?: "Customer" | "Lead" | "Site";
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Contact; an unknown label gives 422 validation.failed. */
+            labels?: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -5044,6 +5194,8 @@ export interface components {
             mobile?: components["schemas"]["Contact"]["mobile"];
             title?: components["schemas"]["Contact"]["title"];
             contact_method?: components["schemas"]["Contact"]["contact_method"];
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Contact. */
+            labels?: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -5566,6 +5718,8 @@ export interface components {
              * @description The entry of the system options catalog for the system. Must be the id of a system option.
              */
             system_option_id: string | null;
+            /** @description Labels (display_name values of GET /labels?related_name=System). */
+            labels: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System). */
             custom_fields: {
                 [key: string]: components["schemas"]["CustomFieldValue"];
@@ -5601,6 +5755,8 @@ export interface components {
             system_option_id?: components["schemas"]["System"]["system_option_id"];
             /** @description Confirms a duplicate type: true creates the system, or changes its system_type, even when a system of that type exists on the site. Never served. Write-only: consumed when written, never stored or served. */
             confirmed?: boolean | null;
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=System; an unknown label gives 422 validation.failed. */
+            labels?: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -5624,6 +5780,8 @@ export interface components {
             install_date?: components["schemas"]["System"]["install_date"];
             system_option_id?: components["schemas"]["System"]["system_option_id"];
             confirmed?: components["schemas"]["SystemCreate"]["confirmed"];
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=System. */
+            labels?: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -5631,6 +5789,144 @@ export interface components {
         };
         SystemUpdateRequest: {
             system: components["schemas"]["SystemUpdate"];
+        };
+        /** @description A customer's service request before it becomes work: what is asked (subject, description), for which customer, site and contact, how urgent it is and how it came in. Converting the ticket makes a job of it. */
+        Ticket: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /** @description The number of the record, unique in the account: the next in sequence unless given on create; never changes. */
+            number: string;
+            /** @description What the customer asks for, in one line. */
+            subject: string;
+            /** @description The request in full: what the customer reported. */
+            description: string | null;
+            /**
+             * Format: uuid
+             * @description The customer who made the request. Must be the id of a Customer.
+             */
+            customer_id: string;
+            /**
+             * Format: uuid
+             * @description The site the request is about. Must be the id of a Site.
+             */
+            site_id: string | null;
+            /**
+             * Format: uuid
+             * @description The contact who made the request. Must be the id of a Contact.
+             */
+            contact_id: string | null;
+            /**
+             * @description How urgent the request is.
+             * @enum {string}
+             */
+            priority: "low" | "normal" | "high" | "urgent";
+            /**
+             * @description How the request came in; null when not recorded.
+             * @enum {string|null}
+             */
+            channel: "phone" | "email" | "portal" | "api" | null;
+            /**
+             * Format: int64
+             * @description Id of the user of the account who handles the ticket. Must be the id of an user of this account.
+             */
+            assignee_id: number | null;
+            /**
+             * Format: uuid
+             * @description The job made when the ticket was converted; null until then.
+             */
+            readonly converted_job_id: string | null;
+            /**
+             * Format: date-time
+             * @description When the ticket was converted into a job; null until then. ISO 8601 timestamp.
+             */
+            readonly converted_at: string | null;
+            /** @description The status: the display_name of a live Ticket status (GET /statuses?related_name=Ticket). */
+            status: string;
+            /** @description Labels (display_name values of GET /labels?related_name=Ticket). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Ticket). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        TicketResponse: {
+            data: components["schemas"]["Ticket"];
+        };
+        TicketList: {
+            data: components["schemas"]["Ticket"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Ticket create body (under the key "ticket"). Not accepted: status. */
+        TicketCreate: {
+            subject: components["schemas"]["Ticket"]["subject"];
+            description?: components["schemas"]["Ticket"]["description"];
+            customer_id: components["schemas"]["Ticket"]["customer_id"];
+            /**
+             * Format: uuid
+             * @description The site the request is about. Must belong to customer_id. Must be the id of a Site.
+             */
+            site_id?: string | null;
+            /**
+             * Format: uuid
+             * @description The contact who made the request. Must be linked to customer_id or to one of its sites. Must be the id of a Contact.
+             */
+            contact_id?: string | null;
+            /**
+             * @description How urgent the request is. Default: normal.
+             * @enum {string}
+             */
+            priority?: "low" | "normal" | "high" | "urgent";
+            channel?: components["schemas"]["Ticket"]["channel"];
+            assignee_id?: components["schemas"]["Ticket"]["assignee_id"];
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
+            number?: string;
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Ticket; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Ticket), one key per definition at most. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        TicketCreateRequest: {
+            ticket: components["schemas"]["TicketCreate"];
+        };
+        /** @description Ticket update body (under the key "ticket"). */
+        TicketUpdate: {
+            subject?: components["schemas"]["Ticket"]["subject"];
+            description?: components["schemas"]["Ticket"]["description"];
+            customer_id?: components["schemas"]["Ticket"]["customer_id"];
+            site_id?: components["schemas"]["TicketCreate"]["site_id"];
+            contact_id?: components["schemas"]["TicketCreate"]["contact_id"];
+            priority?: components["schemas"]["TicketCreate"]["priority"];
+            channel?: components["schemas"]["Ticket"]["channel"];
+            assignee_id?: components["schemas"]["Ticket"]["assignee_id"];
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
+            number?: string;
+            /** @description display_name of a live Ticket status (GET /statuses?related_name=Ticket), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
+            status?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Ticket. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Ticket), one key per definition at most; merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        TicketUpdateRequest: {
+            ticket: components["schemas"]["TicketUpdate"];
         };
         /** @description Work to be done at a site for a customer, with its schedule, assigned users and line items. */
         Job: {
@@ -5700,6 +5996,11 @@ export interface components {
              * @description The estimate this job was converted from.
              */
             readonly estimate_id: string | null;
+            /**
+             * Format: uuid
+             * @description The ticket this job was converted from.
+             */
+            readonly ticket_id: string | null;
             /** @description The status: the display_name of a live Job status (GET /statuses?related_name=Job). */
             status: string;
             /** @description Labels (display_name values of GET /labels?related_name=Job). */
@@ -7303,6 +7604,38 @@ export interface components {
                 customer: components["schemas"]["Customer"];
             };
         };
+        /** @description Job fields that override or add to the values taken from the ticket (site_id for a ticket without a site, scheduled_start, job_type, assignments ...), with the rules of a job create; the customer is the ticket's. Optional: without it the job is made from the ticket alone. */
+        ConvertTicketJob: {
+            site_id?: components["schemas"]["JobCreate"]["site_id"];
+            contact_id?: components["schemas"]["Job"]["contact_id"];
+            system_id?: components["schemas"]["JobCreate"]["system_id"];
+            title?: components["schemas"]["Job"]["title"];
+            scope_of_work?: components["schemas"]["Job"]["scope_of_work"];
+            work_description?: components["schemas"]["Job"]["work_description"];
+            customer_notes?: components["schemas"]["Job"]["customer_notes"];
+            reference?: components["schemas"]["Job"]["reference"];
+            job_type?: components["schemas"]["Job"]["job_type"];
+            priority?: components["schemas"]["Job"]["priority"];
+            due_date?: components["schemas"]["Job"]["due_date"];
+            scheduled_start?: components["schemas"]["Job"]["scheduled_start"];
+            scheduled_end?: components["schemas"]["JobCreate"]["scheduled_end"];
+            number?: components["schemas"]["JobCreate"]["number"];
+            labels?: components["schemas"]["JobCreate"]["labels"];
+            custom_fields?: components["schemas"]["JobCreate"]["custom_fields"];
+            lineitems?: components["schemas"]["JobCreate"]["lineitems"];
+            assignments?: components["schemas"]["JobCreate"]["assignments"];
+        };
+        /** @description Optional: without a body (or without "job") the action works from the record alone. Any other member is refused (422 validation.failed naming it). */
+        ConvertTicketRequest: {
+            job?: components["schemas"]["ConvertTicketJob"];
+        };
+        ConvertTicketResponse: {
+            /** @description ticket: the ticket, now with converted_job_id and converted_at (status Resolved when that status is live); job: the new job, with ticket_id, the ticket's customer_id, site_id and contact_id, its subject as title, its description as scope_of_work and its priority. */
+            data: {
+                ticket: components["schemas"]["Ticket"];
+                job: components["schemas"]["Job"];
+            };
+        };
         /** @description Invoice fields that override or add to the values taken from the job (invoice_date, due_date, customer_notes, tax_rate_id ...), with the rules of an invoice create; lineitems are the job's and cannot be given. Optional. */
         InvoiceJobInvoice: {
             customer_id?: components["schemas"]["Invoice"]["customer_id"];
@@ -8032,6 +8365,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The ticket. */
+        Ticket: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TicketResponse"];
+            };
+        };
         /** @description The job. */
         Job: {
             headers: {
@@ -8343,7 +8690,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, job.already_invoiced */
+        /** @description ticket.already_converted, ticket.closed */
         Problem409_11: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8356,7 +8703,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description estimate.not_accepted, estimate.already_converted */
+        /** @description idempotency_key.in_use, job.already_invoiced */
         Problem409_12: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8369,7 +8716,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, estimate.not_accepted, estimate.already_converted */
+        /** @description estimate.not_accepted, estimate.already_converted */
         Problem409_13: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8382,7 +8729,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, sales_order.already_invoiced */
+        /** @description idempotency_key.in_use, estimate.not_accepted, estimate.already_converted */
         Problem409_14: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8395,7 +8742,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, purchase_order.cancelled */
+        /** @description idempotency_key.in_use, sales_order.already_invoiced */
         Problem409_15: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8408,8 +8755,21 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description endpoint.disabled, endpoint.paused */
+        /** @description idempotency_key.in_use, purchase_order.cancelled */
         Problem409_16: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description endpoint.disabled, endpoint.paused */
+        Problem409_17: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -8435,7 +8795,7 @@ export interface components {
             };
         };
         /** @description endpoint.disabled */
-        Problem409_17: {
+        Problem409_18: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -8484,7 +8844,7 @@ export interface components {
     };
     parameters: {
         /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
-        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Vendor" | "Item" | "System" | "Ticket" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
         /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
         Cursor: string;
         /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
@@ -8539,6 +8899,16 @@ export interface components {
         "system_type.eq": string;
         /** @description Filter: system_type is one of the comma-separated values (1 to 100, each a string). */
         "system_type.in": string;
+        /** @description Filter: assignee_id equals the value. */
+        "assignee_id.eq": number;
+        /** @description Filter: priority equals the value. */
+        "priority.eq": string;
+        /** @description Filter: priority is one of the comma-separated values (1 to 100, each a string). */
+        "priority.in": string;
+        /** @description Filter: channel equals the value. */
+        "channel.eq": string;
+        /** @description Filter: channel is one of the comma-separated values (1 to 100, each a string). */
+        "channel.in": string;
         /** @description Filter: scheduled_start is greater than the value. */
         "scheduled_start.gt": string;
         /** @description Filter: scheduled_start is greater than or equal to the value. */
@@ -10675,6 +11045,227 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    listTickets: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: site_id equals the value. */
+                site_id?: components["parameters"]["site_id.eq"];
+                /** @description Filter: assignee_id equals the value. */
+                assignee_id?: components["parameters"]["assignee_id.eq"];
+                /** @description Filter: priority equals the value. */
+                priority?: components["parameters"]["priority.eq"];
+                /** @description Filter: priority is one of the comma-separated values (1 to 100, each a string). */
+                "priority[in]"?: components["parameters"]["priority.in"];
+                /** @description Filter: channel equals the value. */
+                channel?: components["parameters"]["channel.eq"];
+                /** @description Filter: channel is one of the comma-separated values (1 to 100, each a string). */
+                "channel[in]"?: components["parameters"]["channel.in"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status";
+                /** @description Free-text search over number, subject, description and status. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Ticket. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tickets. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created ticket. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Ticket"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deleteTicket: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updateTicket: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ticket"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listJobs: {
         parameters: {
             query?: {
@@ -12373,7 +12964,7 @@ export interface operations {
                 "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
                 /** @description One field; prefix - for descending. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status" | "order_date" | "-order_date" | "expected_date" | "-expected_date";
-                /** @description Free-text search over number, reference, status and memo. */
+                /** @description Free-text search over number, reference, status, memo and vendor name. */
                 q?: string;
                 /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=PurchaseOrder. */
                 custom_fields?: components["schemas"]["CustomFieldsFilter"];
@@ -13059,6 +13650,54 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    convertTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConvertTicketRequest"];
+            };
+        };
+        responses: {
+            /** @description ticket: the ticket, now with converted_job_id and converted_at (status Resolved when that status is live); job: the new job, with ticket_id, the ticket's customer_id, site_id and contact_id, its subject as title, its description as scope_of_work and its priority. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConvertTicketResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_11"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     invoiceJob: {
         parameters: {
             query?: never;
@@ -13101,7 +13740,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_11"];
+            409: components["responses"]["Problem409_12"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -13149,7 +13788,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_12"];
+            409: components["responses"]["Problem409_13"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -13200,7 +13839,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_13"];
+            409: components["responses"]["Problem409_14"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -13251,7 +13890,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_14"];
+            409: components["responses"]["Problem409_15"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -13302,7 +13941,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_15"];
+            409: components["responses"]["Problem409_16"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -13349,7 +13988,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_16"];
+            409: components["responses"]["Problem409_17"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_6"];
@@ -13396,7 +14035,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_17"];
+            409: components["responses"]["Problem409_18"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -13443,7 +14082,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_16"];
+            409: components["responses"]["Problem409_17"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -13490,7 +14129,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_16"];
+            409: components["responses"]["Problem409_17"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];
@@ -13582,7 +14221,7 @@ export interface operations {
                 /** @description seq (oldest first, the default) or -seq. */
                 sort?: "seq" | "-seq";
                 /** @description Only this topic: one of the catalog (GET /webhooks/available_topics lists those this key can subscribe to); any other value: 400 filter.invalid. */
-                topic?: "asset.created" | "asset.deleted" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.received" | "purchase_order.status_changed" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
+                topic?: "asset.created" | "asset.deleted" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.received" | "purchase_order.status_changed" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.converted" | "ticket.created" | "ticket.deleted" | "ticket.status_changed" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
                 /** @description Only these comma-separated topics (1 to 100, each one of the topic enum, no spaces); any other name: 400 filter.invalid. */
                 "topic[in]"?: string;
                 /** @description Only topics of this resource: a topic's first part (job for job.created, job.updated ...); any other value: 400 filter.invalid. */
@@ -15792,6 +16431,31 @@ export interface operations {
             default: components["responses"]["WebhookFailed"];
         };
     };
+    ticketConvertedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketConvertedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
     ticketCreatedWebhook: {
         parameters: {
             query?: never;
@@ -15834,6 +16498,31 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TicketDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    ticketStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketStatusChangedEvent"];
             };
         };
         responses: {

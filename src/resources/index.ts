@@ -15,6 +15,7 @@ import { stockLevelResource } from './stock/stock-level.resource.ts';
 import { stockLocationResource } from './stock/stock-location.resource.ts';
 import { systemResource } from './systems/system.resource.ts';
 import { taxRateResource } from './tax-rates/tax-rate.resource.ts';
+import { ticketResource } from './tickets/ticket.resource.ts';
 import { purchaseOrderReceiptResource } from './purchase-orders/purchase-order-receipt.resource.ts';
 import { purchaseOrderResource } from './purchase-orders/purchase-order.resource.ts';
 import { vendorResource } from './vendors/vendor.resource.ts';
@@ -35,6 +36,7 @@ export const resources = [
   customerItemPriceResource,
   taxRateResource,
   systemResource,
+  ticketResource,
   jobResource,
   estimateResource,
   invoiceResource,

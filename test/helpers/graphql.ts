@@ -134,6 +134,8 @@ export const INPUT_CODES = [
   'lead.already_converted',
   'estimate.not_accepted',
   'estimate.already_converted',
+  'ticket.already_converted',
+  'ticket.closed',
 ] as const;
 export type InputCode = (typeof INPUT_CODES)[number];
 

@@ -34,6 +34,7 @@ export const customerResource = defineResource({
     invoices: { kind: 'collection', model: 'invoice', column: 'customer_id', description: 'Live invoices of the customer, oldest first, not paginated.' },
     payments: { kind: 'collection', model: 'payment', column: 'customer_id', description: 'Live payments of the customer, oldest first, not paginated.' },
     sales_orders: { kind: 'collection', model: 'salesOrder', column: 'customer_id', description: 'Live sales orders of the customer, oldest first, not paginated.' },
+    tickets: { kind: 'collection', model: 'ticket', column: 'customer_id', description: 'Live tickets of the customer, oldest first, not paginated.' },
   },
   list: {
     filters: {

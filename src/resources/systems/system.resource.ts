@@ -25,7 +25,7 @@ export const systemResource = defineResource({
     },
   },
   writeOnly: ['confirmed'],
-  conventions: { customFields: true, softDelete: true },
+  conventions: { labels: true, customFields: true, softDelete: true },
   events: { requiresModule: 'System' },
   errors: { create: ['system.duplicate'], update: ['system.duplicate'] },
   list: {
