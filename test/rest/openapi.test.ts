@@ -1063,6 +1063,12 @@ describe('every resource', () => {
     expect(converted.status).toBe(201);
     expect(converted.headers.get('location')).toBe(`/api/v2/jobs/${converted.body.data.job.id}`);
     expect(converted.body.data.job.lineitems).toHaveLength(2);
+    // A ticket at the customer's HQ, converted into a job (the job's ticket_id, the ticket's converted_job_id).
+    const ticket = await api.post('/tickets', { ticket: { subject: 'No heat', customer_id: site.body.data.customer_id, site_id: site.body.data.id, priority: 'urgent', channel: 'phone', assignee_id: tenant.userId } });
+    check('TicketResponse', ticket, 'POST /tickets');
+    const ticketJob = await api.post(`/tickets/${ticket.body.data.id}/convert`, { job: { scheduled_start: '2026-02-02T09:00:00Z' } });
+    check('ConvertTicketResponse', ticketJob, 'POST /tickets/{id}/convert');
+    expect(ticketJob.headers.get('location')).toBe(`/api/v2/jobs/${ticketJob.body.data.job.id}`);
     const job = await api.post('/jobs', {
       job: {
         site_id: site.body.data.id,
@@ -1255,6 +1261,8 @@ describe('errors', () => {
     expect(codesAt('/estimates/{id}/convert', 'post', '422')).toEqual(['validation.failed', 'status.transition_invalid']);
     expect(codesAt('/estimates/{id}/convert', 'post', '404')).toEqual(['resource.not_found']);
     expect(codesAt('/estimates/{id}/convert', 'post', '403')).toContain('auth.scope_missing');
+    expect(codesAt('/tickets/{id}/convert', 'post', '409')).toEqual(['ticket.closed', 'ticket.already_converted']);
+    expect(codesAt('/tickets/{id}/convert', 'post', '422')).toContain('validation.failed');
     // Only moving an estimate to Sent, Accepted or Declined checks the user's permission.
     expect(codesAt('/estimates/{id}', 'patch', '403')).toContain('auth.permission_denied');
     for (const [path, method] of [['/estimates/{id}/convert', 'post'], ['/estimates', 'post'], ['/jobs/{id}', 'patch'], ['/customers/{id}', 'patch']]) {
