@@ -1476,7 +1476,7 @@ export interface paths {
         put?: never;
         /**
          * Convert a ticket into a job
-         * @description In one transaction: creates a job from the ticket (its customer, site and contact; title from the subject, scope_of_work from the description, priority as Low, Normal, High or Urgent; the optional job overrides or adds job fields), records the ticket on the job (ticket_id) and the job on the ticket (converted_job_id, converted_at), and moves the ticket to Resolved when that status is live. The job obeys the rules of a job create: a ticket without a site converts when job names one (site_id) or the AddressRequired module is No, else validation.failed names site_id. A Closed ticket is refused with ticket.closed (reopen it first); a ticket converts once: converting it again is refused with ticket.already_converted. Answers 201 with Location of the new job (no ETag).
+         * @description In one transaction: creates a job from the ticket (customer, site, contact; title from the subject, scope_of_work from the description, priority as Low, Normal, High or Urgent), records the ticket on the job (ticket_id) and the job on the ticket (converted_job_id, converted_at), and moves the ticket to Resolved when that status is live. The job obeys the rules of a job create: without a site on the ticket or in job, validation.failed names site_id unless the AddressRequired module is No. A Closed ticket is refused with ticket.closed; a ticket converts once: again is refused with ticket.already_converted. Answers 201 with Location of the new job (no ETag).
          */
         post: operations["convertTicket"];
         delete?: never;
@@ -7604,7 +7604,7 @@ export interface components {
                 customer: components["schemas"]["Customer"];
             };
         };
-        /** @description Job fields that override or add to the values taken from the ticket (site_id for a ticket without a site, scheduled_start, job_type, assignments ...), with the rules of a job create; the customer is the ticket's. Optional: without it the job is made from the ticket alone. */
+        /** @description Job fields that override or add to the values taken from the ticket (site_id for a ticket without a site, scheduled_start, job_type ...), with the rules of a job create; the customer is the ticket's, lines and assignments are added on the job. Optional: without it the job is made from the ticket alone. */
         ConvertTicketJob: {
             site_id?: components["schemas"]["JobCreate"]["site_id"];
             contact_id?: components["schemas"]["Job"]["contact_id"];
@@ -7622,8 +7622,6 @@ export interface components {
             number?: components["schemas"]["JobCreate"]["number"];
             labels?: components["schemas"]["JobCreate"]["labels"];
             custom_fields?: components["schemas"]["JobCreate"]["custom_fields"];
-            lineitems?: components["schemas"]["JobCreate"]["lineitems"];
-            assignments?: components["schemas"]["JobCreate"]["assignments"];
         };
         /** @description Optional: without a body (or without "job") the action works from the record alone. Any other member is refused (422 validation.failed naming it). */
         ConvertTicketRequest: {

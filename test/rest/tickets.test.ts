@@ -220,6 +220,12 @@ describe('tickets: convert', () => {
     const other = await createPlace(api);
     expectProblem(await api.post(`/tickets/${created.id}/convert`, { job: { site_id: other.site.id } }), { status: 422, code: 'validation.failed', errors: { site_id: true }, onlyErrors: true });
     expectProblem(await api.post(`/tickets/${created.id}/convert`, { job: { customer_id: other.customer.id } }), { status: 422, code: 'validation.failed', errors: { customer_id: true } });
+    expectProblem(await api.post(`/tickets/${created.id}/convert`, { job: { site_id: place.site.id, lineitems: [{ description: 'Visit', quantity: 1, unit_price: '80' }], assignments: [{ user_id: tenant.userId }] } }), {
+      status: 422,
+      code: 'validation.failed',
+      errors: { lineitems: true, assignments: true },
+      onlyErrors: true,
+    });
     const second = await createSite(api, { type: 'Customer', id: place.customer.id });
     const res = await api.post(`/tickets/${created.id}/convert`, { job: { site_id: second.id, job_type: 'Repair', scheduled_start: '2031-03-01T09:00:00Z', priority: 'Low' } });
     expect(res.status, res.text).toBe(201);

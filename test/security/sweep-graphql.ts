@@ -1,4 +1,4 @@
-import { getIntrospectionQuery } from 'graphql';
+import { getIntrospectionQuery, parse } from 'graphql';
 import type { Gql } from '../helpers/graphql.ts';
 import { camel, garbageCursor, kindOfBase, kindOfDescription, normalise, pascal, pool, randomIdLike, randomMarker, setAt, snake, spread, type Catalog, type IdValue } from './sweep-kit.ts';
 import { alternativeMembers, deref, type Model } from './sweep-openapi.ts';
@@ -385,6 +385,12 @@ export class GqlBuilder {
       });
       return `__typename ${parts.join(' ')}`;
     }
+    return this.recordParts(typeName, depth, seen).join(' ');
+  }
+
+  /** The selection of a record type, one entry per field: its leaves (names) and its relations (with their own selection). */
+  recordParts(typeName: string, depth: number, seen: string[] = []): string[] {
+    const type = this.schema.types.get(typeName)!;
     const parts: string[] = ['__typename'];
     for (const f of type.fields ?? []) {
       if (f.args.some((a) => isRequired(a.type))) continue;
@@ -399,7 +405,7 @@ export class GqlBuilder {
         if (depth > 0 && !seen.includes(node)) parts.push(`${f.name}${page} { ${this.selection(target.name, depth, [...seen, typeName])} }`);
       } else if (depth > 0 && !seen.includes(target.name)) parts.push(`${f.name} { ${this.selection(target.name, depth - 1, [...seen, typeName])} }`);
     }
-    return parts.join(' ');
+    return parts;
   }
 }
 
@@ -563,6 +569,16 @@ export async function graphqlCursors(builder: GqlBuilder, gql: Gql): Promise<Map
   return out;
 }
 
+/** Whether a document stays within the server's token limit (src/graphql/schema/cost.ts maxTokens). */
+function withinTokens(document: string): boolean {
+  try {
+    parse(document, { maxTokens: 5_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Queries of A's own data through every Query field, with every relation selected a few levels deep: each
  * single-record field once per record of A's of its kind, each list with its first page, the other required
@@ -588,7 +604,20 @@ export function relationQueries(builder: GqlBuilder, catalog: Catalog, depth: nu
       const kind = builder.kindOf(idArgs[0].name, 'ID', undefined, field, idArgs[0].description).kind;
       for (const ref of kind ? (catalog.refs.get(kind) ?? []) : []) {
         const variables = { ...base, [idArgs[0].name]: ref.id };
-        out.push({ label: `query ${field.name}(${idArgs[0].name}: ${ref.id})`, query: operation(builder, 'query', field, variables, depth), variables });
+        const label = `query ${field.name}(${idArgs[0].name}: ${ref.id})`;
+        const query = operation(builder, 'query', field, variables, depth);
+        if (withinTokens(query) || ret.kind !== 'OBJECT') {
+          out.push({ label, query, variables });
+          continue;
+        }
+        // A record with many relations: a document over the token limit is sent as one query per relation (each
+        // with the record's leaves), so every relation is still read as deep.
+        const parts = builder.recordParts(ret.name, depth);
+        const leaves = parts.filter((part) => !part.includes('{'));
+        for (const relation of parts.filter((part) => part.includes('{'))) {
+          const split = operation(builder, 'query', field, variables, depth).replace(` { ${parts.join(' ')} }`, ` { ${[...leaves, relation].join(' ')} }`);
+          out.push({ label: `${label} ${relation.split(/[ ({]/)[0]}`, query: split, variables });
+        }
       }
     } else {
       out.push({ label: `query ${field.name}`, query: operation(builder, 'query', field, base, depth), variables: base });

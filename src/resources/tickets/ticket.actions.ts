@@ -13,14 +13,18 @@ export const ticketActions: readonly ActionDefinition[] = [
     scopes: ['tickets:write', 'jobs:write'],
     summary: 'Convert a ticket into a job',
     description:
-      "In one transaction: creates a job from the ticket (its customer, site and contact; {title} from the subject, {scope_of_work} from the description, {priority} as Low, Normal, High or Urgent; the optional {job} overrides or adds job fields), records the ticket on the job ({ticket_id}) and the job on the ticket ({converted_job_id}, {converted_at}), and moves the ticket to Resolved when that status is live. The job obeys the rules of a job create: a ticket without a site converts when {job} names one ({site_id}) or the AddressRequired module is No, else validation.failed names {site_id}. A Closed ticket is refused with ticket.closed (reopen it first); a ticket converts once: converting it again is refused with ticket.already_converted.",
+      "In one transaction: creates a job from the ticket (customer, site, contact; {title} from the subject, {scope_of_work} from the description, {priority} as Low, Normal, High or Urgent), records the ticket on the job ({ticket_id}) and the job on the ticket ({converted_job_id}, {converted_at}), and moves the ticket to Resolved when that status is live. The job obeys the rules of a job create: without a site on the ticket or in {job}, validation.failed names {site_id} unless the AddressRequired module is No. A Closed ticket is refused with ticket.closed; a ticket converts once: again is refused with ticket.already_converted.",
     body: {
       overrides: 'job',
-      except: { customer_id: "is the ticket's customer (change the ticket's customer first)" },
+      except: {
+        customer_id: "is the ticket's customer (change the ticket's customer first)",
+        lineitems: 'are added on the job once it exists',
+        assignments: 'are made on the job once it exists',
+      },
       key: 'job',
       required: false,
       description:
-        "Job fields that override or add to the values taken from the ticket ({site_id} for a ticket without a site, {scheduled_start}, {job_type}, {assignments} ...), with the rules of a job create; the customer is the ticket's. Optional: without it the job is made from the ticket alone.",
+        "Job fields that override or add to the values taken from the ticket ({site_id} for a ticket without a site, {scheduled_start}, {job_type} ...), with the rules of a job create; the customer is the ticket's, lines and assignments are added on the job. Optional: without it the job is made from the ticket alone.",
     },
     response: {
       records: { ticket: 'ticket', job: 'job' },
