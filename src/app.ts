@@ -45,7 +45,24 @@ export interface App {
   ops: Ops;
   /** Starts an HTTP server (with the GraphQL WebSocket endpoint) on the port; 0 picks a free one. */
   listen(port: number, host?: string): Promise<{ server: http.Server; port: number }>;
-  close(): Promise<void>;
+  /**
+   * Drains and stops: no new connection is accepted, idle ones are closed, WebSockets are closed (1001) and event
+   * streams ended, the requests in flight finish (each answer closes its connection) for at most `timeoutMs`
+   * (SHUTDOWN_TIMEOUT_MS by default), then the event pipeline stops once its deliveries under way are done.
+   */
+  close(options?: { timeoutMs?: number }): Promise<Drained>;
+}
+
+/** What close() drained (the final log line of a process reports it). */
+export interface Drained {
+  /** Requests in flight when the drain began. */
+  requests: number;
+  /** Requests still running at the deadline; their connections were closed. */
+  cut: number;
+  /** WebSockets closed. */
+  websockets: number;
+  /** Webhook delivery attempts under way when the queue stopped (each finished first). */
+  deliveries: number;
 }
 
 /** The path of the request line Node refused, when it can be read (empty otherwise). */
@@ -143,6 +160,15 @@ export function buildApp(deps: AppDeps): App {
     sendProblem(req, res, new AppError('route.not_found', `No endpoint ${req.method} ${req.originalUrl.split('?')[0]}.`), config.ERRORS_URL, logger);
   });
   const servers = new Set<http.Server>();
+  // Requests being answered, for the drain of close(): its waits for them, and an answer given while it drains
+  // closes its connection.
+  const inFlight = new Set<http.ServerResponse>();
+  let draining = false;
+  const track = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    if (draining) res.shouldKeepAlive = false;
+  };
   // The job queue (webhook deliveries, the outbox dispatcher, retention and idempotency-key purges) starts with the
   // first listen(); /readyz reports it as the `webhooks` worker.
   const queue = new EventQueue({ database: deps.database, settings: domain.settings, clock: domain.clock, deliverer: domain.webhooks.deliverer, logger });
@@ -167,8 +193,10 @@ export function buildApp(deps: AppDeps): App {
       // commonly 60 s), so the server never closes one a client or proxy is about to reuse: with Node's default
       // (5 s) that race answers a request with a reset connection (a 502 at the proxy). Headers must still arrive
       // within headersTimeout, which has to exceed keepAliveTimeout.
-      server.keepAliveTimeout = 65_000;
-      server.headersTimeout = 66_000;
+      server.keepAliveTimeout = config.HTTP_KEEP_ALIVE_TIMEOUT_MS;
+      server.headersTimeout = config.HTTP_KEEP_ALIVE_TIMEOUT_MS + 1_000;
+      server.requestTimeout = Math.max(config.HTTP_REQUEST_TIMEOUT_MS, server.headersTimeout);
+      server.prependListener('request', track);
       server.on('clientError', (error, socket) => answerClientError(error as NodeJS.ErrnoException, socket, config.ERRORS_URL, logger));
       graphql.attach(server);
       servers.add(server);
@@ -179,22 +207,30 @@ export function buildApp(deps: AppDeps): App {
       const address = server.address();
       return { server, port: typeof address === 'object' && address ? address.port : port };
     },
-    async close() {
+    async close(options = {}) {
+      const timeoutMs = options.timeoutMs ?? config.SHUTDOWN_TIMEOUT_MS;
+      draining = true;
+      const closed = [...servers].map((server) => new Promise<void>((resolve) => server.close(() => resolve())));
+      for (const server of servers) server.closeIdleConnections();
+      const requests = inFlight.size;
+      for (const res of inFlight) {
+        // An event stream (a subscription over SSE) never finishes by itself: it ends now, like a WebSocket.
+        if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) res.end();
+        else if (!res.headersSent) res.shouldKeepAlive = false;
+      }
+      const websockets = graphql.close();
+      const deadline = Date.now() + timeoutMs;
+      while (inFlight.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      const cut = inFlight.size;
+      for (const server of servers) server.closeAllConnections();
+      await Promise.all(closed);
       domain.webhooks.sink = null;
       domain.eventStreams.source = null;
       domain.eventStreams.stop();
-      await graphql.close();
+      const drained: Drained = { requests, cut, websockets: await websockets, deliveries: 0 };
       await tail.stop();
-      await queue.stop();
-      await Promise.all(
-        [...servers].map(
-          (server) =>
-            new Promise<void>((resolve) => {
-              server.close(() => resolve());
-              server.closeAllConnections();
-            }),
-        ),
-      );
+      drained.deliveries = await queue.stop();
+      return drained;
     },
   };
 }

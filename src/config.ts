@@ -48,6 +48,18 @@ const schema = z.object({
    * with the same key waits this long before it runs the work again (src/kernel/idempotency.ts).
    */
   IDEMPOTENCY_LOCK_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /**
+   * How long an idle keep-alive connection is kept open, in ms. Above the idle timeout of the load balancer in
+   * front (60 s is common), so the server never closes a connection the balancer is about to reuse.
+   */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(65_000),
+  /** How long a request may take to arrive whole (headers and body), in ms; at least the keep-alive timeout. */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(300_000),
+  /**
+   * On SIGTERM or SIGINT: how long requests in flight, webhook deliveries and WebSocket close handshakes may take to
+   * finish before the process exits anyway, in ms.
+   */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** Largest accepted request body, in bytes. */
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(1_048_576),
   TRUST_PROXY: z.string().optional(),
@@ -175,5 +187,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration: ${problems}`);
   }
   const data = parsed.data;
+  if (data.HTTP_REQUEST_TIMEOUT_MS < data.HTTP_KEEP_ALIVE_TIMEOUT_MS) {
+    throw new Error('invalid configuration: HTTP_REQUEST_TIMEOUT_MS: must be at least HTTP_KEEP_ALIVE_TIMEOUT_MS');
+  }
   return Object.freeze({ ...data, ERRORS_URL: data.ERRORS_URL?.replace(/\/+$/, '') ?? `${data.PUBLIC_URL ?? ''}/errors` });
 }

@@ -50,17 +50,20 @@ async function main() {
     stopping = true;
     logger.info({ signal }, 'shutting down');
     const started = Date.now();
+    // The drain has SHUTDOWN_TIMEOUT_MS; what follows it (the queue's deliveries under way, closing the database)
+    // gets 10 s more before the process gives up on them.
+    const limitMs = config.SHUTDOWN_TIMEOUT_MS + 10_000;
     const force = setTimeout(() => {
-      logger.error({ signal, duration_ms: Date.now() - started }, 'shutdown did not finish within 10 s; exiting');
+      logger.error({ signal, duration_ms: Date.now() - started }, `shutdown did not finish within ${limitMs / 1000} s; exiting`);
       process.exit(1);
-    }, 10_000).unref();
-    await app.close();
+    }, limitMs).unref();
+    const drained = await app.close();
     await redis?.quit().catch(() => {});
     await database.close();
     lock?.release();
     clearTimeout(force);
     // The last line a process writes: what it stopped on and how long the drain took.
-    logger.info({ signal, duration_ms: Date.now() - started }, 'stopped');
+    logger.info({ signal, duration_ms: Date.now() - started, drained }, 'stopped');
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -82,6 +82,8 @@ export interface QueueDeps {
 }
 
 export class EventQueue {
+  /** Delivery attempts under way in this process. */
+  private delivering = 0;
   private boss: PgBoss | null = null;
   private stopListening: (() => Promise<void>) | null = null;
   private poll: NodeJS.Timeout | undefined;
@@ -129,7 +131,8 @@ export class EventQueue {
       Promise.all(
         jobs.map(async (job): Promise<JobResult> => {
           try {
-            await this.deliver(job.data);
+            this.delivering += 1;
+            await this.deliver(job.data).finally(() => (this.delivering -= 1));
             return { id: job.id, status: 'completed' };
           } catch (error) {
             logger.warn({ err: errorText(error), event_id: job.data.eventId }, 'webhook delivery attempt failed');
@@ -189,12 +192,15 @@ export class EventQueue {
     if (outcome.kind === 'failed' && outcome.retryAt) await boss.send(DELIVERY, { ...job, attempt: job.attempt + 1 }, { startAfter: outcome.retryAt });
   }
 
-  async stop(): Promise<void> {
+  /** Stops the queue once the deliveries under way are done; resolves with how many there were. */
+  async stop(): Promise<number> {
+    const delivering = this.delivering;
     this.running = false;
     clearInterval(this.poll);
     await this.stopListening?.();
     await this.dispatcher.idle();
     await this.boss?.stop({ graceful: true, timeout: 5_000, close: true }).catch(() => {});
     this.boss = null;
+    return delivering;
   }
 }

@@ -81,8 +81,13 @@ describe('the first start', () => {
         // stdout is for log shippers: JSON lines only, with the start and the demo account as structured lines, never the key.
         const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
         expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['listening', 'demo account created; its key was printed on stderr', 'request']));
-        // The drain's end is the last line: what the process stopped on, and how long the drain took.
-        expect(lines.at(-1)).toMatchObject({ msg: 'stopped', signal: 'SIGTERM', duration_ms: expect.any(Number) });
+        // The drain's end is the last line: what the process stopped on, how long the drain took, and what it drained.
+        expect(lines.at(-1)).toMatchObject({
+          msg: 'stopped',
+          signal: 'SIGTERM',
+          duration_ms: expect.any(Number),
+          drained: { requests: 0, cut: 0, websockets: 0, deliveries: 0 },
+        });
         expect(stdout).not.toMatch(/svc_/);
       }
 

@@ -29,21 +29,42 @@ function migratedSnapshot(): Blob {
   return snapshot;
 }
 
+/** A copy of the run's template on the TEST_DATABASE_URL server, made ahead while the current test file runs. */
+let spare: Promise<{ url: string; drop(): Promise<void> } | null> | undefined;
+
+/** The run's copies are named after its template (`fl_template_<run>` gives `fl_test_<run>_<random>`). */
+function copyPrefix(template: string): string {
+  return template.replace(/^fl_template_/, 'fl_test_');
+}
+
+/** A copy of the template for this file; the next file's copy is started at once (see freshDatabase). */
+async function templateCopy(template: string): Promise<{ url: string; drop(): Promise<void> } | null> {
+  const copy = spare ?? serverDatabase(copyPrefix(template), template);
+  spare = serverDatabase(copyPrefix(template), template);
+  // Awaited by the next file of this worker; a failure is reported there. Unclaimed at the end of the run, it is
+  // dropped with the template (test/helpers/template-database.ts).
+  spare.catch(() => {});
+  return copy;
+}
+
 /**
  * A fresh, migrated database for one test file: in-memory PGlite loaded from the run's migrated snapshot by default;
- * with TEST_DATABASE_URL, a copy of the run's migrated template database on that server (dropped when the file is
- * done). The migrations ran once for the whole run (test/helpers/template-database.ts).
+ * with TEST_DATABASE_URL, a copy of the run's migrated template database on that server. The migrations ran once
+ * for the whole run (test/helpers/template-database.ts). On the server a copy takes a few hundred milliseconds
+ * the worker would wait for (the server writes it to disk): each worker makes the next file's copy while the
+ * current file runs, and drops a file's database after the file without waiting (docs/decisions.md, Tests).
  */
 export async function freshDatabase(options: { onQuery?: (sql: string) => void } = {}): Promise<Database> {
   const template = inject('templateDatabase');
-  const server = await serverDatabase('fl_test', template ?? undefined);
+  const server = template ? await templateCopy(template) : null;
   if (!server) return openDatabase({ snapshot: migratedSnapshot(), migrate: false, onQuery: options.onQuery });
   const database = await openDatabase({ url: server.url, poolSize: 5, migrate: false, onQuery: options.onQuery });
   return {
     ...database,
     async close() {
       await database.close();
-      await server.drop();
+      // Nothing connects to it any more; the run's teardown drops whatever is left.
+      server.drop().catch(() => {});
     },
   };
 }

@@ -52,7 +52,18 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await createQueueSchema(new PgBoss({ connectionString: url.toString(), max: 1, schema: 'pgboss' }));
     project.provide('templateDatabase', name);
     project.provide('pgliteSnapshot', null);
-    return () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    // The template, and every copy the workers left (a spare no file claimed, a drop still under way).
+    return async () => {
+      const admin = new pg.Client({ connectionString: serverUrl });
+      await admin.connect();
+      try {
+        const copies = await admin.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1`, [`${name.replace(/^fl_template_/, 'fl_test_')}\\_%`]);
+        for (const { datname } of copies.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await admin.end();
+      }
+    };
   }
   const database = await openDatabase({});
   if (!('pglite' in database.queueConnection)) throw new Error('the embedded database has no PGlite instance');
@@ -64,6 +75,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // fill. An open went from about 440 to 180 ms (docs/decisions.md, Tests).
   for (const sql of [
     `ALTER SYSTEM SET shared_buffers = '16MB'`,
+    `ALTER SYSTEM SET synchronous_commit = off`,
+    `ALTER SYSTEM SET full_page_writes = off`,
+    `ALTER SYSTEM SET wal_level = minimal`,
+    `ALTER SYSTEM SET max_wal_senders = 0`,
     `UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`,
     'DROP DATABASE template0',
     'DROP DATABASE template1',

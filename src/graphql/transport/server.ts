@@ -237,7 +237,8 @@ export function mountGraphql(
     attach(server: http.Server) {
       websocket.attach(server);
     },
-    close(): Promise<void> {
+    /** Closes the WebSockets (1001, "Server shutting down"); resolves with how many were open. */
+    close(): Promise<number> {
       return websocket.close();
     },
   };

@@ -200,7 +200,7 @@ export function startWebSocketServer(options: {
     wss,
   );
 
-  let closing: Promise<void> | null = null;
+  let closing: Promise<number> | null = null;
   const attached = new Map<http.Server, (request: http.IncomingMessage, socket: Duplex, head: Buffer) => void>();
 
   return {
@@ -229,14 +229,17 @@ export function startWebSocketServer(options: {
       attached.set(httpServer, onUpgrade);
     },
 
-    /** Closes every open socket (1001, waiting briefly for the close handshake) and stops accepting new ones. */
-    close(): Promise<void> {
+    /**
+     * Closes every open socket (1001, waiting briefly for the close handshake) and stops accepting new ones; resolves
+     * with the number of sockets it closed.
+     */
+    close(): Promise<number> {
       closing ??= shutDown();
       return closing;
     },
   };
 
-  async function shutDown(): Promise<void> {
+  async function shutDown(): Promise<number> {
     for (const [httpServer, onUpgrade] of attached) httpServer.off('upgrade', onUpgrade);
     attached.clear();
     const open = [...wss.clients];
@@ -249,5 +252,6 @@ export function startWebSocketServer(options: {
     clearTimeout(timer);
     for (const socket of wss.clients) socket.terminate();
     await server.dispose();
+    return open.length;
   }
 }
