@@ -17,6 +17,7 @@ import { AdminService } from './resources/accounts/admin.service.ts';
 import { ContactLinkageService } from './resources/contacts/contact-linkage.service.ts';
 import { LeadConversionService } from './resources/leads/lead-conversion.service.ts';
 import { EstimateConversionService } from './resources/estimates/estimate-conversion.service.ts';
+import { TicketConversionService } from './resources/tickets/ticket-conversion.service.ts';
 import { DispatchBoardService } from './resources/jobs/dispatch-board.service.ts';
 import { BillingService } from './resources/invoices/billing.service.ts';
 import { ReceivingService } from './resources/purchase-orders/receiving.service.ts';
@@ -79,6 +80,7 @@ export function buildDomain(options: DomainOptions) {
     linkages: new ContactLinkageService(db, clock),
     leadConversion: new LeadConversionService(db, clock, lookup('lead'), lookup('customer'), lookup('site'), lookup('deal')),
     estimateConversion: new EstimateConversionService(db, clock, lookup('estimate'), lookup('job'), lookup('invoice')),
+    ticketConversion: new TicketConversionService(db, clock, lookup('ticket'), lookup('job')),
     billing: new BillingService(db, lookup('invoice')),
     receiving: new ReceivingService(db, clock, lookup('purchase_order'), lookup('purchase_order_receipt')),
     dispatchBoard: new DispatchBoardService(lookup('job')),

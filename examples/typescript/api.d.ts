@@ -841,6 +841,62 @@ export interface paths {
         patch: operations["updateProject"];
         trace?: never;
     };
+    "/tickets": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tickets
+         * @description Keyset-paginated list of tickets.
+         */
+        get: operations["listTickets"];
+        put?: never;
+        /** Create a ticket */
+        post: operations["createTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tickets/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a ticket */
+        get: operations["getTicket"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a ticket
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deleteTicket"];
+        options?: never;
+        head?: never;
+        /** Update a ticket */
+        patch: operations["updateTicket"];
+        trace?: never;
+    };
     "/jobs": {
         parameters: {
             query?: never;
@@ -1619,6 +1675,34 @@ export interface paths {
          * @description In one transaction: creates a customer from the lead (the optional customer overrides or adds customer fields), moves the lead's sites, contact linkages (primary contacts stay primary) and deals to it and marks the lead converted (status Converted when that status is live). A lead converts once: converting it again is refused with lead.already_converted. Answers 201 with Location of the new customer (no ETag).
          */
         post: operations["convertLead"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tickets/{id}/convert": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Convert a ticket into a job
+         * @description In one transaction: creates a job from the ticket (customer, site, contact; title from the subject, scope_of_work from the description, priority as Low, Normal, High or Urgent), records the ticket on the job (ticket_id) and the job on the ticket (converted_job_id, converted_at), and moves the ticket to Resolved when that status is live. The job obeys the rules of a job create: without a site on the ticket or in job, validation.failed names site_id unless the AddressRequired module is No. A Closed ticket is refused with ticket.closed; a ticket converts once: again is refused with ticket.already_converted. Answers 201 with Location of the new job (no ETag).
+         */
+        post: operations["convertTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3780,6 +3864,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "ticket.converted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.converted
+         * @description The ticket was converted into a job; `data.converted_to.job_id` names it.
+         */
+        post: operations["ticketConvertedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "ticket.created": {
         parameters: {
             query?: never;
@@ -3791,9 +3895,7 @@ export interface webhooks {
         put?: never;
         /**
          * ticket.created
-         * @description A ticket was created; `data.object` is the record as REST serves it. Registered; available when the API serves tickets.
-         *
-         *     ticket.created is registered but not available yet: the API does not serve tickets. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A ticket was created; `data.object` is the record as REST serves it.
          */
         post: operations["ticketCreatedWebhook"];
         delete?: never;
@@ -3813,11 +3915,29 @@ export interface webhooks {
         put?: never;
         /**
          * ticket.deleted
-         * @description A ticket was deleted; `data.object` is the record as it was before. Registered; available when the API serves tickets.
-         *
-         *     ticket.deleted is registered but not available yet: the API does not serve tickets. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A ticket was deleted; `data.object` is the record as it was before.
          */
         post: operations["ticketDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ticket.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ticket.status_changed
+         * @description The status of a ticket moved; `data.previous_status` and `data.status` give both (the same change also emits `ticket.updated`).
+         */
+        post: operations["ticketStatusChangedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3835,9 +3955,7 @@ export interface webhooks {
         put?: never;
         /**
          * ticket.updated
-         * @description A ticket was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves tickets.
-         *
-         *     ticket.updated is registered but not available yet: the API does not serve tickets. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A ticket was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
          */
         post: operations["ticketUpdatedWebhook"];
         delete?: never;
@@ -4704,18 +4822,40 @@ export interface components {
                 object?: components["schemas"]["TaxRate"];
             } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
+        TicketConvertedEvent: {
+            /** @constant */
+            type?: "ticket.converted";
+            data?: {
+                object?: components["schemas"]["Ticket"];
+            } & components["schemas"]["EventConversion"];
+        } & components["schemas"]["Event"];
         TicketCreatedEvent: {
             /** @constant */
             type?: "ticket.created";
+            data?: {
+                object?: components["schemas"]["Ticket"];
+            };
         } & components["schemas"]["Event"];
         TicketDeletedEvent: {
             /** @constant */
             type?: "ticket.deleted";
+            data?: {
+                object?: components["schemas"]["Ticket"];
+            };
+        } & components["schemas"]["Event"];
+        TicketStatusChangedEvent: {
+            /** @constant */
+            type?: "ticket.status_changed";
+            data?: {
+                object?: components["schemas"]["Ticket"];
+            } & components["schemas"]["EventStatusChange"];
         } & components["schemas"]["Event"];
         TicketUpdatedEvent: {
             /** @constant */
             type?: "ticket.updated";
-            data?: components["schemas"]["EventChangedFields"];
+            data?: {
+                object?: components["schemas"]["Ticket"];
+            } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
         VendorCreatedEvent: {
             /** @constant */
@@ -4898,7 +5038,7 @@ export interface components {
                  */
                 id: string;
                 /** @description Granted scopes, `<resource>`:read|write. */
-                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "deals:read" | "deals:write" | "tasks:read" | "tasks:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "assets:read" | "assets:write" | "projects:read" | "projects:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write")[];
+                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "deals:read" | "deals:write" | "tasks:read" | "tasks:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "assets:read" | "assets:write" | "projects:read" | "projects:write" | "tickets:read" | "tickets:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write")[];
                 /**
                  * Format: date-time
                  * @description When the key expires; null when it never does.
@@ -4927,7 +5067,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Asset" | "Project" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Asset" | "Project" | "Ticket" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description The name of the status, as status fields hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4952,7 +5092,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Asset" | "Project" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Asset" | "Project" | "Ticket" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description The name of the label, as labels hold it. */
             display_name: string;
             /** @description Order within the resource class. */
@@ -4977,7 +5117,7 @@ export interface components {
              * @description The resource class the entry belongs to.
              * @enum {string}
              */
-            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Asset" | "Project" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+            related_name: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Asset" | "Project" | "Ticket" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
             /** @description Name of the custom field. */
             name: string;
             /**
@@ -5177,6 +5317,8 @@ export interface components {
              * @description The parent lead (when siteable_type is Lead); a list filter.
              */
             readonly lead_id: string | null;
+            /** @description Labels (display_name values of GET /labels?related_name=Site). */
+            labels: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site). */
             custom_fields: {
                 [key: string]: components["schemas"]["CustomFieldValue"];
@@ -5220,6 +5362,8 @@ export interface components {
             system_option_id?: components["schemas"]["Site"]["system_option_id"];
             siteable_id: components["schemas"]["Site"]["siteable_id"];
             siteable_type: components["schemas"]["Site"]["siteable_type"];
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Site; an unknown label gives 422 validation.failed. */
+            labels?: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -5252,6 +5396,8 @@ export interface components {
              * @enum {string}
              */
             siteable_type?: "Customer" | "Lead";
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Site. */
+            labels?: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Site), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -5294,6 +5440,8 @@ export interface components {
              * @enum {string|null}
              */
             readonly linkable_type: "Customer" | "Lead" | "Site" | null;
+            /** @description Labels (display_name values of GET /labels?related_name=Contact). */
+            labels: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact). */
             custom_fields: {
                 [key: string]: components["schemas"]["CustomFieldValue"];
@@ -5355,6 +5503,8 @@ export interface components {
              * @enum {string}
              */
             linkable_type?: "Customer" | "Lead" | "Site";
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Contact; an unknown label gives 422 validation.failed. */
+            labels?: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -5384,6 +5534,8 @@ export interface components {
             mobile?: components["schemas"]["Contact"]["mobile"];
             title?: components["schemas"]["Contact"]["title"];
             contact_method?: components["schemas"]["Contact"]["contact_method"];
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Contact. */
+            labels?: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Contact), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -5693,7 +5845,7 @@ export interface components {
              * @description The type of the record the task is about.
              * @enum {string|null}
              */
-            taskable_type: "Customer" | "Lead" | "Site" | "Job" | "Estimate" | "Invoice" | "Deal" | null;
+            taskable_type: "Customer" | "Lead" | "Site" | "Job" | "Estimate" | "Invoice" | "Deal" | "Project" | "Ticket" | null;
             /**
              * Format: uuid
              * @description The id of the record the task is about.
@@ -5750,7 +5902,7 @@ export interface components {
              * @description The type of the record the task is about. Given together with taskable_id (both, or both null).
              * @enum {string|null}
              */
-            taskable_type?: "Customer" | "Lead" | "Site" | "Job" | "Estimate" | "Invoice" | "Deal" | null;
+            taskable_type?: "Customer" | "Lead" | "Site" | "Job" | "Estimate" | "Invoice" | "Deal" | "Project" | "Ticket" | null;
             /**
              * Format: uuid
              * @description The id of the record the task is about. Must name a live record of taskable_type in the account; given together with taskable_type.
@@ -6177,6 +6329,8 @@ export interface components {
              * @description The entry of the system options catalog for the system. Must be the id of a system option.
              */
             system_option_id: string | null;
+            /** @description Labels (display_name values of GET /labels?related_name=System). */
+            labels: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System). */
             custom_fields: {
                 [key: string]: components["schemas"]["CustomFieldValue"];
@@ -6212,6 +6366,8 @@ export interface components {
             system_option_id?: components["schemas"]["System"]["system_option_id"];
             /** @description Confirms a duplicate type: true creates the system, or changes its system_type, even when a system of that type exists on the site. Never served. Write-only: consumed when written, never stored or served. */
             confirmed?: boolean | null;
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=System; an unknown label gives 422 validation.failed. */
+            labels?: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -6235,6 +6391,8 @@ export interface components {
             install_date?: components["schemas"]["System"]["install_date"];
             system_option_id?: components["schemas"]["System"]["system_option_id"];
             confirmed?: components["schemas"]["SystemCreate"]["confirmed"];
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=System. */
+            labels?: string[];
             /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=System), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
@@ -6492,6 +6650,144 @@ export interface components {
         ProjectUpdateRequest: {
             project: components["schemas"]["ProjectUpdate"];
         };
+        /** @description A customer's service request before it becomes work: what is asked (subject, description), for which customer, site and contact, how urgent it is and how it came in. Converting the ticket makes a job of it. */
+        Ticket: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /** @description The number of the record, unique in the account: the next in sequence unless given on create; never changes. */
+            number: string;
+            /** @description What the customer asks for, in one line. */
+            subject: string;
+            /** @description The request in full: what the customer reported. */
+            description: string | null;
+            /**
+             * Format: uuid
+             * @description The customer who made the request. Must be the id of a Customer.
+             */
+            customer_id: string;
+            /**
+             * Format: uuid
+             * @description The site the request is about. Must be the id of a Site.
+             */
+            site_id: string | null;
+            /**
+             * Format: uuid
+             * @description The contact who made the request. Must be the id of a Contact.
+             */
+            contact_id: string | null;
+            /**
+             * @description How urgent the request is.
+             * @enum {string}
+             */
+            priority: "low" | "normal" | "high" | "urgent";
+            /**
+             * @description How the request came in; null when not recorded.
+             * @enum {string|null}
+             */
+            channel: "phone" | "email" | "portal" | "api" | null;
+            /**
+             * Format: int64
+             * @description Id of the user of the account who handles the ticket. Must be the id of an user of this account.
+             */
+            assignee_id: number | null;
+            /**
+             * Format: uuid
+             * @description The job made when the ticket was converted; null until then.
+             */
+            readonly converted_job_id: string | null;
+            /**
+             * Format: date-time
+             * @description When the ticket was converted into a job; null until then. ISO 8601 timestamp.
+             */
+            readonly converted_at: string | null;
+            /** @description The status: the display_name of a live Ticket status (GET /statuses?related_name=Ticket). */
+            status: string;
+            /** @description Labels (display_name values of GET /labels?related_name=Ticket). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Ticket). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        TicketResponse: {
+            data: components["schemas"]["Ticket"];
+        };
+        TicketList: {
+            data: components["schemas"]["Ticket"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description Ticket create body (under the key "ticket"). Not accepted: status. */
+        TicketCreate: {
+            subject: components["schemas"]["Ticket"]["subject"];
+            description?: components["schemas"]["Ticket"]["description"];
+            customer_id: components["schemas"]["Ticket"]["customer_id"];
+            /**
+             * Format: uuid
+             * @description The site the request is about. Must belong to customer_id. Must be the id of a Site.
+             */
+            site_id?: string | null;
+            /**
+             * Format: uuid
+             * @description The contact who made the request. Must be linked to customer_id or to one of its sites. Must be the id of a Contact.
+             */
+            contact_id?: string | null;
+            /**
+             * @description How urgent the request is. Default: normal.
+             * @enum {string}
+             */
+            priority?: "low" | "normal" | "high" | "urgent";
+            channel?: components["schemas"]["Ticket"]["channel"];
+            assignee_id?: components["schemas"]["Ticket"]["assignee_id"];
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
+            number?: string;
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Ticket; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Ticket), one key per definition at most. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        TicketCreateRequest: {
+            ticket: components["schemas"]["TicketCreate"];
+        };
+        /** @description Ticket update body (under the key "ticket"). */
+        TicketUpdate: {
+            subject?: components["schemas"]["Ticket"]["subject"];
+            description?: components["schemas"]["Ticket"]["description"];
+            customer_id?: components["schemas"]["Ticket"]["customer_id"];
+            site_id?: components["schemas"]["TicketCreate"]["site_id"];
+            contact_id?: components["schemas"]["TicketCreate"]["contact_id"];
+            priority?: components["schemas"]["TicketCreate"]["priority"];
+            channel?: components["schemas"]["Ticket"]["channel"];
+            assignee_id?: components["schemas"]["Ticket"]["assignee_id"];
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
+            number?: string;
+            /** @description display_name of a live Ticket status (GET /statuses?related_name=Ticket), case-sensitive; any other value gives 422 status.transition_invalid naming it. */
+            status?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Ticket. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Ticket), one key per definition at most; merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+        };
+        TicketUpdateRequest: {
+            ticket: components["schemas"]["TicketUpdate"];
+        };
         /** @description Work to be done at a site for a customer, with its schedule, assigned users and line items. */
         Job: {
             /**
@@ -6565,6 +6861,11 @@ export interface components {
              * @description The estimate this job was converted from.
              */
             readonly estimate_id: string | null;
+            /**
+             * Format: uuid
+             * @description The ticket this job was converted from.
+             */
+            readonly ticket_id: string | null;
             /** @description The status: the display_name of a live Job status (GET /statuses?related_name=Job). */
             status: string;
             /** @description Labels (display_name values of GET /labels?related_name=Job). */
@@ -8202,6 +8503,38 @@ export interface components {
                 customer: components["schemas"]["Customer"];
             };
         };
+        /** @description Job fields that override or add to the values taken from the ticket (site_id for a ticket without a site, scheduled_start, job_type ...), with the rules of a job create; the customer is the ticket's, lines and assignments are added on the job. Optional: without it the job is made from the ticket alone. */
+        ConvertTicketJob: {
+            site_id?: components["schemas"]["JobCreate"]["site_id"];
+            contact_id?: components["schemas"]["Job"]["contact_id"];
+            system_id?: components["schemas"]["JobCreate"]["system_id"];
+            project_id?: components["schemas"]["JobCreate"]["project_id"];
+            title?: components["schemas"]["Job"]["title"];
+            scope_of_work?: components["schemas"]["Job"]["scope_of_work"];
+            work_description?: components["schemas"]["Job"]["work_description"];
+            customer_notes?: components["schemas"]["Job"]["customer_notes"];
+            reference?: components["schemas"]["Job"]["reference"];
+            job_type?: components["schemas"]["Job"]["job_type"];
+            priority?: components["schemas"]["Job"]["priority"];
+            due_date?: components["schemas"]["Job"]["due_date"];
+            scheduled_start?: components["schemas"]["Job"]["scheduled_start"];
+            scheduled_end?: components["schemas"]["JobCreate"]["scheduled_end"];
+            number?: components["schemas"]["JobCreate"]["number"];
+            labels?: components["schemas"]["JobCreate"]["labels"];
+            custom_fields?: components["schemas"]["JobCreate"]["custom_fields"];
+            asset_ids?: components["schemas"]["JobCreate"]["asset_ids"];
+        };
+        /** @description Optional: without a body (or without "job") the action works from the record alone. Any other member is refused (422 validation.failed naming it). */
+        ConvertTicketRequest: {
+            job?: components["schemas"]["ConvertTicketJob"];
+        };
+        ConvertTicketResponse: {
+            /** @description ticket: the ticket, now with converted_job_id and converted_at (status Resolved when that status is live); job: the new job, with ticket_id, the ticket's customer_id, site_id and contact_id, its subject as title, its description as scope_of_work and its priority. */
+            data: {
+                ticket: components["schemas"]["Ticket"];
+                job: components["schemas"]["Job"];
+            };
+        };
         /** @description Invoice fields that override or add to the values taken from the job (invoice_date, due_date, customer_notes, tax_rate_id ...), with the rules of an invoice create; lineitems are the job's and cannot be given. Optional. */
         InvoiceJobInvoice: {
             customer_id?: components["schemas"]["Invoice"]["customer_id"];
@@ -8987,6 +9320,20 @@ export interface components {
                 "application/json": components["schemas"]["ProjectResponse"];
             };
         };
+        /** @description The ticket. */
+        Ticket: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["TicketResponse"];
+            };
+        };
         /** @description The job. */
         Job: {
             headers: {
@@ -9298,7 +9645,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, job.already_invoiced */
+        /** @description ticket.already_converted, ticket.closed */
         Problem409_11: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9311,7 +9658,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description estimate.not_accepted, estimate.already_converted */
+        /** @description idempotency_key.in_use, job.already_invoiced */
         Problem409_12: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9324,7 +9671,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, estimate.not_accepted, estimate.already_converted */
+        /** @description estimate.not_accepted, estimate.already_converted */
         Problem409_13: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9337,7 +9684,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, sales_order.already_invoiced */
+        /** @description idempotency_key.in_use, estimate.not_accepted, estimate.already_converted */
         Problem409_14: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9350,7 +9697,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, purchase_order.cancelled */
+        /** @description idempotency_key.in_use, sales_order.already_invoiced */
         Problem409_15: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9363,8 +9710,21 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description endpoint.disabled, endpoint.paused */
+        /** @description idempotency_key.in_use, purchase_order.cancelled */
         Problem409_16: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description endpoint.disabled, endpoint.paused */
+        Problem409_17: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -9390,7 +9750,7 @@ export interface components {
             };
         };
         /** @description endpoint.disabled */
-        Problem409_17: {
+        Problem409_18: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -9439,7 +9799,7 @@ export interface components {
     };
     parameters: {
         /** @description Resource class whose rows to list; omitted: every class. Any other value or parameter: 400 filter.invalid. */
-        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Asset" | "Project" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
+        RelatedName: "Customer" | "Site" | "Contact" | "Lead" | "Deal" | "Task" | "Vendor" | "Item" | "System" | "Asset" | "Project" | "Ticket" | "Job" | "Estimate" | "Invoice" | "Payment" | "SalesOrder" | "PurchaseOrder";
         /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
         Cursor: string;
         /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
@@ -9504,8 +9864,8 @@ export interface components {
         "due_date.lt": string;
         /** @description Filter: due_date is less than or equal to the value. */
         "due_date.lte": string;
-        /** @description Filter: taskable_type equals the value (Customer, Lead, Site, Job, Estimate, Invoice, Deal). */
-        "taskable_type.eq": "Customer" | "Lead" | "Site" | "Job" | "Estimate" | "Invoice" | "Deal";
+        /** @description Filter: taskable_type equals the value (Customer, Lead, Site, Job, Estimate, Invoice, Deal, Project, Ticket). */
+        "taskable_type.eq": "Customer" | "Lead" | "Site" | "Job" | "Estimate" | "Invoice" | "Deal" | "Project" | "Ticket";
         /** @description Filter: taskable_id equals the value. */
         "taskable_id.eq": string;
         /** @description Filter: name equals the value. */
@@ -9566,6 +9926,10 @@ export interface components {
         "end_date.lt": string;
         /** @description Filter: end_date is less than or equal to the value. */
         "end_date.lte": string;
+        /** @description Filter: channel equals the value (phone, email, portal, api). */
+        "channel.eq": "phone" | "email" | "portal" | "api";
+        /** @description Filter: channel is one of the comma-separated values (1 to 100, each a string) (phone, email, portal, api). */
+        "channel.in": string;
         /** @description Filter: asset_id equals the value. */
         "asset_id.eq": string;
         /** @description Filter: project_id equals the value. */
@@ -10919,7 +11283,7 @@ export interface operations {
                 "due_date[lt]"?: components["parameters"]["due_date.lt"];
                 /** @description Filter: due_date is less than or equal to the value. */
                 "due_date[lte]"?: components["parameters"]["due_date.lte"];
-                /** @description Filter: taskable_type equals the value (Customer, Lead, Site, Job, Estimate, Invoice, Deal). */
+                /** @description Filter: taskable_type equals the value (Customer, Lead, Site, Job, Estimate, Invoice, Deal, Project, Ticket). */
                 taskable_type?: components["parameters"]["taskable_type.eq"];
                 /** @description Filter: taskable_id equals the value. */
                 taskable_id?: components["parameters"]["taskable_id.eq"];
@@ -12602,6 +12966,227 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Project"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    listTickets: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: status equals the value. */
+                status?: components["parameters"]["status.eq"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
+                "status[in]"?: components["parameters"]["status.in"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: site_id equals the value. */
+                site_id?: components["parameters"]["site_id.eq"];
+                /** @description Filter: assignee_id equals the value. */
+                assignee_id?: components["parameters"]["assignee_id.eq"];
+                /** @description Filter: priority equals the value (low, normal, high, urgent). */
+                priority?: components["parameters"]["priority.eq"];
+                /** @description Filter: priority is one of the comma-separated values (1 to 100, each a string) (low, normal, high, urgent). */
+                "priority[in]"?: components["parameters"]["priority.in"];
+                /** @description Filter: channel equals the value (phone, email, portal, api). */
+                channel?: components["parameters"]["channel.eq"];
+                /** @description Filter: channel is one of the comma-separated values (1 to 100, each a string) (phone, email, portal, api). */
+                "channel[in]"?: components["parameters"]["channel.in"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status";
+                /** @description Free-text search over number, subject, description and status. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Ticket. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tickets. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created ticket. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TicketResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Ticket"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deleteTicket: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updateTicket: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ticket"];
             400: components["responses"]["Problem400_4"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -14322,7 +14907,7 @@ export interface operations {
                 "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
                 /** @description One field; prefix - for descending. */
                 sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status" | "order_date" | "-order_date" | "expected_date" | "-expected_date";
-                /** @description Free-text search over number, reference, status and memo. */
+                /** @description Free-text search over number, reference, status, memo and vendor name. */
                 q?: string;
                 /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=PurchaseOrder. */
                 custom_fields?: components["schemas"]["CustomFieldsFilter"];
@@ -15008,6 +15593,54 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    convertTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ConvertTicketRequest"];
+            };
+        };
+        responses: {
+            /** @description ticket: the ticket, now with converted_job_id and converted_at (status Resolved when that status is live); job: the new job, with ticket_id, the ticket's customer_id, site_id and contact_id, its subject as title, its description as scope_of_work and its priority. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConvertTicketResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_11"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     invoiceJob: {
         parameters: {
             query?: never;
@@ -15050,7 +15683,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_11"];
+            409: components["responses"]["Problem409_12"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -15098,7 +15731,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_12"];
+            409: components["responses"]["Problem409_13"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -15149,7 +15782,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_13"];
+            409: components["responses"]["Problem409_14"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -15200,7 +15833,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_14"];
+            409: components["responses"]["Problem409_15"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -15251,7 +15884,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_15"];
+            409: components["responses"]["Problem409_16"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -15298,7 +15931,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_16"];
+            409: components["responses"]["Problem409_17"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_6"];
@@ -15345,7 +15978,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_17"];
+            409: components["responses"]["Problem409_18"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -15392,7 +16025,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_16"];
+            409: components["responses"]["Problem409_17"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -15439,7 +16072,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_16"];
+            409: components["responses"]["Problem409_17"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];
@@ -15531,7 +16164,7 @@ export interface operations {
                 /** @description seq (oldest first, the default) or -seq. */
                 sort?: "seq" | "-seq";
                 /** @description Only this topic: one of the catalog (GET /webhooks/available_topics lists those this key can subscribe to); any other value: 400 filter.invalid. */
-                topic?: "asset.created" | "asset.deleted" | "asset.status_changed" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.status_changed" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.status_changed" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.received" | "purchase_order.status_changed" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.status_changed" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.created" | "ticket.deleted" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
+                topic?: "asset.created" | "asset.deleted" | "asset.status_changed" | "asset.updated" | "contact.created" | "contact.deleted" | "contact.updated" | "contact_linkage.created" | "contact_linkage.deleted" | "contact_linkage.updated" | "customer.created" | "customer.deleted" | "customer.status_changed" | "customer.updated" | "customer_item_price.created" | "customer_item_price.deleted" | "customer_item_price.updated" | "deal.created" | "deal.deleted" | "deal.status_changed" | "deal.updated" | "estimate.converted" | "estimate.created" | "estimate.deleted" | "estimate.status_changed" | "estimate.updated" | "inventory_transfer.created" | "invoice.created" | "invoice.deleted" | "invoice.status_changed" | "invoice.updated" | "item.created" | "item.deleted" | "item.updated" | "job.created" | "job.deleted" | "job.status_changed" | "job.updated" | "lead.converted" | "lead.created" | "lead.deleted" | "lead.status_changed" | "lead.updated" | "note.created" | "note.deleted" | "note.updated" | "payment.created" | "payment.deleted" | "payment.updated" | "project.created" | "project.deleted" | "project.status_changed" | "project.updated" | "purchase_order.created" | "purchase_order.deleted" | "purchase_order.received" | "purchase_order.status_changed" | "purchase_order.updated" | "recurring_invoice.created" | "recurring_invoice.deleted" | "recurring_invoice.updated" | "recurring_job.created" | "recurring_job.deleted" | "recurring_job.updated" | "sales_order.created" | "sales_order.deleted" | "sales_order.status_changed" | "sales_order.updated" | "site.created" | "site.deleted" | "site.updated" | "stock_adjustment.created" | "stock_level.updated" | "stock_location.created" | "stock_location.deleted" | "stock_location.updated" | "system.created" | "system.deleted" | "system.updated" | "task.created" | "task.deleted" | "task.status_changed" | "task.updated" | "tax_rate.created" | "tax_rate.deleted" | "tax_rate.updated" | "ticket.converted" | "ticket.created" | "ticket.deleted" | "ticket.status_changed" | "ticket.updated" | "vendor.created" | "vendor.deleted" | "vendor.status_changed" | "vendor.updated" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.disabled" | "webhook_endpoint.paused" | "webhook_endpoint.test" | "webhook_endpoint.updated" | "webhook_endpoint.verified";
                 /** @description Only these comma-separated topics (1 to 100, each one of the topic enum, no spaces); any other name: 400 filter.invalid. */
                 "topic[in]"?: string;
                 /** @description Only topics of this resource: a topic's first part (job for job.created, job.updated ...); any other value: 400 filter.invalid. */
@@ -17841,6 +18474,31 @@ export interface operations {
             default: components["responses"]["WebhookFailed"];
         };
     };
+    ticketConvertedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketConvertedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
     ticketCreatedWebhook: {
         parameters: {
             query?: never;
@@ -17883,6 +18541,31 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["TicketDeletedEvent"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookReceived"];
+            default: components["responses"]["WebhookFailed"];
+        };
+    };
+    ticketStatusChangedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent, in Unix seconds; it is signed. Refuse a timestamp far from your clock (Standard Webhooks libraries allow 5 minutes) to refuse replayed requests. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the endpoint's secret (the base64 after `whsec_`). For 24 hours after POST /webhooks/endpoints/{id}/rotate_secret it carries two signatures, space-separated, one per secret: accept the request when one matches. Any Standard Webhooks library verifies it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TicketStatusChangedEvent"];
             };
         };
         responses: {

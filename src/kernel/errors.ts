@@ -64,6 +64,8 @@ export const errorCatalog = {
   'sales_order.already_invoiced': { status: 409, title: 'Sales order already invoiced', input: true },
   'purchase_order.has_receipts': { status: 409, title: 'Purchase order has receipts', input: true },
   'purchase_order.cancelled': { status: 409, title: 'Purchase order cancelled', input: true },
+  'ticket.already_converted': { status: 409, title: 'Ticket already converted', input: true },
+  'ticket.closed': { status: 409, title: 'Ticket closed', input: true },
   // GraphQL limits (src/graphql/transport/limits.ts; docs/graphql-limits.md): an operation over a limit is refused before it runs.
   'graphql.cost_exceeded': { status: 400, title: 'Query cost too high' },
   'graphql.depth_exceeded': { status: 400, title: 'Query nested too deeply' },

@@ -58,6 +58,18 @@ export const ruleErrorDocs = {
     apis: both,
     example: { instance: `/api/v2/purchase_orders/${ID}/receive`, detail: 'The purchase order is cancelled: nothing can be received on it.' },
   },
+  'ticket.already_converted': {
+    when: '`POST /tickets/{id}/convert` (GraphQL `convertTicket`) of a ticket that was already converted into a job. The detail names the job.',
+    fix: "A ticket converts once: use the job in the ticket's `converted_job_id`.",
+    apis: both,
+    example: { instance: `/api/v2/tickets/${ID}/convert`, detail: `The ticket was already converted into job ${OTHER_ID}.` },
+  },
+  'ticket.closed': {
+    when: '`POST /tickets/{id}/convert` (GraphQL `convertTicket`) of a ticket whose status is Closed.',
+    fix: 'A Closed ticket is done with: move it to another status (Open) first if the work is still wanted, then convert it.',
+    apis: both,
+    example: { instance: `/api/v2/tickets/${ID}/convert`, detail: 'The ticket is Closed: reopen it (another status) before converting it.' },
+  },
   'stock.insufficient': {
     when: '`POST /stock_adjustments` or `POST /inventory_transfers` (GraphQL `createStockAdjustment`, `createInventoryTransfer`) that would take what a location holds of an item below zero. Nothing is stored and no stock moves.',
     fix: 'Read what the location holds (`GET /stock_levels?item_id=...&location_id=...`), then move at most that, or count the stock in first with a stock adjustment.',

@@ -19,6 +19,7 @@ import { systemResource } from './systems/system.resource.ts';
 import { taskResource } from './tasks/task.resource.ts';
 import { taxRateResource } from './tax-rates/tax-rate.resource.ts';
 import { projectResource } from './projects/project.resource.ts';
+import { ticketResource } from './tickets/ticket.resource.ts';
 import { purchaseOrderReceiptResource } from './purchase-orders/purchase-order-receipt.resource.ts';
 import { purchaseOrderResource } from './purchase-orders/purchase-order.resource.ts';
 import { vendorResource } from './vendors/vendor.resource.ts';
@@ -43,6 +44,7 @@ export const resources = [
   systemResource,
   assetResource,
   projectResource,
+  ticketResource,
   jobResource,
   estimateResource,
   invoiceResource,

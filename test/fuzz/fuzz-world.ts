@@ -83,6 +83,12 @@ const recipes: Record<string, Recipe> = {
     const job = await w.atPlace((customer, site) => w.create('jobs', { customer_id: customer, site_id: site, title: unique('Fuzz Job'), lineitems: [{ item_id: item.id, quantity: '2' }] }));
     return { id: job.id };
   },
+  // A ticket of a customer at one of its sites; every other one is converted into a job (converted_job_id, ticket_id).
+  tickets: async (w) => {
+    const ticket = await w.atPlace((customer, site) => w.create('tickets', { subject: unique('Fuzz Ticket'), customer_id: customer, site_id: site, priority: 'high', channel: 'email' }));
+    if (w.next() % 2 === 1) await w.post(`/tickets/${ticket.id}/convert`, {});
+    return { id: ticket.id };
+  },
   stock_locations: async (w) => ({ id: (await w.create('stock_locations', { name: unique('Fuzz Shelf'), kind: 'warehouse' })).id }),
   // Stock is counted in (a level) before it moves: adjustments and transfers need a material item with stock.
   stock_adjustments: async (w) => {

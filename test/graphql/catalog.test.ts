@@ -13,7 +13,7 @@ const { gql, api: rest } = useTenant(t);
 
 const ITEM = 'id number name sku description itemType unitPrice cost taxable preferredVendorId labels customFields createdAt updatedAt';
 const TAX_RATE = 'id name rate active createdAt updatedAt';
-const SYSTEM = 'id siteId systemType name manufacturer model serialNumber installDate systemOptionId customFields createdAt updatedAt';
+const SYSTEM = 'id siteId systemType name manufacturer model serialNumber installDate systemOptionId labels customFields createdAt updatedAt';
 
 async function newSite(): Promise<string> {
   const r = records(gql);

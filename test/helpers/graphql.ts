@@ -134,6 +134,8 @@ export const INPUT_CODES = [
   'lead.already_converted',
   'estimate.not_accepted',
   'estimate.already_converted',
+  'ticket.already_converted',
+  'ticket.closed',
 ] as const;
 export type InputCode = (typeof INPUT_CODES)[number];
 
@@ -172,9 +174,9 @@ export function fieldsOf(userErrors: UserError[]): (string[] | null)[] {
 // Records made over GraphQL.
 
 export const SITE_FIELDS =
-  'id siteName street street2 city state zipCode description latitude longitude recurringInstructions position systemOptionId siteableId siteableType customerId leadId customFields createdAt updatedAt';
+  'id siteName street street2 city state zipCode description latitude longitude recurringInstructions position systemOptionId siteableId siteableType customerId leadId labels customFields createdAt updatedAt';
 export const CONTACT_FIELDS =
-  'id firstName lastName email phone mobile title contactMethod linkableId linkableType customFields phoneNumbers { nodes { id number kind extension } } createdAt updatedAt';
+  'id firstName lastName email phone mobile title contactMethod linkableId linkableType labels customFields phoneNumbers { nodes { id number kind extension } } createdAt updatedAt';
 export const LINKAGE_FIELDS = 'id contactId linkableId linkableType relationshipType primary createdAt updatedAt';
 
 /** The data of a response that must have no errors. */

@@ -553,6 +553,8 @@ describe('Site', () => {
   const specFields = [
     'site_name', 'street', 'street2', 'city', 'state', 'zip_code', 'description', 'latitude', 'longitude',
     'recurring_instructions', 'custom_fields', 'position', 'system_option_id', 'siteable_id', 'siteable_type',
+    // labels: the 2026-05 history line (labels and custom fields on all resources).
+    'labels',
   ];
 
   it('has every field of the spec on the record, with the siteable enum and coordinate ranges', () => {
@@ -608,7 +610,8 @@ describe('Site', () => {
 });
 
 describe('Contact', () => {
-  const specFields = ['first_name', 'last_name', 'email', 'phone', 'mobile', 'title', 'contact_method', 'linkable_id', 'linkable_type', 'custom_fields', 'phone_numbers'];
+  // labels: the 2026-05 history line (labels and custom fields on all resources).
+  const specFields = ['first_name', 'last_name', 'email', 'phone', 'mobile', 'title', 'contact_method', 'linkable_id', 'linkable_type', 'custom_fields', 'labels', 'phone_numbers'];
 
   it('serves every field of the spec, linkable_id/linkable_type read-only, phone_numbers as entries with ids', () => {
     const record = schema('Contact');
@@ -739,9 +742,10 @@ describe('Job, Estimate and their line items', () => {
   const lineComputed = ['applied_tax_rate', 'discount_amount', 'tax_amount', 'line_total', 'tax_applied'];
   const cents = '^-?\\d+\\.\\d{2}$';
 
-  it('serves every field of the spec\'s Job, the dispatch fields and the read-only amount and estimate_id', () => {
+  it('serves every field of the spec\'s Job, the dispatch fields and the read-only amount, estimate_id and ticket_id', () => {
     const record = schema('Job');
-    expect(Object.keys(record.properties).sort()).toEqual([...jobFields, 'amount', 'estimate_id', 'id', 'created_at', 'updated_at'].sort());
+    expect(Object.keys(record.properties).sort()).toEqual([...jobFields, 'amount', 'estimate_id', 'ticket_id', 'id', 'created_at', 'updated_at'].sort());
+    expect(record.properties.ticket_id).toMatchObject({ type: ['string', 'null'], format: 'uuid', readOnly: true });
     expect(record.properties.amount).toMatchObject({ type: 'string', format: 'decimal', pattern: cents, readOnly: true });
     expect(record.properties.estimate_id).toMatchObject({ type: ['string', 'null'], format: 'uuid', readOnly: true });
     expect(record.properties.due_date).toMatchObject({ format: 'date' });
@@ -1077,6 +1081,12 @@ describe('every resource', () => {
     expect(converted.status).toBe(201);
     expect(converted.headers.get('location')).toBe(`/api/v2/jobs/${converted.body.data.job.id}`);
     expect(converted.body.data.job.lineitems).toHaveLength(2);
+    // A ticket at the customer's HQ, converted into a job (the job's ticket_id, the ticket's converted_job_id).
+    const ticket = await api.post('/tickets', { ticket: { subject: 'No heat', customer_id: site.body.data.customer_id, site_id: site.body.data.id, priority: 'urgent', channel: 'phone', assignee_id: tenant.userId } });
+    check('TicketResponse', ticket, 'POST /tickets');
+    const ticketJob = await api.post(`/tickets/${ticket.body.data.id}/convert`, { job: { scheduled_start: '2026-02-02T09:00:00Z' } });
+    check('ConvertTicketResponse', ticketJob, 'POST /tickets/{id}/convert');
+    expect(ticketJob.headers.get('location')).toBe(`/api/v2/jobs/${ticketJob.body.data.job.id}`);
     const job = await api.post('/jobs', {
       job: {
         site_id: site.body.data.id,
@@ -1282,6 +1292,8 @@ describe('errors', () => {
     expect(codesAt('/estimates/{id}/convert', 'post', '422')).toEqual(['validation.failed', 'status.transition_invalid']);
     expect(codesAt('/estimates/{id}/convert', 'post', '404')).toEqual(['resource.not_found']);
     expect(codesAt('/estimates/{id}/convert', 'post', '403')).toContain('auth.scope_missing');
+    expect(codesAt('/tickets/{id}/convert', 'post', '409')).toEqual(['ticket.already_converted', 'ticket.closed']);
+    expect(codesAt('/tickets/{id}/convert', 'post', '422')).toContain('validation.failed');
     // Only moving an estimate to Sent, Accepted or Declined checks the user's permission.
     expect(codesAt('/estimates/{id}', 'patch', '403')).toContain('auth.permission_denied');
     for (const [path, method] of [['/estimates/{id}/convert', 'post'], ['/estimates', 'post'], ['/jobs/{id}', 'patch'], ['/customers/{id}', 'patch']]) {

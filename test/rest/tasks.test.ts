@@ -62,12 +62,14 @@ describe('tasks: the five endpoints', () => {
     const lead = await createLead(api);
     const site = await createRecord(api, 'sites', 'site', siteFields({ type: 'Customer', id: customer.id }));
     const deal = await createRecord(api, 'deals', 'deal', { name: 'D', customer_id: customer.id });
-    for (const [type, id] of [['Customer', customer.id], ['Lead', lead.id], ['Site', site.id], ['Deal', deal.id]]) {
+    const project = await createRecord(api, 'projects', 'project', { name: 'P', customer_id: customer.id });
+    const ticket = await createRecord(api, 'tickets', 'ticket', { subject: 'No heat', customer_id: customer.id });
+    for (const [type, id] of [['Customer', customer.id], ['Lead', lead.id], ['Site', site.id], ['Deal', deal.id], ['Project', project.id], ['Ticket', ticket.id]]) {
       expect((await createTask({ taskable_type: type, taskable_id: id })).record).toMatchObject({ taskable_type: type, taskable_id: id });
     }
     expectProblem(await api.post('/tasks', { task: { title: 'x', taskable_type: 'Customer' } }), { status: 422, code: 'validation.failed', errors: { taskable_id: true }, onlyErrors: true });
     expectProblem(await api.post('/tasks', { task: { title: 'x', taskable_id: customer.id } }), { status: 422, code: 'validation.failed', errors: { taskable_type: true }, onlyErrors: true });
-    expectProblem(await api.post('/tasks', { task: { title: 'x', taskable_type: 'Project', taskable_id: customer.id } }), { status: 422, code: 'validation.failed', errors: { taskable_type: true } });
+    expectProblem(await api.post('/tasks', { task: { title: 'x', taskable_type: 'Vendor', taskable_id: customer.id } }), { status: 422, code: 'validation.failed', errors: { taskable_type: true } });
     // The id of a record of another type, of another tenant, or deleted, is no parent.
     expectProblem(await api.post('/tasks', { task: { title: 'x', taskable_type: 'Lead', taskable_id: customer.id } }), { status: 422, code: 'validation.failed', errors: { taskable_id: ['does not match any Lead'] } });
     const theirs = await t.newTenant();

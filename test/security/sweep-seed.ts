@@ -162,7 +162,7 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   });
   await created('projects', 'project', { name: u(marker, 'Project'), customer_id: c0.id });
   const line = () => ({ item_id: i0.id, quantity: '2', tax_rate_id: t0.id, description: u(marker, 'line') });
-  await created('jobs', 'job', {
+  const j0 = await created('jobs', 'job', {
     customer_id: c0.id,
     site_id: s0.id,
     contact_id: ct0.id,
@@ -195,6 +195,22 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   await patched('estimates', e1.id, 'estimate', { status: 'Accepted' });
   const converted = await api.post(`/estimates/${e1.id}/convert`);
   expect(converted.status, converted.text).toBe(201);
+  // Tickets: the first open, with every reference; the second converted (tickets and jobs carry
+  // converted_job_id / ticket_id, Ticket.job and Job.ticket).
+  await created('tickets', 'ticket', {
+    subject: u(marker, 'Ticket'),
+    description: u(marker, 'request'),
+    customer_id: c0.id,
+    site_id: s0.id,
+    contact_id: ct0.id,
+    assignee_id: tenant.userId,
+    priority: 'high',
+    channel: 'phone',
+    ...cf('Ticket'),
+  });
+  const tk1 = await created('tickets', 'ticket', { subject: u(marker, 'Ticket'), customer_id: c0.id, site_id: s0.id });
+  const ticketJob = await api.post(`/tickets/${tk1.id}/convert`, { job: { title: u(marker, 'Job') } });
+  expect(ticketJob.status, ticketJob.text).toBe(201);
   // The second lead is converted (converted_customer_id, moved site and linkage); the first stays a lead.
   // Deals: the first with the first customer (the first estimate quotes for it), one with each lead (the second
   // lead's moves to its customer when the lead is converted below).
@@ -264,7 +280,7 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     lines: [{ item_id: i0.id, quantity: '4', unit_cost: '2' }, { description: u(marker, 'Freight'), quantity: '1', unit_cost: '5' }],
     ...cf('PurchaseOrder'),
   });
-  await created('purchase_orders', 'purchase_order', { vendor_id: v0.id, lines: [{ item_id: i0.id, quantity: '1', unit_cost: '2' }] });
+  await created('purchase_orders', 'purchase_order', { vendor_id: v0.id, job_id: j0.id, lines: [{ item_id: i0.id, quantity: '1', unit_cost: '2' }] });
   for (const quantity of ['1', '2']) {
     const res = await api.post(`/purchase_orders/${po0.id}/receive`, { receipt: { lines: [{ line_id: po0.record.lines[0].id, quantity }], note: u(marker, 'Receipt') } }, freshKey());
     expect(res.status, res.text).toBe(201);

@@ -50,7 +50,7 @@ export const contactResource = defineResource({
       },
     },
   },
-  conventions: { customFields: true, softDelete: true },
+  conventions: { labels: true, customFields: true, softDelete: true },
   errors: { delete: ['contact.has_linkages'] },
   relations: { linkages: contactLinkagesRelation },
   list: {

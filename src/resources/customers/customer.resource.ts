@@ -39,6 +39,7 @@ export const customerResource = defineResource({
     sales_orders: { kind: 'collection', model: 'salesOrder', column: 'customer_id', description: 'Live sales orders of the customer, oldest first, not paginated.' },
     deals: { kind: 'collection', model: 'deal', column: 'customer_id', description: 'Live deals with the customer (including those of the lead it was converted from), oldest first, not paginated.' },
     tasks: taskRelation('Customer'),
+    tickets: { kind: 'collection', model: 'ticket', column: 'customer_id', description: 'Live tickets of the customer, oldest first, not paginated.' },
   },
   list: {
     filters: {

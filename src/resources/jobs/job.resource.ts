@@ -52,6 +52,7 @@ export const jobResource = defineResource({
   readOnly: {
     amount: { kind: 'decimal', nullable: false, description: 'Sum of the line totals.' },
     estimate_id: { kind: 'uuid', nullable: true, references: { model: 'estimate', label: 'Estimate' }, description: 'The estimate this job was converted from.' },
+    ticket_id: { kind: 'uuid', nullable: true, references: { model: 'ticket', label: 'Ticket' }, description: 'The ticket this job was converted from.' },
   },
   children: {
     lineitems: lineitemCollection('job_id'),
@@ -138,6 +139,7 @@ export const jobResource = defineResource({
   relations: {
     invoices: { kind: 'collection', model: 'invoice', column: 'job_id', description: 'The live invoice that bills the job (at most one), as a list.' },
     tasks: taskRelation('Job'),
+    purchase_orders: { kind: 'collection', model: 'purchaseOrder', column: 'job_id', description: 'Live purchase orders placed for the job, oldest first, not paginated.' },
     assignees: {
       kind: 'through',
       via: 'assignments',

@@ -4,6 +4,7 @@ import { toWire } from '../../kernel/fields.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import { readShared } from '../../kernel/tenancy.ts';
 import { projectRollupRelation } from './project.relations.ts';
+import { taskRelation } from '../tasks/taskables.ts';
 
 // Projects: several jobs (and their estimates) under one engagement for a customer, with a team of users
 // (user_ids, a list of user ids written as a snapshot), dates, a budget and rollups read when selected.
@@ -55,6 +56,7 @@ export const projectResource = defineResource({
   },
   conventions: { number: true, status: { defaults: ['Planned', 'Active', 'On Hold', 'Completed'] }, labels: true, customFields: true, softDelete: true },
   relations: {
+    tasks: taskRelation('Project'),
     jobs: { kind: 'collection', model: 'job', column: 'project_id', description: 'Live jobs of the project, oldest first, not paginated.' },
     estimates: { kind: 'collection', model: 'estimate', column: 'project_id', description: 'Live estimates of the project, oldest first, not paginated.' },
     team: {

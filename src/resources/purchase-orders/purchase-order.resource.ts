@@ -5,6 +5,7 @@ import { defineChildCollection, defineResource } from '../../kernel/define-resou
 import { AppError, validationError } from '../../kernel/errors.ts';
 import { toWire } from '../../kernel/fields.ts';
 import { rangeOps } from '../../kernel/listing.ts';
+import { readShared } from '../../kernel/tenancy.ts';
 import { tenantQuery } from '../../kernel/tenant-sql.ts';
 import { fitsAmount, MAX_AMOUNT } from '../lineitems/lineitems.ts';
 import { purchaseOrderActions } from './purchase-order.actions.ts';
@@ -148,7 +149,7 @@ export const purchaseOrderResource = defineResource({
     },
     sorts: { created_at: true, updated_at: true, number: true, status: true, order_date: true, expected_date: true },
     defaultSort: '-created_at',
-    search: { fields: ['number', 'reference', 'status', 'memo'], text: 'number, reference, status and memo' },
+    search: { fields: ['number', 'reference', 'status', 'memo'], text: 'number, reference, status, memo and vendor name' },
   },
   hooks: {
     async beforeWrite({ tx, ctx, mode, values, existing, errors, now }) {
@@ -157,6 +158,9 @@ export const purchaseOrderResource = defineResource({
       const orderDate = 'order_date' in values ? values.order_date : (toWire('date', existing?.order_date) as string | null);
       const expected = 'expected_date' in values ? values.expected_date : (toWire('date', existing?.expected_date) as string | null);
       if (orderDate && expected && !errors.order_date && !errors.expected_date && expected < orderDate) addError(errors, 'expected_date', 'must not be before {order_date}');
+      // The vendor's name goes into the order's search text (a trigger, fl_purchase_order_search_text): share-locked
+      // so that a concurrent rename is not missed (readShared).
+      if (typeof values.vendor_id === 'string' && !errors.vendor_id) await readShared(tx, 'vendors', 'id', [values.vendor_id.toLowerCase()]);
       // What received goods protect is read only when a write touches it (the lines' own rules are in their compute).
       const cancelling = values.status === PURCHASE_ORDER_STATUSES.cancelled && existing?.status !== PURCHASE_ORDER_STATUSES.cancelled;
       const revendoring = values.vendor_id !== undefined && values.vendor_id.toLowerCase() !== existing?.vendor_id;

@@ -51,12 +51,13 @@ export const siteResource = defineResource({
   relations: {
     systems: { kind: 'collection', model: 'system', column: 'site_id', description: 'Live systems installed at the site, oldest first, not paginated.' },
     assets: { kind: 'collection', model: 'asset', column: 'site_id', description: 'Live assets installed at the site, oldest first, not paginated.' },
+    tickets: { kind: 'collection', model: 'ticket', column: 'site_id', description: 'Live tickets about the site, oldest first, not paginated.' },
     ...contactRelations('Site', 'site'),
     tasks: taskRelation('Site'),
   },
   // The order of the SQL function that also chooses a parent's primary site (position, then age).
   siblingOrder: 'fl_site_order_key(t)',
-  conventions: { customFields: true, softDelete: true },
+  conventions: { labels: true, customFields: true, softDelete: true },
   list: {
     filters: {
       customer_id: ['eq'],

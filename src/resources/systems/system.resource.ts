@@ -25,7 +25,7 @@ export const systemResource = defineResource({
     },
   },
   writeOnly: ['confirmed'],
-  conventions: { customFields: true, softDelete: true },
+  conventions: { labels: true, customFields: true, softDelete: true },
   relations: {
     assets: { kind: 'collection', model: 'asset', column: 'system_id', description: 'Live assets that belong to the system, oldest first, not paginated.' },
   },

@@ -3,7 +3,7 @@ import { vocabulary } from '../../kernel/vocabulary.ts';
 
 // The records a task can be about (its parent, the pair taskable_type / taskable_id), each a live record of the
 // tenant. A resource that can have tasks adds one entry here (its class name and its Prisma model) and one
-// `tasks: taskRelation(...)` line in its relations block (Project and Ticket do so when they are declared).
+// `tasks: taskRelation(...)` line in its relations block.
 
 export const taskableModels = {
   Customer: 'customer',
@@ -13,6 +13,8 @@ export const taskableModels = {
   Estimate: 'estimate',
   Invoice: 'invoice',
   Deal: 'deal',
+  Project: 'project',
+  Ticket: 'ticket',
 } as const satisfies Record<string, ModelName>;
 
 export type TaskableType = keyof typeof taskableModels;
@@ -25,6 +27,8 @@ const described: Record<TaskableType, string> = {
   Estimate: 'An estimate.',
   Invoice: 'An invoice.',
   Deal: 'A deal.',
+  Project: 'A project.',
+  Ticket: 'A ticket.',
 };
 
 export const taskableTypes: readonly TaskableType[] = vocabulary('TaskableType', Object.keys(taskableModels) as TaskableType[], {
