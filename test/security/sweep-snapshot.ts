@@ -31,8 +31,22 @@ export async function apiSnapshot(model: Model, api: Client, catalog: Catalog): 
     }
     const paginated = params.some((p) => p.name === 'limit');
     for (const url of urls) {
-      const res = await api.get(paginated ? `${url}?limit=100` : url);
-      out[url] = { status: res.status, etag: res.headers.get('etag'), body: res.text };
+      if (!paginated) {
+        const res = await api.get(url);
+        out[url] = { status: res.status, etag: res.headers.get('etag'), body: res.text };
+        continue;
+      }
+      // Every page, as one list: a page's next_cursor is signed with the time it was made, so two snapshots of a
+      // list longer than a page differ in it even when no record did.
+      const pages: unknown[] = [];
+      let res = await api.get(`${url}?limit=100`);
+      for (;;) {
+        pages.push(res.status === 200 ? res.body.data : res.text);
+        const next = res.status === 200 ? res.body.next_cursor : null;
+        if (!next) break;
+        res = await api.get(`${url}?limit=100&cursor=${encodeURIComponent(next)}`);
+      }
+      out[url] = { status: res.status, etag: res.headers.get('etag'), body: JSON.stringify(pages) };
     }
   }
   return out;
