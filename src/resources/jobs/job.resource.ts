@@ -1,7 +1,7 @@
 import { addError } from '../../kernel/body.ts';
+import { checkUserEntries } from '../accounts/active-user.ts';
 import { rangeOps } from '../../kernel/listing.ts';
 import { defineResource } from '../../kernel/define-resource.ts';
-import { readShared } from '../../kernel/tenancy.ts';
 import { lineitemCollection } from '../lineitems/lineitems.ts';
 import { refreshParentTotals } from '../lineitems/parent-totals.ts';
 import { checkWorkLocation } from './work-location.ts';
@@ -74,29 +74,8 @@ export const jobResource = defineResource({
           writeRule: 'Each user once per job; the user must be active unless already assigned to the job.',
         },
       },
-      // One lookup for every user of the write. A user is assigned once per job; a user not yet assigned must be
-      // active (a user deactivated since being assigned stays on the job until removed).
-      async compute({ tx, entries, existing, errors }) {
-        const assigned = new Set(existing.map((a) => String(a.user_id)));
-        const ids = [...new Set(entries.filter((e) => e.entry.user_id !== undefined).map((e) => String(e.entry.user_id)))];
-        const users = new Map(
-          // Share-locked: assignee names go into the job's search text (see readShared).
-          (await readShared<{ id: bigint | string; active: boolean }>(tx, 'users', 'id, active', ids, 'bigint')).map((u) => [String(u.id), u]),
-        );
-        const seen = new Set<string>();
-        for (const { entry, at } of entries) {
-          if (entry.user_id === undefined) {
-            addError(errors, `${at}.user_id`, 'is missing');
-            continue;
-          }
-          const id = String(entry.user_id);
-          const user = users.get(id);
-          if (!user) addError(errors, `${at}.user_id`, 'does not match any user of this account');
-          else if (seen.has(id)) addError(errors, `${at}.user_id`, 'is given more than once');
-          else if (!user.active && !assigned.has(id)) addError(errors, `${at}.user_id`, 'is an inactive user');
-          seen.add(id);
-        }
-      },
+      // A user is assigned once per job and must be active unless already assigned (accounts/active-user.ts).
+      compute: (args) => checkUserEntries(args, (at) => `${at}.user_id`),
     },
     asset_ids: {
       model: 'jobAsset',

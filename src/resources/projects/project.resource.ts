@@ -1,8 +1,8 @@
 import { addError } from '../../kernel/body.ts';
+import { checkUserEntries } from '../accounts/active-user.ts';
 import { defineResource } from '../../kernel/define-resource.ts';
 import { toWire } from '../../kernel/fields.ts';
 import { rangeOps } from '../../kernel/listing.ts';
-import { readShared } from '../../kernel/tenancy.ts';
 import { projectRollupRelation } from './project.relations.ts';
 import { taskRelation } from '../tasks/taskables.ts';
 
@@ -40,18 +40,8 @@ export const projectResource = defineResource({
       fields: {
         user_id: { kind: 'int64', create: 'required', update: 'optional', nullable: false, description: 'The id of a user on the team.' },
       },
-      // One lookup for every user of the write; a user deactivated since joining stays on the team until removed.
-      async compute({ tx, entries, existing, errors }) {
-        const team = new Set(existing.map((member) => String(member.user_id)));
-        const ids = [...new Set(entries.map((e) => String(e.entry.user_id)))];
-        const users = new Map((await readShared<{ id: bigint | string; active: boolean }>(tx, 'users', 'id, active', ids, 'bigint')).map((u) => [String(u.id), u]));
-        for (const { entry, at } of entries) {
-          const id = String(entry.user_id);
-          const user = users.get(id);
-          if (!user) addError(errors, at, 'does not match any user of this account');
-          else if (!user.active && !team.has(id)) addError(errors, at, 'is an inactive user');
-        }
-      },
+      // Active users of the account, unless already on the team (accounts/active-user.ts).
+      compute: (args) => checkUserEntries(args, (at) => at),
     },
   },
   conventions: { number: true, status: { defaults: ['Planned', 'Active', 'On Hold', 'Completed'] }, labels: true, customFields: true, softDelete: true },
