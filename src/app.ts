@@ -6,7 +6,9 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { buildDomain, type Domain } from './domain.ts';
-import { EventQueue } from './events/queue.ts';
+import { EventQueue, QUEUES } from './events/queue.ts';
+import { outboxPosition, queueDepths } from './db/pipeline-stats.ts';
+import { errorText } from './kernel/logger.ts';
 import { OutboxTail } from './events/tail.ts';
 import type { Clock } from './kernel/clock.ts';
 import { AppError, docSlug } from './kernel/errors.ts';
@@ -176,6 +178,17 @@ export function buildApp(deps: AppDeps): App {
   ops.workers.register('webhooks', () => queue.isRunning());
   // The outbox tail of GraphQL subscriptions (src/events/tail.ts) starts with it: one reader per process.
   const tail = new OutboxTail(deps.database, logger);
+  ops.metrics.observePipeline(
+    {
+      outbox: (tailSeq) => outboxPosition(deps.database.prisma, tailSeq),
+      queues: () => queueDepths(deps.database.prisma, QUEUES),
+      tailSeq: () => tail.position,
+      websockets: () => graphql.stats(),
+      onDelivery: (listener) => queue.onDelivery(listener),
+      onIdempotency: (listener) => domain.idempotency.onOutcome(listener),
+    },
+    (error) => logger.warn({ err: errorText(error) }, 'event pipeline metrics could not be read'),
+  );
 
   return {
     express: app,

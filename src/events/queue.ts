@@ -25,6 +25,13 @@ const DELIVERY = 'webhook-delivery';
 const EVENTS_PURGE = 'events-purge';
 const KEYS_PURGE = 'idempotency-keys-purge';
 const BATCH = 500;
+/** Every queue the app runs, for /metrics (queue depth). */
+export const QUEUES: readonly string[] = [DELIVERY, EVENTS_PURGE, KEYS_PURGE];
+
+/** How one delivery job ended: the attempt's outcome, or `error` when it threw (pg-boss retries it). */
+export type DeliveryJobOutcome = 'delivered' | 'failed' | 'dropped' | 'deferred' | 'error';
+/** Told of every delivery job this process ran: its outcome and, when a request was made, how long it took. */
+export type DeliveryListener = (outcome: DeliveryJobOutcome, requestSeconds: number | null) => void;
 
 // Delivery workers: every process runs DELIVERY_WORKERS workers, each claiming up to DELIVERY_BATCH attempts at a
 // time and making them concurrently; a worker whose claim came back full claims again at once (burst), so a backlog
@@ -89,9 +96,22 @@ export class EventQueue {
   private poll: NodeJS.Timeout | undefined;
   private readonly dispatcher: CatchUp;
   private running = false;
+  private deliveryListeners: readonly DeliveryListener[] = [];
 
   constructor(private readonly deps: QueueDeps) {
     this.dispatcher = new CatchUp(() => this.dispatchOnce(), BATCH, deps.logger, 'webhook dispatch');
+  }
+
+  /** Calls `listener` after each delivery job of this process (metrics); answers the unsubscribe. */
+  onDelivery(listener: DeliveryListener): () => void {
+    this.deliveryListeners = [...this.deliveryListeners, listener];
+    return () => {
+      this.deliveryListeners = this.deliveryListeners.filter((registered) => registered !== listener);
+    };
+  }
+
+  private told(outcome: DeliveryJobOutcome, requestSeconds: number | null): void {
+    for (const listener of this.deliveryListeners) listener(outcome, requestSeconds);
   }
 
   /** Whether the workers run (readiness). */
@@ -135,6 +155,7 @@ export class EventQueue {
             await this.deliver(job.data).finally(() => (this.delivering -= 1));
             return { id: job.id, status: 'completed' };
           } catch (error) {
+            this.told('error', null);
             logger.warn({ err: errorText(error), event_id: job.data.eventId }, 'webhook delivery attempt failed');
             return { id: job.id, status: 'failed', output: { message: errorText(error) } };
           }
@@ -187,6 +208,7 @@ export class EventQueue {
 
   private async deliver(job: DeliveryJob): Promise<void> {
     const outcome = await this.deps.deliverer.attempt(job);
+    this.told(outcome.kind, 'requestMs' in outcome ? outcome.requestMs / 1000 : null);
     const boss = this.boss!;
     if (outcome.kind === 'deferred') await boss.send(DELIVERY, job, { startAfter: outcome.until });
     if (outcome.kind === 'failed' && outcome.retryAt) await boss.send(DELIVERY, { ...job, attempt: job.attempt + 1 }, { startAfter: outcome.retryAt });

@@ -58,6 +58,11 @@ export class OutboxTail implements EventSource {
     this.reader = new CatchUp(() => this.readOnce(), BATCH, logger, 'event tail read');
   }
 
+  /** The seq of the last event this process read (null while the tail is stopped): /metrics compares it with the outbox's head. */
+  get position(): bigint | null {
+    return this.last;
+  }
+
   async start(): Promise<void> {
     this.last = await latestSeq(this.database.prisma);
     this.stopListening = await this.database.listen('fieldline_events', () => this.wake(), () => this.wake());

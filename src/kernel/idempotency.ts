@@ -109,13 +109,35 @@ function fingerprintOf(request: IdempotentRequest): string {
   return createHash('sha256').update(`${request.method} ${request.path}\n${canonicalJson(request.body)}`).digest('hex');
 }
 
+/**
+ * How a request with an idempotency key ended: `completed` (the first run succeeded and its answer is stored),
+ * `failed` (the first run failed and released the key), `replayed` (a stored answer was sent again), `in_flight` (the
+ * key is held by a request still running: 409 with Retry-After), `mismatch` (used for another request: 409).
+ */
+export type IdempotencyOutcome = 'completed' | 'failed' | 'replayed' | 'in_flight' | 'mismatch';
+export type IdempotencyListener = (outcome: IdempotencyOutcome) => void;
+
 export class IdempotencyStore {
+  private listeners: readonly IdempotencyListener[] = [];
+
   constructor(
     /** Statements outside any transaction (claims and releases commit on their own). */
     private readonly raw: RawRunner,
     private readonly clock: Clock,
     private readonly options: IdempotencyOptions,
   ) {}
+
+  /** Calls `listener` with the outcome of every request with a key that reached the store (metrics); answers the unsubscribe. */
+  onOutcome(listener: IdempotencyListener): () => void {
+    this.listeners = [...this.listeners, listener];
+    return () => {
+      this.listeners = this.listeners.filter((registered) => registered !== listener);
+    };
+  }
+
+  private told(outcome: IdempotencyOutcome): void {
+    for (const listener of this.listeners) listener(outcome);
+  }
 
   /** The key as sent, checked: absent is 400 idempotency_key.required, malformed 400 idempotency_key.invalid. */
   static keyOf(value: unknown): string {
@@ -135,8 +157,17 @@ export class IdempotencyStore {
     const key = IdempotencyStore.keyOf(request.key);
     const fingerprint = fingerprintOf(request);
     const scope = { account: ctx.principal.accountId, apiKey: ctx.principal.key.id, key };
-    const claim = await this.claim(scope, request, fingerprint);
-    if (claim.kind === 'replay') return claim.outcome;
+    let claim: Awaited<ReturnType<IdempotencyStore['claim']>>;
+    try {
+      claim = await this.claim(scope, request, fingerprint);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'idempotency_key.in_use') this.told('Retry-After' in error.headers ? 'in_flight' : 'mismatch');
+      throw error;
+    }
+    if (claim.kind === 'replay') {
+      this.told('replayed');
+      return claim.outcome;
+    }
 
     let stored: string | undefined;
     const idempotency: IdempotencyScope = {
@@ -160,9 +191,11 @@ export class IdempotencyStore {
     try {
       await write({ ...ctx, idempotency });
       if (stored === undefined) throw new Error('an idempotent write returned without completing its key (ctx.idempotency.complete)');
+      this.told('completed');
       // The first answer is made from the records as stored, so a replay is made from the very same values.
       return { records: recordsOf(stored), replayed: false };
     } catch (error) {
+      this.told('failed');
       await this.release(scope, claim.token);
       throw error;
     }

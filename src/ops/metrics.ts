@@ -1,6 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { collectDefaultMetrics, Counter, exponentialBuckets, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../db/client.ts';
+import type { OutboxPosition, QueueDepth } from '../db/pipeline-stats.ts';
+import type { DeliveryJobOutcome, DeliveryListener } from '../events/queue.ts';
+import type { IdempotencyListener, IdempotencyOutcome } from '../kernel/idempotency.ts';
 import type { OperationNote } from '../http/request-log.ts';
 import type { Bucket, RateLimits } from '../kernel/rate-limit.ts';
 
@@ -29,6 +32,27 @@ const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,99}$/;
 const BUCKETS: readonly Bucket[] = ['read', 'write', 'webhook_ingest', 'graphql'];
 
 type Observe = (seconds: number) => void;
+
+/** What the event pipeline metrics read (wired by the app: src/app.ts). */
+export interface PipelineSources {
+  /** The outbox's head and readers, given this process's tail position (one statement: src/db/pipeline-stats.ts). */
+  outbox(tailSeq: bigint | null): Promise<OutboxPosition>;
+  /** The queues' unfinished jobs (one statement). */
+  queues(): Promise<QueueDepth[]>;
+  /** The seq of the last event this process's subscription tail read (null while stopped). */
+  tailSeq(): bigint | null;
+  /** Open GraphQL WebSockets and their subscriptions in this process. */
+  websockets(): { sockets: number; subscriptions: number };
+  onDelivery(listener: DeliveryListener): unknown;
+  onIdempotency(listener: IdempotencyListener): unknown;
+}
+
+/** How long a scrape waits for the event pipeline's figures from the database. */
+const PIPELINE_READ_TIMEOUT_MS = 1_000;
+const DELIVERY_OUTCOMES: readonly DeliveryJobOutcome[] = ['delivered', 'failed', 'dropped', 'deferred', 'error'];
+const IDEMPOTENCY_OUTCOMES: readonly IdempotencyOutcome[] = ['completed', 'failed', 'replayed', 'in_flight', 'mismatch'];
+/** Seconds from a time, never negative (clocks of the database and the process may differ a little). */
+const ageOf = (at: Date | null, now: number) => (at ? Math.max(0, (now - at.getTime()) / 1000) : 0);
 
 /** The time a response started (performance.now()), kept on the response for its `finish` listener. */
 const STARTED = Symbol('fieldline.metrics.started');
@@ -144,6 +168,126 @@ export class OpsMetrics {
       buckets: exponentialBuckets(1, 4, 9),
       registers,
     });
+  }
+
+  /**
+   * The event pipeline's metrics: the outbox's head and the lag of the webhook dispatcher and of this process's
+   * subscription tail (events and seconds), the job queues' depth and oldest ready job, webhook delivery jobs by
+   * outcome with the endpoints' answer times, open WebSockets and subscriptions, and idempotency-key outcomes. The
+   * database figures are read when /metrics is scraped, in one pass shared by the gauges of that scrape; a read that
+   * fails leaves them out of that scrape (the failure is logged by the caller's logger, `onError`).
+   */
+  observePipeline(sources: PipelineSources, onError: (error: unknown) => void): void {
+    const registers = [this.registry];
+    // One read of the database per scrape, shared by every gauge collected in it.
+    let pending: Promise<{ outbox: OutboxPosition; queues: QueueDepth[]; tail: bigint | null } | null> | null = null;
+    const read = () => {
+      pending ??= (async () => {
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          const tail = sources.tailSeq();
+          const figures = Promise.all([sources.outbox(tail), sources.queues()]).then(([outbox, queues]) => ({ outbox, queues, tail }));
+          // A scrape never waits long for the database: when every connection is busy (the moment the pool gauges
+          // matter most) these figures are left out of the scrape instead of holding it.
+          const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), PIPELINE_READ_TIMEOUT_MS)));
+          const result = await Promise.race([figures, late]);
+          if (result === null) {
+            figures.catch(() => {});
+            onError(new Error(`the database did not answer within ${PIPELINE_READ_TIMEOUT_MS} ms`));
+          }
+          return result;
+        } catch (error) {
+          onError(error);
+          return null;
+        } finally {
+          clearTimeout(timer);
+          setImmediate(() => (pending = null));
+        }
+      })();
+      return pending;
+    };
+    const gauge = (name: string, help: string, labelNames: string[], collect: (this: Gauge<string>, figures: NonNullable<Awaited<ReturnType<typeof read>>>, now: number) => void) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        async collect() {
+          this.reset();
+          const figures = await read();
+          if (figures) collect.call(this, figures, Date.now());
+        },
+      });
+
+    gauge('fieldline_events_outbox_head_seq', 'The seq of the newest committed event (the outbox head).', [], function ({ outbox }) {
+      this.set(Number(outbox.head));
+    });
+    gauge('fieldline_events_lag_events', "Events committed that a reader has not handed on yet, by reader: `webhooks` (the dispatcher, shared by all processes) and `tail` (this process's subscription tail).", ['reader'], function ({ outbox, tail }) {
+      if (outbox.dispatched !== null) this.set({ reader: 'webhooks' }, Math.max(0, Number(outbox.head - outbox.dispatched)));
+      if (tail !== null) this.set({ reader: 'tail' }, Math.max(0, Number(outbox.head - tail)));
+    });
+    gauge('fieldline_events_lag_seconds', 'Age of the oldest committed event a reader has not handed on yet (0 when caught up), by reader as fieldline_events_lag_events.', ['reader'], function ({ outbox, tail }, now) {
+      if (outbox.dispatched !== null) this.set({ reader: 'webhooks' }, ageOf(outbox.dispatchOldest, now));
+      if (tail !== null) this.set({ reader: 'tail' }, ageOf(outbox.tailOldest, now));
+    });
+    gauge('fieldline_queue_jobs', 'Unfinished jobs of each job queue, by state: `ready` (due now), `deferred` (due later: retries, paused endpoints, schedules) and `active` (running in some process).', ['queue', 'state'], function ({ queues }) {
+      for (const depth of queues) {
+        this.set({ queue: depth.queue, state: 'ready' }, depth.ready);
+        this.set({ queue: depth.queue, state: 'deferred' }, depth.deferred);
+        this.set({ queue: depth.queue, state: 'active' }, depth.active);
+      }
+    });
+    gauge('fieldline_queue_oldest_ready_job_age_seconds', 'Age of the oldest job of each queue that is due and not yet claimed (0 when none waits).', ['queue'], function ({ queues }, now) {
+      for (const depth of queues) this.set({ queue: depth.queue }, ageOf(depth.oldestReady, now));
+    });
+
+    new Gauge({
+      name: 'fieldline_graphql_websockets_open',
+      help: 'GraphQL WebSockets open in this process.',
+      registers,
+      collect() {
+        this.set(sources.websockets().sockets);
+      },
+    });
+    new Gauge({
+      name: 'fieldline_graphql_subscriptions_active',
+      help: 'GraphQL subscriptions active on the WebSockets of this process.',
+      registers,
+      collect() {
+        this.set(sources.websockets().subscriptions);
+      },
+    });
+
+    const deliveries = new Counter({
+      name: 'fieldline_webhook_deliveries_total',
+      help: 'Webhook delivery jobs run by this process, by outcome: delivered (2xx), failed (another answer or none; retried on the schedule), dropped (endpoint gone, disabled or unverified, event purged), deferred (endpoint paused) or error (the attempt itself failed; the job is retried).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    const requestTime = new Histogram({
+      name: 'fieldline_webhook_delivery_request_duration_seconds',
+      help: "Time from sending a webhook request to the endpoint's answer (or its failure), by outcome (delivered or failed).",
+      labelNames: ['outcome'],
+      // 10 ms to about 20 s: the per-attempt timeout (WEBHOOK_TIMEOUT_MS) is 10 s by default.
+      buckets: exponentialBuckets(0.01, 2, 12),
+      registers,
+    });
+    const byOutcome = new Map(DELIVERY_OUTCOMES.map((outcome) => [outcome, deliveries.labels({ outcome })]));
+    for (const child of byOutcome.values()) child.inc(0);
+    sources.onDelivery((outcome, seconds) => {
+      byOutcome.get(outcome)?.inc();
+      if (seconds !== null) requestTime.observe({ outcome }, seconds);
+    });
+
+    const keys = new Counter({
+      name: 'fieldline_idempotency_requests_total',
+      help: 'Requests with an Idempotency-Key, by outcome: completed (first run, answer stored), failed (first run failed, key released), replayed (stored answer sent again), in_flight (409, the first is still running) or mismatch (409, the key was used for another request).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    const byKeyOutcome = new Map(IDEMPOTENCY_OUTCOMES.map((outcome) => [outcome, keys.labels({ outcome })]));
+    for (const child of byKeyOutcome.values()) child.inc(0);
+    sources.onIdempotency((outcome) => byKeyOutcome.get(outcome)?.inc());
   }
 
   /**

@@ -237,6 +237,10 @@ export function mountGraphql(
     attach(server: http.Server) {
       websocket.attach(server);
     },
+    /** The open WebSockets and their active subscriptions (/metrics). */
+    stats(): { sockets: number; subscriptions: number } {
+      return websocket.stats();
+    },
     /** Closes the WebSockets (1001, "Server shutting down"); resolves with how many were open. */
     close(): Promise<number> {
       return websocket.close();

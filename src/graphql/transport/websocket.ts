@@ -229,6 +229,13 @@ export function startWebSocketServer(options: {
       attached.set(httpServer, onUpgrade);
     },
 
+    /** Sockets open in this process (admitted or still to send connection_init) and the subscriptions they hold. */
+    stats(): { sockets: number; subscriptions: number } {
+      let subscriptions = 0;
+      for (const count of subscriptionsOfKey.values()) subscriptions += count;
+      return { sockets: wss.clients.size, subscriptions };
+    },
+
     /**
      * Closes every open socket (1001, waiting briefly for the close handshake) and stops accepting new ones; resolves
      * with the number of sockets it closed.

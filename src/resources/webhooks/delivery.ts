@@ -27,12 +27,13 @@ export interface DeliveryJob {
 }
 
 export type AttemptOutcome =
-  | { kind: 'delivered' }
+  /** `requestMs`: how long the endpoint took to answer (or to fail), as the delivery log's duration_ms. */
+  | { kind: 'delivered'; requestMs: number }
   /** Nothing to do: the endpoint is gone, disabled or unverified, or the event was purged. */
   | { kind: 'dropped'; reason: string }
   /** The endpoint is paused: the same attempt waits until then. */
   | { kind: 'deferred'; until: Date }
-  | { kind: 'failed'; retryAt: Date | null };
+  | { kind: 'failed'; retryAt: Date | null; requestMs: number };
 
 const SYSTEM = { system: 'webhook_delivery' } as const;
 
@@ -131,7 +132,8 @@ export class WebhookDeliverer {
         }
       });
       if (failure) this.logger.info({ endpoint_id: endpoint.id, event_id: event.id, attempt: job.attempt, status: result.status }, 'webhook delivery failed');
-      return failure ? { kind: 'failed', retryAt, deliveryId } : { kind: 'delivered', deliveryId };
+      const requestMs = result.durationMs;
+      return failure ? { kind: 'failed', retryAt, requestMs, deliveryId } : { kind: 'delivered', requestMs, deliveryId };
     });
   }
 }
