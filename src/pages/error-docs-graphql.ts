@@ -52,6 +52,24 @@ export const graphqlErrorDocs = {
     apis: graphql,
     example: { detail: 'Subscriptions are served over WebSocket (graphql-transport-ws) on this path, not over HTTP.' },
   },
+  'graphql.parse_failed': {
+    when: 'GraphQL only. The document is not GraphQL: a brace or parenthesis left open, a stray character, a string not closed. The message says what the parser expected and `locations` where. Nothing runs.',
+    fix: 'Correct the document at the line and column given. Editors with the schema (GraphiQL at `/graphql`) show syntax errors as you type.',
+    apis: graphql,
+    example: { detail: 'Syntax Error: Expected Name, found <EOF>.' },
+  },
+  'graphql.validation_failed': {
+    when: 'GraphQL only. The document is GraphQL but does not fit the schema: a field or argument that does not exist, an argument of the wrong type written in the document, a required argument left out, a variable declared and never used, a fragment on the wrong type. Each problem is one error, with `locations`; the message names the field, argument or type, and often suggests the name you meant. Nothing runs.',
+    fix: 'Correct the document against the schema (`schema.graphql`, or introspection); the message says what to change. A value that comes from your program belongs in a variable, where a wrong one is `graphql.variables_invalid`.',
+    apis: graphql,
+    example: { detail: 'Cannot query field "organisation" on type "Customer". Did you mean "organization"?' },
+  },
+  'graphql.variables_invalid': {
+    when: 'GraphQL only. A variable\'s value does not fit its declared type: a string for an `Int`, a value that is not one of an enum\'s values, a required variable missing or null, an input object with an unknown field. The message names the variable and what was wrong. Nothing runs.',
+    fix: 'Send variables of the declared types; the message names the variable and the value it refused.',
+    apis: graphql,
+    example: { detail: 'Variable "$first" got invalid value "ten"; Int cannot represent non-integer value: "ten"' },
+  },
   'websocket.too_many_connections': {
     when: 'GraphQL WebSocket only. Opening a socket when the key already holds 20 open sockets on the server. The socket is closed with code 4429 and this code as the close reason.',
     fix: 'Run all your subscriptions over one socket per process, and close sockets you no longer use.',

@@ -150,7 +150,7 @@ describe('systems', () => {
 
   it('does not serve confirmed on the System type; UpdateSystemInput takes it to change systemType to a type already on the site', async () => {
     const read = await gql(`{ systems { nodes { id confirmed } } }`);
-    expect(read.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(read.body.errors?.[0]?.extensions?.code).toBe('graphql.validation_failed');
     const siteId = await newSite();
     ok(await gql(CREATE, { input: { siteId, systemType: 'HVAC', name: 'x' } }));
     const created = ok(await gql(CREATE, { input: { siteId, systemType: 'Boiler', name: 'y' } })).createSystem;

@@ -1,6 +1,8 @@
 import { GraphQLError } from 'graphql';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { useTenant, useTestApp } from '../helpers/app.ts';
+import type { GraphqlResponse } from '../helpers/graphql.ts';
 import { maskErrorWith } from '../../src/graphql/schema/errors.ts';
 import { AppError, validationError } from '../../src/kernel/errors.ts';
 
@@ -28,8 +30,33 @@ describe('GraphQL error masking', () => {
     expect((scope as GraphQLError).extensions).toMatchObject({ requiredScope: 'jobs:read', grantedScopes: [] });
   });
 
-  it('leaves errors of the GraphQL language alone', () => {
-    const syntax = new GraphQLError('Syntax Error: Expected Name, found <EOF>.');
-    expect(mask(syntax)).toBe(syntax);
+});
+
+describe('errors of the GraphQL language', () => {
+  const t = useTestApp();
+  const { gql } = useTenant(t);
+
+  /** The one error of an answer refused before anything ran: its message, code, docUrl and requestId. */
+  function refused(res: GraphqlResponse, code: string, message: RegExp): void {
+    expect(res.body.data, JSON.stringify(res.body)).toBeUndefined();
+    expect(res.body.errors).toHaveLength(1);
+    const [error] = res.body.errors!;
+    expect(error.message).toMatch(message);
+    expect((error as { locations?: unknown[] }).locations?.length).toBeGreaterThan(0);
+    expect(error.extensions).toMatchObject({ code, status: 400, docUrl: `/errors/${code.replace(/[._]/g, '-')}` });
+    expect(error.extensions?.requestId).toMatch(/^[0-9a-f-]{36}$/);
+  }
+
+  it('answers a document that does not parse with graphql.parse_failed, the parser\'s message, where, a docUrl and the request id', async () => {
+    refused(await gql('{ customers { '), 'graphql.parse_failed', /^Syntax Error: /);
+  });
+
+  it('answers a document that does not fit the schema (an unknown field, a variable never used) with graphql.validation_failed', async () => {
+    refused(await gql('{ customers { nodes { organisation } } }'), 'graphql.validation_failed', /Cannot query field "organisation" on type "Customer". Did you mean "organization"\?/);
+    refused(await gql('query ($unused: Int) { me { apiVersion } }'), 'graphql.validation_failed', /Variable "\$unused" is never used/);
+  });
+
+  it('answers a variable whose value does not fit its declared type with graphql.variables_invalid naming the variable', async () => {
+    refused(await gql('query ($n: Int) { customers(first: $n) { nodes { id } } }', { n: 'ten' }), 'graphql.variables_invalid', /^Variable "\$n" got invalid value "ten"/);
   });
 });

@@ -51,7 +51,7 @@ describe('sites', () => {
     expectNotInEnum(await create({ siteableId: mine.id, siteableType: 'Customer' }), 'SiteableType', 'Customer');
     // A required field missing is a GraphQL validation error (non-null input field), as for customers.
     const missing = await gql(`mutation { createSite(input: { siteName: "X", street: "1", city: "C", siteableId: "${mine.id}", siteableType: CUSTOMER }) { site { id } } }`);
-    expect(missing.body.errors![0].extensions!.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(missing.body.errors![0].extensions!.code).toBe('graphql.validation_failed');
   });
 });
 

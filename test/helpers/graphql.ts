@@ -71,14 +71,14 @@ export type Gql = ReturnType<typeof graphqlClient>;
 /**
  * An operation refused before it runs because a value is not one of an enum's values (a vocabulary such as
  * LinkableType, a sort field), naming the enum and the value, with no data: in the document it fails validation
- * (GRAPHQL_VALIDATION_FAILED), in a variable the request is refused with HTTP 400.
+ * (graphql.validation_failed), in a variable the request is refused with HTTP 400.
  */
 export function expectNotInEnum(res: GraphqlResponse, enumType: string, value?: string): void {
   expect(res.body.data, JSON.stringify(res.body)).toBeUndefined();
   expect(res.body.errors).toHaveLength(1);
   const [error] = res.body.errors!;
   if (error.message.startsWith('Variable ')) expect(res.status).toBe(400);
-  else expect(error.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  else expect(error.extensions?.code).toBe('graphql.validation_failed');
   expect(error.message).toContain(`"${enumType}"`);
   if (value !== undefined) expect(res.body.errors![0].message).toContain(value);
 }

@@ -1,6 +1,6 @@
 import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
 import type { Logger } from 'pino';
-import { AppError, detailIn, docSlug, errorCatalog } from '../../kernel/errors.ts';
+import { AppError, detailIn, docSlug, errorCatalog, type ErrorCode } from '../../kernel/errors.ts';
 import { graphqlSubjectName } from './list-arguments.ts';
 import { camelPath } from '../../kernel/naming.ts';
 import { graphqlText } from './descriptions.ts';
@@ -9,8 +9,9 @@ import { graphqlText } from './descriptions.ts';
 // HTTP status, title and doc_url, and the problem's extra fields in camelCase (requiredScope, grantedScopes,
 // maxLimit, reason; validation.failed `errors` keyed by GraphQL field names). Anything else is internal.error
 // with a fixed message: yoga's error masking calls maskError below, so no message, stack or SQL leaks.
-// Errors of the GraphQL language itself (syntax, unknown fields, wrong argument types) keep graphql-js's
-// messages and carry no catalog code.
+// Errors of the GraphQL language itself keep graphql-js's messages and get a catalog code by kind, with docUrl:
+// graphql.parse_failed (syntax), graphql.validation_failed (the document against the schema) and
+// graphql.variables_invalid (variable values against their declared types).
 
 function camelExtra(extra: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -74,6 +75,46 @@ function isLanguageError(error: unknown): boolean {
   return false;
 }
 
+/**
+ * The catalog code of an error of the GraphQL language (yoga marks parse and validation errors; graphql-js words
+ * variable errors), or null for an error of a protocol with codes of its own that clients act on
+ * (PERSISTED_QUERY_NOT_FOUND of automatic persisted queries), which stays as it is.
+ */
+function languageCode(error: GraphQLError): ErrorCode | null {
+  const marked = error.extensions?.code;
+  if (marked === 'GRAPHQL_PARSE_FAILED' || (marked === undefined && error.message.startsWith('Syntax Error:'))) return 'graphql.parse_failed';
+  if (marked === 'GRAPHQL_VALIDATION_FAILED') return 'graphql.validation_failed';
+  if (marked !== undefined && marked !== 'BAD_USER_INPUT') return null;
+  return error.message.startsWith('Variable "$') ? 'graphql.variables_invalid' : 'graphql.validation_failed';
+}
+
+/**
+ * A language error with its graphql-js message and locations, and the catalog's extensions for its kind. yoga's
+ * own extensions stay (`http`, which sets the HTTP status and is not served).
+ */
+function languageError(error: GraphQLError, errorsUrl: string, requestId?: string): GraphQLError {
+  const code = languageCode(error);
+  if (code === null) return error;
+  const entry = errorCatalog[code];
+  return new GraphQLError(error.message, {
+    ...located(error),
+    extensions: { ...error.extensions, code, status: entry.status, title: entry.title, docUrl: `${errorsUrl}/${docSlug(code)}`, ...(requestId ? { requestId } : {}) },
+  });
+}
+
+/**
+ * The errors of an answer made before execution, each with a catalog code and the request id: language errors get
+ * the code of their kind, catalog errors keep theirs (the request id added when missing). Others pass unchanged.
+ */
+export function catalogErrors(errors: readonly GraphQLError[], errorsUrl: string, requestId: string): GraphQLError[] {
+  return errors.map((error) => {
+    if (error.extensions?.requestId) return error;
+    if (isCatalogCode(error.extensions?.code)) return new GraphQLError(error.message, { ...located(error), extensions: { ...error.extensions, requestId } });
+    if (isLanguageError(error)) return languageError(error, errorsUrl, requestId);
+    return error;
+  });
+}
+
 export function internalError(source: unknown, errorsUrl: string, requestId?: string): GraphQLError {
   return fieldError(source, new AppError('internal.error', 'An unexpected error occurred; quote the request id when reporting it.'), errorsUrl, requestId);
 }
@@ -95,7 +136,7 @@ export function maskErrorWith(errorsUrl: string, logger: Logger) {
       if (!requestId || error.extensions.requestId) return error;
       return new GraphQLError(error.message, { ...located(error), extensions: { ...error.extensions, requestId } });
     }
-    if (error instanceof GraphQLError && isLanguageError(error)) return error;
+    if (error instanceof GraphQLError && isLanguageError(error)) return languageError(error, errorsUrl, requestId);
     const e = (error instanceof GraphQLError ? error.originalError : error) as { name?: string; code?: string; message?: string } | undefined;
     // Only the kind of failure is logged at error level; its message may hold SQL or data.
     logger.error({ request_id: requestId, err_name: e?.name, err_code: e?.code }, 'unhandled GraphQL error');

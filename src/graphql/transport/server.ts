@@ -11,7 +11,7 @@ import { rateHeaders } from '../../http/admission.ts';
 import type { RateDecision } from '../../kernel/rate-limit.ts';
 import { VERSION_HEADER } from '../../kernel/versioning.ts';
 import type { GraphQLContext } from '../schema/builder.ts';
-import { appErrorExtensions, maskErrorWith, withRequestId } from '../schema/errors.ts';
+import { appErrorExtensions, catalogErrors, maskErrorWith, withRequestId } from '../schema/errors.ts';
 import { GraphqlGate } from './gate.ts';
 import { readOperation } from './request.ts';
 import { documentRefusal } from './document-limits.ts';
@@ -65,14 +65,17 @@ function tenantExecution(mask: ReturnType<typeof maskErrorWith>): Plugin<{}, {},
  * Every answer of an admitted HTTP request reports extensions.cost (parse and validation errors included) and
  * carries the RateLimit-* headers of the points bucket as the operation left it.
  */
-function costReport(admitted: WeakMap<Request, GraphQLContext>): Plugin<{}, ServerContext, GraphQLContext> {
+function costReport(admitted: WeakMap<Request, GraphQLContext>, errorsUrl: string): Plugin<{}, ServerContext, GraphQLContext> {
   return {
     onResultProcess({ result, setResult, serverContext }) {
       const ctx = serverContext?.req ? admitted.get(serverContext.req) : undefined;
       if (!ctx || Array.isArray(result) || Symbol.asyncIterator in (result as object)) return;
       setRateHeaders(serverContext.res, ctx.cost.decision);
       const single = result as ExecutionResult;
-      if (!single.extensions?.cost) setResult({ ...single, extensions: { ...single.extensions, cost: ctx.cost.report() } });
+      // Errors raised before execution (parse, validation, variables) reach the answer without the request id, and
+      // yoga's validation errors without masking: each gets its catalog code and the request id here.
+      const errors = single.errors?.some((error) => !error.extensions?.requestId) ? catalogErrors(single.errors as GraphQLError[], errorsUrl, ctx.requestId) : single.errors;
+      if (!single.extensions?.cost || errors !== single.errors) setResult({ ...single, ...(errors ? { errors } : {}), extensions: { ...single.extensions, cost: single.extensions?.cost ?? ctx.cost.report() } });
     },
   };
 }
@@ -210,7 +213,7 @@ export function mountGraphql(
       jitExecution(),
       ...(limitsOptions ? [graphqlLimits(limitsOptions)] : []),
       tenantExecution(mask),
-      costReport(admitted),
+      costReport(admitted, errorsUrl),
       operationReport(admitted, reportOperation),
     ],
   });
