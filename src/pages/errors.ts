@@ -172,14 +172,13 @@ ${related.length > 0 ? html`<p>Codes starting with <code>${related[0].split('.')
   return page({ title: 'Unknown error code', body });
 }
 
-/** The router of /errors (mount it there): the index and one page per code, by code and by slug. */
+/** The router of /errors (mount it there): the index and one page per code at its slug (doc_url); its code (type) redirects there. */
 export function errorPages(config: PagesConfig): Router {
   const pages = new Map<string, string>();
   for (const code of codes) {
     const rendered = codePage(code, config);
     // Two codes with one slug (a.b_c and a_b.c) would share a doc_url: refuse to start rather than serve one for both.
     if (pages.has(docSlug(code))) throw new Error(`error pages: the slug ${docSlug(code)} of ${code} is taken`);
-    pages.set(code, rendered);
     pages.set(docSlug(code), rendered);
   }
   const index = indexPage(config);
@@ -190,8 +189,15 @@ export function errorPages(config: PagesConfig): Router {
   router.get('/:code', compress, (req, res) => {
     const code = String(req.params.code);
     const found = pages.get(code);
-    if (found !== undefined) send(res, 200, found);
-    else send(res, 404, notFoundPage(code, config));
+    if (found !== undefined) return send(res, 200, found);
+    // A problem's `type` (/errors/precondition.failed) is the code's identifier; its page lives at the `doc_url`
+    // (/errors/precondition-failed), one URL per page. The type redirects there, permanently (a relative reference:
+    // right behind any proxy or PUBLIC_URL).
+    if (Object.hasOwn(errorCatalog, code)) {
+      res.setHeader('Cache-Control', CACHE_CONTROL);
+      return res.redirect(301, docSlug(code));
+    }
+    send(res, 404, notFoundPage(code, config));
   });
   return router;
 }

@@ -141,13 +141,14 @@ describe('with the default ERRORS_URL (no PUBLIC_URL): relative links to the ser
     expect(page.text).toContain('GraphQL only');
   });
 
-  it('every catalog code has a page by its code (as in type) and by its slug (as in doc_url), and both are the same page', async () => {
+  it('every catalog code has one page, at its slug (as in doc_url); its code (as in type) redirects there permanently', async () => {
     for (const code of codes) {
-      const byCode = await getPage(`${t.url}/errors/${code}`);
       const bySlug = await getPage(`${t.url}/errors/${docSlug(code)}`);
-      expectCodePage(byCode, code, 'by code');
       expectCodePage(bySlug, code, 'by slug');
-      expect(bySlug.text).toBe(byCode.text);
+      const byCode = await fetch(`${t.url}/errors/${code}`, { redirect: 'manual' });
+      expect(byCode.status, code).toBe(301);
+      expect(new URL(byCode.headers.get('location')!, `${t.url}/errors/${code}`).href, code).toBe(`${t.url}/errors/${docSlug(code)}`);
+      expect((await getPage(`${t.url}/errors/${code}`)).text, code).toBe(bySlug.text);
     }
   });
 
