@@ -119,6 +119,7 @@ export function buildApp(deps: AppDeps): App {
     settings: {
       webhooks: {
         allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+        allowLoopback: config.WEBHOOK_ALLOW_LOOPBACK,
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,
         verifyTimeoutMs: config.WEBHOOK_VERIFY_TIMEOUT_MS,
         retrySchedule: config.WEBHOOK_RETRY_SCHEDULE,

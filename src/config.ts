@@ -129,7 +129,7 @@ const schema = z.object({
     }),
   // ---- Events and webhooks (docs/webhooks.md) ----
   /** true lets webhook URLs resolve to loopback, private, link-local and other non-public addresses (development, tests). */
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(['true', 'false']).optional(),
   /** Per-attempt timeout of a delivery, in ms. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** How long the verification handshake waits for the endpoint's answer, in ms. */
@@ -173,7 +173,14 @@ const schema = z.object({
 });
 
 type Parsed = z.infer<typeof schema>;
-export type Config = Readonly<Omit<Parsed, 'ERRORS_URL'> & { ERRORS_URL: string }>;
+export type Config = Readonly<
+  Omit<Parsed, 'ERRORS_URL' | 'WEBHOOK_ALLOW_PRIVATE_NETWORKS'> & {
+    ERRORS_URL: string;
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolean;
+    /** Loopback webhook URLs: with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, and by default in development (NODE_ENV unset or `development`). */
+    WEBHOOK_ALLOW_LOOPBACK: boolean;
+  }
+>;
 
 /**
  * Parses the settings from the environment. A setting set to the empty string (or only spaces), as compose files
@@ -190,5 +197,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (data.HTTP_REQUEST_TIMEOUT_MS < data.HTTP_KEEP_ALIVE_TIMEOUT_MS) {
     throw new Error('invalid configuration: HTTP_REQUEST_TIMEOUT_MS: must be at least HTTP_KEEP_ALIVE_TIMEOUT_MS');
   }
-  return Object.freeze({ ...data, ERRORS_URL: data.ERRORS_URL?.replace(/\/+$/, '') ?? `${data.PUBLIC_URL ?? ''}/errors` });
+  // Development is NODE_ENV unset or `development` (the image sets production; the test suite, test).
+  const development = env.NODE_ENV === undefined || env.NODE_ENV === '' || env.NODE_ENV === 'development';
+  const privateNetworks = data.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+  return Object.freeze({
+    ...data,
+    ERRORS_URL: data.ERRORS_URL?.replace(/\/+$/, '') ?? `${data.PUBLIC_URL ?? ''}/errors`,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: privateNetworks === 'true',
+    WEBHOOK_ALLOW_LOOPBACK: privateNetworks === 'true' || (privateNetworks === undefined && development),
+  });
 }

@@ -5,6 +5,11 @@
 export interface WebhookSettings {
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: URLs may resolve to loopback, private and other non-public addresses. */
   allowPrivateNetworks: boolean;
+  /**
+   * URLs may resolve to loopback addresses (127.0.0.0/8, ::1): with allowPrivateNetworks, and by default in
+   * development (NODE_ENV unset or `development`), so a receiver on the developer's machine works out of the box.
+   */
+  allowLoopback: boolean;
   /** WEBHOOK_TIMEOUT_MS: one delivery attempt. */
   timeoutMs: number;
   /** WEBHOOK_VERIFY_TIMEOUT_MS: the verification handshake. */
@@ -30,6 +35,7 @@ export interface DomainSettings {
 export const defaultDomainSettings: DomainSettings = {
   webhooks: {
     allowPrivateNetworks: false,
+    allowLoopback: false,
     timeoutMs: 10_000,
     verifyTimeoutMs: 5_000,
     retrySchedule: [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400],

@@ -169,6 +169,33 @@ describe('outbound safety', () => {
     }
     expect(echo.requests).toHaveLength(0);
   });
+
+  it('in development (NODE_ENV unset or development) a loopback URL works by default, while private networks stay refused; WEBHOOK_ALLOW_PRIVATE_NETWORKS=false refuses loopback too', async () => {
+    for (const NODE_ENV of ['', 'development']) {
+      const development = await startTestApp({ rateLimits: { ...highRateLimits, webhook_ingest: 100_000 }, env: { NODE_ENV } });
+      try {
+        const { api: devApi } = await development.newTenant();
+        const echo = await receiver();
+        const created = await devApi.post('/webhooks/endpoints', { endpoint: { url: echo.url, topics: ['customer.created'] } });
+        expect(created.status, `${NODE_ENV}: ${created.text}`).toBe(201);
+        expect(created.body.data.status).toBe('verified');
+        const message = JSON.stringify(expectProblem(await devApi.post('/webhooks/endpoints', { endpoint: { url: 'http://10.1.2.3/hook', topics: ['customer.created'] } }), { status: 422, code: 'validation.failed', errors: { url: true } }).errors);
+        expect(message).toMatch(/private address \(10\.1\.2\.3\); a server allows such addresses only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true/);
+      } finally {
+        await development.close();
+      }
+    }
+    const refusing = await startTestApp({ rateLimits: { ...highRateLimits, webhook_ingest: 100_000 }, env: { NODE_ENV: 'development', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' } });
+    try {
+      const { api: refusingApi } = await refusing.newTenant();
+      const echo = await receiver();
+      const refused = expectProblem(await refusingApi.post('/webhooks/endpoints', { endpoint: { url: echo.url, topics: ['customer.created'] } }), { status: 422, code: 'validation.failed', errors: { url: true } });
+      expect(JSON.stringify(refused.errors)).toMatch(/loopback address .*loopback is allowed by default in development/);
+      expect(echo.requests).toHaveLength(0);
+    } finally {
+      await refusing.close();
+    }
+  });
 });
 
 describe('cloud credential addresses', () => {

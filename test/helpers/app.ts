@@ -85,7 +85,8 @@ function once(close: () => Promise<void>): () => Promise<void> {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const opened = options.database ?? (await freshDatabase({ onQuery: options.onQuery }));
   const database: Database = options.database ?? { ...opened, close: once(() => opened.close()) };
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...options.env });
+  // The suite's apps run as NODE_ENV=test (not development: loopback webhook URLs are refused unless a test allows them).
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...options.env });
   const app = buildApp({ database, config, clock: options.clock, rateLimits: options.rateLimits, logger: options.logger, redis: options.redis });
   const { port } = await app.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;

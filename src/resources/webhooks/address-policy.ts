@@ -62,9 +62,16 @@ export function addressClass(address: string): string {
   return 'public';
 }
 
+/** Which non-public addresses webhook URLs may reach (WebhookSettings: allowPrivateNetworks, allowLoopback). */
+export interface AddressPolicy {
+  allowPrivateNetworks: boolean;
+  allowLoopback: boolean;
+}
+
 /** Whether the policy lets us connect to an address of this class. */
-export function classAllowed(cls: string, policy: { allowPrivateNetworks: boolean }): boolean {
+export function classAllowed(cls: string, policy: AddressPolicy): boolean {
   if (cls === 'public') return true;
   if (cls === 'cloud metadata' || cls === 'invalid') return false;
+  if (cls === 'loopback' && policy.allowLoopback) return true;
   return policy.allowPrivateNetworks;
 }

@@ -76,7 +76,7 @@ export class WebhookDeliverer {
       if (!event) return { kind: 'dropped', reason: 'event purged' };
       const body = JSON.stringify(envelopeOf(event, endpoint.api_version || CURRENT_VERSION));
       const headers = signedHeaders(await signingSecrets(this.db, this.settings, endpoint, startedAt), event.id, startedAt, body);
-      const result = await postJson(endpoint.url, headers, body, { allowPrivateNetworks: this.settings.webhooks.allowPrivateNetworks, timeoutMs: this.settings.webhooks.timeoutMs });
+      const result = await postJson(endpoint.url, headers, body, { allowPrivateNetworks: this.settings.webhooks.allowPrivateNetworks, allowLoopback: this.settings.webhooks.allowLoopback, timeoutMs: this.settings.webhooks.timeoutMs });
       const failure = failureOf(result);
       const endedAt = this.now();
       const gone = !result.failure && result.status === 410;

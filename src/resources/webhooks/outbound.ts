@@ -4,7 +4,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import ipaddr from 'ipaddr.js';
-import { addressClass, classAllowed } from './address-policy.ts';
+import { addressClass, classAllowed, type AddressPolicy } from './address-policy.ts';
 import { article } from '../../kernel/api-text.ts';
 
 // Webhook URLs are typed in by partners, and the server POSTs to them from inside our network: without care
@@ -27,9 +27,7 @@ import { article } from '../../kernel/api-text.ts';
 // where receivers run on localhost. The cloud metadata addresses stay forbidden even then: no receiver lives
 // there, and a production deployment started with the flag by mistake should not leak instance credentials.
 
-export interface OutboundPolicy {
-  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: when true, loopback/private/etc. addresses are allowed (development, tests). */
-  allowPrivateNetworks: boolean;
+export interface OutboundPolicy extends AddressPolicy {
   /** Per-attempt timeout covering DNS, connect, TLS, request and reading the response. */
   timeoutMs: number;
   /** Response body bytes read at most (default 64 KiB); the rest is discarded, the connection closed. */
@@ -122,7 +120,9 @@ async function resolveChecked(target: Target, policy: OutboundPolicy, deadline: 
     if (!classAllowed(cls, policy)) {
       const subject = family ? 'the host is' : 'the host resolves to';
       // What would allow it, where a setting would: a developer registering http://localhost:9999 learns the switch.
-      const allowedBy = classAllowed(cls, { allowPrivateNetworks: true }) ? '; a server allows such addresses only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true (development)' : '';
+      const allowedBy = classAllowed(cls, { allowPrivateNetworks: true, allowLoopback: true })
+        ? `; a server allows such addresses only with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true${cls === 'loopback' ? ' (loopback is allowed by default in development, NODE_ENV unset or development)' : ' (development)'}`
+        : '';
       return { failure: { kind: 'forbidden_address', message: `${subject} ${article(cls)} ${cls} address (${describeAddress(address)})${allowedBy}` } };
     }
   }

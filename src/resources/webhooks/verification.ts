@@ -84,7 +84,7 @@ export async function verifyEndpoint(deps: VerificationDeps, id: string): Promis
   const challenge = randomBytes(24).toString('base64url');
   const body = JSON.stringify({ type: 'webhook_endpoint.verification', challenge });
   const headers = signedHeaders(await signingSecrets(db, settings, row, now), `verify_${newId()}`, now, body);
-  const result = await postJson(row.url, headers, body, { allowPrivateNetworks: settings.webhooks.allowPrivateNetworks, timeoutMs: settings.webhooks.verifyTimeoutMs });
+  const result = await postJson(row.url, headers, body, { allowPrivateNetworks: settings.webhooks.allowPrivateNetworks, allowLoopback: settings.webhooks.allowLoopback, timeoutMs: settings.webhooks.verifyTimeoutMs });
   const failure = verificationOutcome(result, challenge);
   if (failure) throw new AppError(failure.code, failure.detail, { endpoint_id: id });
   return inTransaction(db, async (tx) => {

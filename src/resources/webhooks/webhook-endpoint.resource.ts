@@ -96,7 +96,7 @@ export const webhookEndpointResource = defineResource({
     async beforeWrite({ tx, ctx, mode, values, existing, errors, settings, topics }) {
       if ('topics' in values) values.topics = checkTopics(ctx, values.topics ?? [], topics, errors);
       if ('url' in values && values.url && !errors.url) {
-        const refusal = await urlRefusal(values.url, { allowPrivateNetworks: settings.webhooks.allowPrivateNetworks, timeoutMs: settings.webhooks.verifyTimeoutMs });
+        const refusal = await urlRefusal(values.url, { allowPrivateNetworks: settings.webhooks.allowPrivateNetworks, allowLoopback: settings.webhooks.allowLoopback, timeoutMs: settings.webhooks.verifyTimeoutMs });
         if (refusal) addError(errors, 'url', refusal);
       }
       const extra = values as Record<string, unknown>;
