@@ -47,6 +47,16 @@ export interface PipelineSources {
   onIdempotency(listener: IdempotencyListener): unknown;
 }
 
+/**
+ * The series of a counter with one label, one per known value, each existing from the start at 0 (so that rate()
+ * sees the first increment), by value.
+ */
+function seriesFromZero<L extends string, V extends string>(counter: Counter<L>, label: L, values: readonly V[]) {
+  const series = new Map(values.map((value) => [value, counter.labels({ [label]: value } as unknown as Partial<Record<L, string>>)]));
+  for (const child of series.values()) child.inc(0);
+  return series;
+}
+
 /** How long a scrape waits for the event pipeline's figures from the database. */
 const PIPELINE_READ_TIMEOUT_MS = 1_000;
 const DELIVERY_OUTCOMES: readonly DeliveryJobOutcome[] = ['delivered', 'failed', 'dropped', 'deferred', 'error'];
@@ -148,9 +158,7 @@ export class OpsMetrics {
       labelNames: ['bucket'],
       registers,
     });
-    // Every bucket's series exists from the start at 0, so rate() sees the first refusal.
-    const byBucket = new Map(BUCKETS.map((bucket) => [bucket, refusals.labels({ bucket })]));
-    for (const child of byBucket.values()) child.inc(0);
+    const byBucket = seriesFromZero(refusals, 'bucket', BUCKETS);
     options.rateLimits.onRefusal((bucket) => (byBucket.get(bucket) ?? refusals.labels({ bucket })).inc());
 
     this.operationNameLimit = options.graphqlOperationNames ?? 100;
@@ -272,8 +280,7 @@ export class OpsMetrics {
       buckets: exponentialBuckets(0.01, 2, 12),
       registers,
     });
-    const byOutcome = new Map(DELIVERY_OUTCOMES.map((outcome) => [outcome, deliveries.labels({ outcome })]));
-    for (const child of byOutcome.values()) child.inc(0);
+    const byOutcome = seriesFromZero(deliveries, 'outcome', DELIVERY_OUTCOMES);
     sources.onDelivery((outcome, seconds) => {
       byOutcome.get(outcome)?.inc();
       if (seconds !== null) requestTime.observe({ outcome }, seconds);
@@ -285,8 +292,7 @@ export class OpsMetrics {
       labelNames: ['outcome'],
       registers,
     });
-    const byKeyOutcome = new Map(IDEMPOTENCY_OUTCOMES.map((outcome) => [outcome, keys.labels({ outcome })]));
-    for (const child of byKeyOutcome.values()) child.inc(0);
+    const byKeyOutcome = seriesFromZero(keys, 'outcome', IDEMPOTENCY_OUTCOMES);
     sources.onIdempotency((outcome) => byKeyOutcome.get(outcome)?.inc());
   }
 
