@@ -83,8 +83,8 @@ function once(close: () => Promise<void>): () => Promise<void> {
 
 /** The real app over a fresh database, listening on an ephemeral port of 127.0.0.1. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const opened = options.database ?? (await freshDatabase({ onQuery: options.onQuery }));
-  const database: Database = options.database ?? { ...opened, close: once(() => opened.close()) };
+  const fresh = options.database ? null : await freshDatabase({ onQuery: options.onQuery, dropOnClose: false });
+  const database: Database = options.database ?? { ...fresh!, close: once(() => fresh!.close()) };
   // The suite's apps run as NODE_ENV=test (not development: loopback webhook URLs are refused unless a test allows them).
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...options.env });
   const app = buildApp({ database, config, clock: options.clock, rateLimits: options.rateLimits, logger: options.logger, redis: options.redis });
@@ -109,7 +109,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     graphql: (token) => graphqlClient(url, token ?? undefined),
     close: once(async () => {
       await app.close();
-      if (!options.database) await database.close();
+      if (fresh) {
+        await database.close();
+        // Only now: a test may have closed the database under the running app, whose queue and listener still held
+        // connections until app.close().
+        fresh.drop();
+      }
     }),
   };
   return testApp;

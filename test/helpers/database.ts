@@ -52,19 +52,27 @@ async function templateCopy(template: string): Promise<{ url: string; drop(): Pr
  * with TEST_DATABASE_URL, a copy of the run's migrated template database on that server. The migrations ran once
  * for the whole run (test/helpers/template-database.ts). On the server a copy takes a few hundred milliseconds
  * the worker would wait for (the server writes it to disk): each worker makes the next file's copy while the
- * current file runs, and drops a file's database after the file without waiting (docs/decisions.md, Tests).
+ * current file runs, and drops a file's database after the file without waiting (docs/decisions.md, Tests). With
+ * dropOnClose false, close() only closes the connections and drop() is the caller's: an app still running on the
+ * database (a test closed the database under it) must not have its connections terminated by the drop (DROP ...
+ * WITH (FORCE)) before it stops.
  */
-export async function freshDatabase(options: { onQuery?: (sql: string) => void } = {}): Promise<Database> {
+export async function freshDatabase(options: { onQuery?: (sql: string) => void; dropOnClose?: boolean } = {}): Promise<Database & { drop(): void }> {
   const template = inject('templateDatabase');
   const server = template ? await templateCopy(template) : null;
-  if (!server) return openDatabase({ snapshot: migratedSnapshot(), migrate: false, onQuery: options.onQuery });
+  if (!server) {
+    const database = await openDatabase({ snapshot: migratedSnapshot(), migrate: false, onQuery: options.onQuery });
+    return { ...database, drop() {} };
+  }
   const database = await openDatabase({ url: server.url, poolSize: 5, migrate: false, onQuery: options.onQuery });
+  // Nothing of this file connects to it any more; the run's teardown drops whatever is left.
+  const drop = () => void server.drop().catch(() => {});
   return {
     ...database,
+    drop,
     async close() {
       await database.close();
-      // Nothing connects to it any more; the run's teardown drops whatever is left.
-      server.drop().catch(() => {});
+      if (options.dropOnClose !== false) drop();
     },
   };
 }
