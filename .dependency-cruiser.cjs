@@ -2,12 +2,12 @@
 // that imports it back (type-only imports count). Checked by test/architecture/dependencies.test.ts, which runs
 // dependency-cruiser with this file; `npx depcruise src` prints the same report.
 //
-//   kernel  <-  resources  <-  domain (domain.ts, events/, db/)  <-  http/  <-  adapters (rest/, graphql/)
+//   kernel  <-  resources  <-  domain (domain.ts, events/, db/, files/)  <-  http/  <-  adapters (rest/, graphql/)
 //           <-  documents about both APIs (pages/, docs/)  <-  app (app.ts, config.ts, ops/, cli/)  <-  main
 const layers = [
   { name: 'kernel', path: '^src/(kernel|generated)/' },
   { name: 'resources', path: '^src/resources/' },
-  { name: 'domain', path: '^src/(domain\\.ts$|events/|db/)' },
+  { name: 'domain', path: '^src/(domain\\.ts$|events/|db/|files/)' },
   { name: 'http', path: '^src/http/' },
   { name: 'adapters', path: '^src/(rest|graphql)/' },
   { name: 'documents', path: '^src/(pages|docs)/' },
@@ -51,7 +51,7 @@ module.exports = {
       comment: 'Adapters and the layers above reach resources and the database through the domain (src/domain.ts), not past it',
       severity: 'error',
       from: { path: '^src/(rest|graphql|mcp|http|pages|docs)/' },
-      to: { path: '^src/(resources|db)/' },
+      to: { path: '^src/(resources|db|files)/' },
     },
     {
       name: 'app-past-the-domain',

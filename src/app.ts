@@ -26,6 +26,7 @@ import { pagesRouter } from './pages/index.ts';
 import { errorPages } from './pages/errors.ts';
 import { graphiqlIde } from './pages/graphiql.ts';
 import { corsMiddleware } from './http/cors.ts';
+import { fileStorageOf } from './files/index.ts';
 import { bodyGuard } from './http/body-guard.ts';
 import { requestLog } from './http/request-log.ts';
 
@@ -116,6 +117,8 @@ export function buildApp(deps: AppDeps): App {
     apiVersions: config.API_VERSIONS,
     idempotencyLockMs: config.IDEMPOTENCY_LOCK_SECONDS * 1000,
     logger,
+    fileStorage: fileStorageOf(config),
+    filesUrl: `${config.PUBLIC_URL ?? ''}/api/v2/files`,
     settings: {
       webhooks: {
         allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
@@ -174,7 +177,7 @@ export function buildApp(deps: AppDeps): App {
   };
   // The job queue (webhook deliveries, the outbox dispatcher, retention and idempotency-key purges) starts with the
   // first listen(); /readyz reports it as the `webhooks` worker.
-  const queue = new EventQueue({ database: deps.database, settings: domain.settings, clock: domain.clock, deliverer: domain.webhooks.deliverer, logger });
+  const queue = new EventQueue({ database: deps.database, settings: domain.settings, clock: domain.clock, deliverer: domain.webhooks.deliverer, files: domain.attachments, logger });
   let queueStart: Promise<void> | null = null;
   ops.workers.register('webhooks', () => queue.isRunning());
   // The outbox tail of GraphQL subscriptions (src/events/tail.ts) starts with it: one reader per process.

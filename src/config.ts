@@ -170,6 +170,21 @@ const schema = z.object({
     }),
   /** Days events are kept (GET /events, replays, subscription resumes); older ones are purged daily. */
   EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  // ---- Attachment files (docs/decisions.md, Attachments) ----
+  /** Where attachment files are stored: `disk` (a directory, FILES_DIR) or `s3` (an S3-compatible bucket). */
+  FILE_STORAGE: z.enum(['disk', 's3']).default('disk'),
+  /** The directory of attachment files with FILE_STORAGE=disk; default `<DATA_DIR>/files`. */
+  FILES_DIR: z.string().optional(),
+  /** The S3 API endpoint (https://s3.eu-west-1.amazonaws.com, http://minio:9000); unset: AWS's endpoint of S3_REGION. */
+  S3_ENDPOINT: z.string().url().optional(),
+  /** The bucket of attachment files with FILE_STORAGE=s3 (required then). */
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  /** The bucket's credentials; unset: the AWS SDK's default chain (environment, instance role ...). */
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** true addresses the bucket in the path (http://host/bucket/key), as MinIO and most S3-compatible servers need. */
+  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
 });
 
 type Parsed = z.infer<typeof schema>;
@@ -194,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`invalid configuration: ${problems}`);
   }
   const data = parsed.data;
+  if (data.FILE_STORAGE === 's3' && !data.S3_BUCKET) throw new Error('invalid configuration: S3_BUCKET: required with FILE_STORAGE=s3');
   if (data.HTTP_REQUEST_TIMEOUT_MS < data.HTTP_KEEP_ALIVE_TIMEOUT_MS) {
     throw new Error('invalid configuration: HTTP_REQUEST_TIMEOUT_MS: must be at least HTTP_KEEP_ALIVE_TIMEOUT_MS');
   }

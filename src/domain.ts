@@ -8,6 +8,9 @@ import { RateLimits, defaultBucketLimits, type Bucket } from './kernel/rate-limi
 import type { ResourceDefinition } from './kernel/resource.ts';
 import type { RawRunner } from './kernel/tenant-sql.ts';
 import { ResourceService } from './kernel/resource-service.ts';
+import { AttachmentService } from './kernel/attachments.ts';
+import { FileLinks } from './kernel/file-links.ts';
+import type { FileStorage } from './kernel/file-storage.ts';
 import { RecordLocator } from './kernel/record-locator.ts';
 import { IdempotencyStore } from './kernel/idempotency.ts';
 import { tenantScoped } from './kernel/tenancy.ts';
@@ -48,6 +51,10 @@ export interface DomainOptions {
   settings?: DomainSettings;
   /** Where background work (webhook deliveries) logs; default silent. */
   logger?: Logger;
+  /** Where attachment files are stored (the app's FILE_STORAGE: src/files/); none: attachments cannot be written or read. */
+  fileStorage?: FileStorage;
+  /** Where attachment downloads are served (`<PUBLIC_URL>/api/v2/files`; default the relative `/api/v2/files`). */
+  filesUrl?: string;
 }
 
 /** The domain layer: services both adapters (REST and GraphQL) call. */
@@ -89,6 +96,14 @@ export function buildDomain(options: DomainOptions) {
     eventFeed: new EventFeedService(options.raw ?? db, cursors),
     eventStreams: new EventStreams(db, authenticator),
     webhooks: new WebhookService(db, settings, lookup, new WebhookDeliverer(db, settings, lookup, options.logger ?? pino({ level: 'silent' })), topicCatalog),
+    attachments: new AttachmentService({
+      db,
+      prisma: options.prisma,
+      storage: options.fileStorage ?? null,
+      links: new FileLinks(signingKeys, clock, options.filesUrl),
+      clock,
+      serviceOf: (className) => [...services.values()].find((service) => service.def.className === className),
+    }),
     resources: services,
     resource: lookup,
   };

@@ -169,6 +169,40 @@ export interface paths {
         patch: operations["updateCustomer"];
         trace?: never;
     };
+    "/customers/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a customer
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setCustomerAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a customer
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearCustomerAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sites": {
         parameters: {
             query?: never;
@@ -223,6 +257,40 @@ export interface paths {
         head?: never;
         /** Update a site */
         patch: operations["updateSite"];
+        trace?: never;
+    };
+    "/sites/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a site
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setSiteAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a site
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearSiteAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/contacts": {
@@ -281,6 +349,40 @@ export interface paths {
         patch: operations["updateContact"];
         trace?: never;
     };
+    "/contacts/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a contact
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setContactAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a contact
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearContactAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/leads": {
         parameters: {
             query?: never;
@@ -335,6 +437,40 @@ export interface paths {
         head?: never;
         /** Update a lead */
         patch: operations["updateLead"];
+        trace?: never;
+    };
+    "/leads/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a lead
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setLeadAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a lead
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearLeadAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/deals": {
@@ -393,6 +529,40 @@ export interface paths {
         patch: operations["updateDeal"];
         trace?: never;
     };
+    "/deals/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a deal
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setDealAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a deal
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearDealAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tasks": {
         parameters: {
             query?: never;
@@ -447,6 +617,40 @@ export interface paths {
         head?: never;
         /** Update a task */
         patch: operations["updateTask"];
+        trace?: never;
+    };
+    "/tasks/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a task
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setTaskAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a task
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearTaskAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/vendors": {
@@ -505,6 +709,40 @@ export interface paths {
         patch: operations["updateVendor"];
         trace?: never;
     };
+    "/vendors/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a vendor
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setVendorAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a vendor
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearVendorAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/items": {
         parameters: {
             query?: never;
@@ -559,6 +797,40 @@ export interface paths {
         head?: never;
         /** Update a item */
         patch: operations["updateItem"];
+        trace?: never;
+    };
+    "/items/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a item
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setItemAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a item
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearItemAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/customer_item_prices": {
@@ -729,6 +1001,40 @@ export interface paths {
         patch: operations["updateSystem"];
         trace?: never;
     };
+    "/systems/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a system
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setSystemAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a system
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearSystemAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/assets": {
         parameters: {
             query?: never;
@@ -783,6 +1089,40 @@ export interface paths {
         head?: never;
         /** Update a asset */
         patch: operations["updateAsset"];
+        trace?: never;
+    };
+    "/assets/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a asset
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setAssetAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a asset
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearAssetAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/projects": {
@@ -841,6 +1181,40 @@ export interface paths {
         patch: operations["updateProject"];
         trace?: never;
     };
+    "/projects/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a project
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setProjectAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a project
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearProjectAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tickets": {
         parameters: {
             query?: never;
@@ -895,6 +1269,40 @@ export interface paths {
         head?: never;
         /** Update a ticket */
         patch: operations["updateTicket"];
+        trace?: never;
+    };
+    "/tickets/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a ticket
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setTicketAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a ticket
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearTicketAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/jobs": {
@@ -953,6 +1361,40 @@ export interface paths {
         patch: operations["updateJob"];
         trace?: never;
     };
+    "/jobs/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a job
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setJobAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a job
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearJobAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/estimates": {
         parameters: {
             query?: never;
@@ -1007,6 +1449,40 @@ export interface paths {
         head?: never;
         /** Update a estimate */
         patch: operations["updateEstimate"];
+        trace?: never;
+    };
+    "/estimates/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a estimate
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setEstimateAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a estimate
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearEstimateAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/invoices": {
@@ -1065,6 +1541,40 @@ export interface paths {
         patch: operations["updateInvoice"];
         trace?: never;
     };
+    "/invoices/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a invoice
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setInvoiceAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a invoice
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearInvoiceAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payments": {
         parameters: {
             query?: never;
@@ -1121,6 +1631,40 @@ export interface paths {
         patch: operations["updatePayment"];
         trace?: never;
     };
+    "/payments/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a payment
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setPaymentAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a payment
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearPaymentAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/sales_orders": {
         parameters: {
             query?: never;
@@ -1175,6 +1719,40 @@ export interface paths {
         head?: never;
         /** Update a sales order */
         patch: operations["updateSalesOrder"];
+        trace?: never;
+    };
+    "/sales_orders/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a sales order
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setSalesOrderAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a sales order
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearSalesOrderAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/stock_locations": {
@@ -1456,6 +2034,40 @@ export interface paths {
         head?: never;
         /** Update a purchase order */
         patch: operations["updatePurchaseOrder"];
+        trace?: never;
+    };
+    "/purchase_orders/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a purchase order
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setPurchaseOrderAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a purchase order
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearPurchaseOrderAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/purchase_order_receipts": {
@@ -2064,6 +2676,31 @@ export interface paths {
          * @description The system options catalog, shared by every account and read-only (the values of system_option_id on systems and sites), ordered by position, then name. Not paginated: has_more is always false, next_cursor always null. Needs a valid key, no scope. Takes system_type only; any other parameter, or system_type twice: 400 filter.invalid.
          */
         get: operations["listSystemOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/files/{file_id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download an attachment
+         * @description The bytes of an attachment custom field's file, with its stored Content-Type, Content-Disposition: attachment with its filename, X-Content-Type-Options: nosniff, a Content-Security-Policy that runs nothing, and ETag the quoted sha256. Either with the key (the read scope of the record's resource; another account's file: 404) or, without a key, by the signed link a record serves in the attachment value's url (expires and signature; altered, of another file or older than 3600 seconds: 403 file.signature_invalid). A file replaced, cleared or of a deleted record: 404.
+         */
+        get: operations["downloadFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5125,10 +5762,12 @@ export interface components {
              * @enum {string}
              */
             field_type: "text" | "number" | "date" | "checkbox" | "select" | "multiselect" | "attachment";
-            /** @description Choices of select and multiselect fields. */
+            /** @description Choices of select and multiselect fields; of an attachment field, the content types it accepts (`image/png`, `image/*`; empty: any). */
             options: string[];
             /** @description Whether every record of the class must have a value. */
             required: boolean;
+            /** @description Of an attachment field, the largest file it holds in bytes (null: the default, 26214400); null for other types. */
+            max_size_bytes: number | null;
             /** @description Order within the resource class. */
             position: number;
             /** Format: date-time */
@@ -9100,6 +9739,19 @@ export interface components {
             };
             content?: never;
         };
+        /** @description validation.failed */
+        Problem422_3: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The site. */
         Site: {
             headers: {
@@ -9112,19 +9764,6 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["SiteResponse"];
-            };
-        };
-        /** @description validation.failed */
-        Problem422_3: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
             };
         };
         /** @description The contact. */
@@ -9751,6 +10390,19 @@ export interface components {
         };
         /** @description endpoint.disabled */
         Problem409_18: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description auth.scope_missing, auth.plan_required, account.deactivated, account.inactive, file.signature_invalid */
+        Problem403_4: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -10411,6 +11063,86 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    setCustomerAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Customer). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Customer"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearCustomerAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Customer). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Customer"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listSites: {
         parameters: {
             query?: {
@@ -10611,6 +11343,86 @@ export interface operations {
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    setSiteAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Site). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Site"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearSiteAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Site). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Site"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
             422: components["responses"]["Problem422_3"];
             428: components["responses"]["Problem428"];
             429: components["responses"]["Problem429"];
@@ -10822,6 +11634,86 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    setContactAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Contact). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Contact"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearContactAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Contact). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Contact"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listLeads: {
         parameters: {
             query?: {
@@ -11023,6 +11915,86 @@ export interface operations {
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    setLeadAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Lead). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Lead"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearLeadAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Lead). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Lead"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
             428: components["responses"]["Problem428"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
@@ -11258,6 +12230,86 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    setDealAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Deal). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Deal"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearDealAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Deal). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Deal"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listTasks: {
         parameters: {
             query?: {
@@ -11483,6 +12535,86 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    setTaskAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Task). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Task"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearTaskAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Task). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Task"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listVendors: {
         parameters: {
             query?: {
@@ -11694,6 +12826,86 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    setVendorAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Vendor). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Vendor"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearVendorAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Vendor). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Vendor"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listItems: {
         parameters: {
             query?: {
@@ -11899,6 +13111,86 @@ export interface operations {
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_4"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    setItemAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Item). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Item"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearItemAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Item). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Item"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
             428: components["responses"]["Problem428"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
@@ -12520,6 +13812,86 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    setSystemAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=System). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["System"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearSystemAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=System). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["System"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listAssets: {
         parameters: {
             query?: {
@@ -12745,6 +14117,86 @@ export interface operations {
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    setAssetAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Asset). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Asset"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearAssetAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Asset). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Asset"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
             428: components["responses"]["Problem428"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
@@ -12980,6 +14432,86 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    setProjectAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Project). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Project"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearProjectAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Project). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Project"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listTickets: {
         parameters: {
             query?: {
@@ -13195,6 +14727,86 @@ export interface operations {
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    setTicketAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Ticket). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Ticket"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearTicketAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Ticket). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Ticket"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
             428: components["responses"]["Problem428"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
@@ -13424,6 +15036,86 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    setJobAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Job). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Job"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearJobAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Job). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Job"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listEstimates: {
         parameters: {
             query?: {
@@ -13631,6 +15323,86 @@ export interface operations {
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    setEstimateAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Estimate). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Estimate"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearEstimateAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Estimate). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Estimate"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
             428: components["responses"]["Problem428"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
@@ -13867,6 +15639,86 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    setInvoiceAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Invoice). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Invoice"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearInvoiceAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Invoice). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Invoice"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     listPayments: {
         parameters: {
             query?: {
@@ -14081,6 +15933,86 @@ export interface operations {
             412: components["responses"]["Problem412"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    setPaymentAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Payment). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["Payment"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearPaymentAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Payment). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Payment"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
             422: components["responses"]["Problem422_3"];
             428: components["responses"]["Problem428"];
             429: components["responses"]["Problem429"];
@@ -14303,6 +16235,86 @@ export interface operations {
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    setSalesOrderAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=SalesOrder). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["SalesOrder"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearSalesOrderAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=SalesOrder). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SalesOrder"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
             428: components["responses"]["Problem428"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
@@ -15081,6 +17093,86 @@ export interface operations {
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_2"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    setPurchaseOrderAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=PurchaseOrder). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["PurchaseOrder"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearPurchaseOrderAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=PurchaseOrder). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PurchaseOrder"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
             428: components["responses"]["Problem428"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
@@ -16257,6 +18349,50 @@ export interface operations {
             400: components["responses"]["Problem400_2"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    downloadFile: {
+        parameters: {
+            query?: {
+                /** @description Of a signed link (the attachment value's url): when it expires, in Unix seconds. */
+                expires?: string;
+                /** @description Of a signed link: its signature. */
+                signature?: string;
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The file_id of an attachment value. Unknown, another account's or no longer attached: 404 resource.not_found. */
+                file_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["Problem400_2"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_4"];
+            404: components["responses"]["Problem404"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];

@@ -15,7 +15,8 @@ import type { DeliveryJob, WebhookDeliverer } from '../resources/webhooks/delive
 //   - webhook-delivery: one attempt of one event to one endpoint. A failure schedules the next attempt as a new
 //     job (startAfter: the retry schedule with jitter); a paused endpoint's attempt is moved to the end of the
 //     pause. A process that dies mid-attempt loses nothing: the job expires and runs again (at least once).
-//   - events-purge (daily) and idempotency-keys-purge (hourly): schedules, run once per occurrence across processes.
+//   - events-purge (daily), idempotency-keys-purge (hourly) and files-purge (every 10 minutes: released attachment
+//     files and crash orphans, src/kernel/attachments.ts): schedules, run once per occurrence across processes.
 // The dispatcher turns committed events into delivery jobs: woken by the outbox's NOTIFY (and a poll every few
 // seconds as a backstop), it takes the outbox cursor, reads the events after it, and inserts one job per event
 // and subscribed endpoint in the transaction that moves the cursor (src/db/outbox.ts), so an event is handed on
@@ -24,9 +25,10 @@ import type { DeliveryJob, WebhookDeliverer } from '../resources/webhooks/delive
 const DELIVERY = 'webhook-delivery';
 const EVENTS_PURGE = 'events-purge';
 const KEYS_PURGE = 'idempotency-keys-purge';
+const FILES_PURGE = 'files-purge';
 const BATCH = 500;
 /** Every queue the app runs, for /metrics (queue depth). */
-export const QUEUES: readonly string[] = [DELIVERY, EVENTS_PURGE, KEYS_PURGE];
+export const QUEUES: readonly string[] = [DELIVERY, EVENTS_PURGE, KEYS_PURGE, FILES_PURGE];
 
 /** How one delivery job ended: the attempt's outcome, or `error` when it threw (pg-boss retries it). */
 export type DeliveryJobOutcome = 'delivered' | 'failed' | 'dropped' | 'deferred' | 'error';
@@ -77,7 +79,7 @@ type QueueSettings = Pick<Queue, 'retryLimit' | 'retryDelay' | 'retryBackoff' | 
 /** The options of each queue; the delivery job's expiry follows the per-attempt timeout. */
 export function queueOptions(settings: DomainSettings): Record<string, QueueSettings> {
   const expireInSeconds = Math.ceil(settings.webhooks.timeoutMs / 1000) + DELIVERY_EXPIRY_MARGIN_SECONDS;
-  return { [DELIVERY]: { ...DELIVERY_RETRY, expireInSeconds, notify: true }, [EVENTS_PURGE]: PURGE_OPTIONS, [KEYS_PURGE]: PURGE_OPTIONS };
+  return { [DELIVERY]: { ...DELIVERY_RETRY, expireInSeconds, notify: true }, [EVENTS_PURGE]: PURGE_OPTIONS, [KEYS_PURGE]: PURGE_OPTIONS, [FILES_PURGE]: PURGE_OPTIONS };
 }
 
 export interface QueueDeps {
@@ -85,6 +87,8 @@ export interface QueueDeps {
   settings: DomainSettings;
   clock: Clock;
   deliverer: WebhookDeliverer;
+  /** The purge of released attachment files and crash orphans (src/kernel/attachments.ts). */
+  files: { purge(now: Date): Promise<number> };
   logger: Logger;
 }
 
@@ -170,7 +174,12 @@ export class EventQueue {
     await boss.work(KEYS_PURGE, async () => {
       await purgeExpiredIdempotencyKeys(database.prisma, this.deps.clock.now());
     });
+    await boss.work(FILES_PURGE, async () => {
+      const purged = await this.deps.files.purge(this.deps.clock.now());
+      if (purged > 0) logger.info({ purged }, 'released and orphaned files purged');
+    });
     await boss.schedule(EVENTS_PURGE, '17 3 * * *');
+    await boss.schedule(FILES_PURGE, '*/10 * * * *');
     await boss.schedule(KEYS_PURGE, '7 * * * *');
     await ensureDispatchCursor(database.prisma);
     this.stopListening = await database.listen('fieldline_events', () => this.dispatch(), () => this.dispatch());

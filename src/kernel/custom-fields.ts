@@ -31,7 +31,7 @@ function checkValue(def: CustomFieldDefinition, value: unknown): string | null {
         ? null
         : `must be an array of distinct values of: ${def.options.join(', ')}`;
     case 'attachment':
-      return 'is an attachment field; set it with PUT on the record\'s custom_fields/{field_id} sub-path';
+      return `is an attachment field; set or clear it with a multipart/form-data PUT or a DELETE on the record's custom_fields/${def.id} sub-path`;
   }
 }
 

@@ -81,6 +81,8 @@ export const errorCatalog = {
   'websocket.too_many_connections': { status: 429, title: 'Too many open sockets' },
   'websocket.too_many_subscriptions': { status: 429, title: 'Too many active subscriptions' },
   'subscription.resync_required': { status: 409, title: 'Subscription must resync' },
+  // Attachment files (src/kernel/attachments.ts; docs/decisions.md, Attachments).
+  'file.signature_invalid': { status: 403, title: 'Download link invalid or expired' },
 } as const satisfies Record<string, { status: number; title: string; input?: true }>;
 
 export type ErrorCode = keyof typeof errorCatalog;

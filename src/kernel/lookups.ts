@@ -26,8 +26,11 @@ export interface CustomFieldDefinition {
   id: string;
   name: string;
   field_type: CustomFieldType;
+  /** select and multiselect: the choices; attachment: the content types allowed (`image/png`, `image/*`; empty: any). */
   options: string[];
   required: boolean;
+  /** attachment: the largest file in bytes (null: DEFAULT_MAX_FILE_BYTES, src/kernel/attachments.ts). */
+  max_size_bytes: number | null;
 }
 
 export async function liveStatuses(db: Reader, relatedName: string): Promise<string[]> {
@@ -51,7 +54,7 @@ export async function customFieldDefinitions(db: Reader, relatedName: string): P
   const rows = await db.customFieldDefinition.findMany({
     where: { related_name: relatedName, deleted_at: null },
     orderBy: [{ position: 'asc' }, { created_at: 'asc' }],
-    select: { id: true, name: true, field_type: true, options: true, required: true },
+    select: { id: true, name: true, field_type: true, options: true, required: true, max_size_bytes: true },
   });
   return rows as CustomFieldDefinition[];
 }

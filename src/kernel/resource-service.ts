@@ -22,6 +22,7 @@ import { bodyKeyOf, childOutputFields, outputFields, selectColumns, type HookDep
 import { inTransaction, type TenantClient, type TenantTx } from './tenancy.ts';
 import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 import { assertStorableBody } from './storable.ts';
+import { releaseRecordFiles } from './stored-files.ts';
 
 export { Single, type ListOptions, type ReadOptions, type TrustedValues, type WireRecord } from './served-record.ts';
 
@@ -319,6 +320,7 @@ export class ResourceService {
           : await this.delegate(tx).deleteMany({ where });
         if (changed.count === 0) throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
         await def.hooks?.afterDelete?.({ tx, ctx, row: existing, ...this.hookDeps });
+        await this.releaseFiles(tx, id);
         await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, action: 'deleted', payload });
       }),
     );
@@ -342,9 +344,48 @@ export class ResourceService {
         await this.delegate(tx).deleteMany({ where: { id: row.id } });
       }
       await def.hooks?.afterDelete?.({ tx, ctx, row, ...this.hookDeps });
+      await this.releaseFiles(tx, row.id);
       await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: row.id, action: 'deleted', payload });
     }
     return rows.length;
+  }
+
+  /** A deleted record's attachment files are released in the delete's transaction (the purge job removes them). */
+  private async releaseFiles(tx: TenantTx, id: string): Promise<void> {
+    if (this.def.conventions.customFields) await releaseRecordFiles(tx, this.def.className, id, this.deps.clock.now());
+  }
+
+  /**
+   * The checks of a write of one custom field through its sub-path (attachments), before its input is read:
+   * If-Match present (428), the record live (404), its ETag current (412).
+   */
+  checkCurrent(ctx: RequestContext, id: string, ifMatch: string | undefined): Promise<void> {
+    const expected = parseIfMatch(ifMatch);
+    return runAsTenant(ctx.principal.accountId, async () => {
+      checkExpected(await this.find(this.deps.db, id), expected);
+    });
+  }
+
+  /**
+   * Sets (value) or clears (null) one custom field of a record in one transaction: the ETag re-checked under the
+   * row's lock (412), `within` run with the field's previous value (the attachment flow marks its files there),
+   * then the write as touchWithin makes it (updated_at, lock_version, the updated event). Answers the record.
+   */
+  writeCustomField(ctx: RequestContext, id: string, ifMatch: string | undefined, fieldId: string, value: unknown, within: (tx: TenantTx, previous: unknown) => Promise<void>): Promise<Single> {
+    const expected = parseIfMatch(ifMatch);
+    return runAsTenant(ctx.principal.accountId, () =>
+      this.transaction(async (tx) => {
+        await this.lockRow(tx, id);
+        const existing = await this.find(tx, id);
+        checkExpected(existing, expected);
+        const values = { ...((existing.custom_fields as Record<string, unknown> | null) ?? {}) };
+        const previous = values[fieldId];
+        if (value === null) delete values[fieldId];
+        else values[fieldId] = value;
+        await within(tx, previous);
+        return this.touchWithin(tx, ctx, id, { custom_fields: values });
+      }),
+    );
   }
 
   /** Locks the tenant's row (FOR UPDATE) until the transaction ends; an absent row is left to find() to report. */

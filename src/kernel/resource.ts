@@ -310,7 +310,7 @@ export function outputFields(def: ResourceDefinition): RecordFieldInfo[] {
   if (def.conventions.status) out.push({ name: 'status', kind: 'string', nullable: false, description: `The status: the {display_name} of a live ${def.className} status.` });
   if (def.conventions.labels) out.push({ name: 'labels', kind: 'string[]', nullable: false, description: `The labels of the record: {display_name} values of ${def.className} labels.` });
   if (def.conventions.customFields) {
-    out.push({ name: 'custom_fields', kind: 'json', nullable: false, description: `Custom field values keyed by ${def.className} custom field definition id.` });
+    out.push({ name: 'custom_fields', kind: 'json', nullable: false, description: `Custom field values keyed by ${def.className} custom field definition id. An attachment field's value is an object of the file's id, name, content type, size and SHA-256, and its url: a signed download link valid for an hour.` });
   }
   for (const [name, children] of Object.entries(def.children ?? {})) {
     out.push({ name, kind: 'children', nullable: false, description: children.description, children });

@@ -326,6 +326,12 @@ const docs = {
     apis: both,
     example: { instance: '/api/v2/me', detail: 'Unknown API version "2025-01-01" in Fieldline-Version; supported: 2026-04-30.' },
   },
+  'file.signature_invalid': {
+    when: 'A `GET /api/v2/files/{file_id}` without an API key whose `expires` and `signature` are not those of a download link the server made for this file: the link was altered or cut, it belongs to another file, or it expired (a link is valid for one hour after the record carrying it was read).',
+    fix: 'Read the record again (`GET` on the record, or the PUT that set the attachment) and open the fresh `url` of its attachment value. A server-side client can send its API key instead of a signature.',
+    apis: rest,
+    example: { instance: `/api/v2/files/${ID}`, detail: 'The link has expired; read the record again for a fresh one.' },
+  },
   ...ruleErrorDocs,
   ...graphqlErrorDocs,
 } satisfies Record<ErrorCode, ErrorDoc>;

@@ -14,6 +14,8 @@ import { actionInputOf } from './action-input.ts';
 import { recordFromBody } from './record-body.ts';
 import { EncodedBody } from '../http/encoded-body.ts';
 import { listRequestOf, lookupQueryOf, systemOptionsQueryOf } from './list-request.ts';
+import { linkedSingle, withFileLinks } from './file-links.ts';
+import { registerAttachmentRoutes, registerFileDownload } from './attachments.ts';
 
 /** The query string of the request target, never read through a URL parser that could refuse the target. */
 function searchOf(req: Request): URLSearchParams {
@@ -30,6 +32,7 @@ function sendSingle(res: Response, single: Single, status = 200): void {
   res.setHeader('ETag', single.etag);
   res.status(status).json({ data: single.record });
 }
+
 
 /** A REST answer made whole before it is sent: what an idempotent request answers, the first time and each replay. */
 interface Answer {
@@ -120,11 +123,14 @@ export interface ServedDocuments {
   asyncapi: () => Promise<object>;
 }
 
+/** How the router registers a route (and its methods for 405's Allow). */
+export type RegisterRoute = (method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, ...handlers: express.RequestHandler[]) => void;
+
 export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logger, documents: ServedDocuments): Router {
   const router = express.Router({ caseSensitive: true });
   const body = jsonBody(config.BODY_LIMIT_BYTES);
   const routes: { pattern: RegExp; methods: string[] }[] = [];
-  const register = (method: 'get' | 'post' | 'patch' | 'delete', path: string, ...handlers: express.RequestHandler[]) => {
+  const register = (method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, ...handlers: express.RequestHandler[]) => {
     const pattern = new RegExp(`^${path.replace(/:[a-z_]+/g, '[^/]+')}/?$`);
     const known = routes.find((r) => r.pattern.source === pattern.source);
     if (known) known.methods.push(method.toUpperCase());
@@ -171,7 +177,8 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
     if (serves(service.def, 'list')) {
       register('get', `/${plural}`, authorize(read), async (req, res) => {
         const page = await service.list(ctx(res), listRequestOf(queryEntries(req)));
-        sendList(req, res, { ...page, data: page.data.map((single) => single.record) }, config.PUBLIC_URL);
+        const data = await withFileLinks(page.data.map((single) => single.record), () => domain.attachments.signer());
+        sendList(req, res, { ...page, data }, config.PUBLIC_URL);
       });
     }
     if (serves(service.def, 'create')) {
@@ -198,13 +205,14 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
     }
     if (serves(service.def, 'get')) {
       register('get', `/${plural}/:id`, authorize(read), async (req, res) => {
-        sendSingle(res, await service.get(ctx(res), String(req.params.id)));
+        sendSingle(res, await linkedSingle(domain, await service.get(ctx(res), String(req.params.id))));
       });
     }
     if (serves(service.def, 'update')) {
       register('patch', `/${plural}/:id`, authorize(write), body, async (req, res) => {
         // The body is read once the record is found and If-Match matches it (404 and 412 come first).
-        sendSingle(res, await service.update(ctx(res), String(req.params.id), req.get('if-match'), () => recordFromBody(req.body, bodyKeyOf(service.def))));
+        const updated = await service.update(ctx(res), String(req.params.id), req.get('if-match'), () => recordFromBody(req.body, bodyKeyOf(service.def)));
+        sendSingle(res, await linkedSingle(domain, updated));
       });
     }
     if (serves(service.def, 'delete')) {
@@ -213,6 +221,8 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
         res.status(204).end();
       });
     }
+    // Attachment custom fields: PUT (multipart) and DELETE on the record's custom_fields/{field_id} (src/rest/attachments.ts).
+    if (service.def.conventions.customFields && serves(service.def, 'update')) registerAttachmentRoutes(register, domain, config, service);
     for (const action of service.def.actions ?? []) {
       const path = `/${plural}/:id${action.path.replace(/\{([a-z_]+)\}/g, ':$1')}`;
       const parsers = action.method === 'post' || action.method === 'patch' ? [body] : [];
@@ -228,6 +238,9 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
       });
     }
   }
+
+  // Attachment files: by a signed link (no key) or with the key (the read scope of the record's resource).
+  registerFileDownload(register, domain);
 
   // The document is built once and kept in each encoding (300 KB of JSON, 30 KB compressed).
   const document = new EncodedBody(async () => Buffer.from(JSON.stringify(documents.openapi())));

@@ -406,6 +406,14 @@ describe('fieldline status, label and custom-field', () => {
     expect(after.map((d: any) => d.name)).toEqual(['Contract tier']);
   });
 
+  it('custom-field add --type attachment takes the allowed content types in --options and a size limit in --max-size', async () => {
+    const acc = await newAccount();
+    const out = await ok('custom-field', 'add', '--account', acc.account.id, '--resource', 'Job', '--name', 'Sheet', '--type', 'attachment', '--options', 'image/*,application/pdf', '--max-size', '1048576');
+    expect(out.custom_field_definition).toMatchObject({ field_type: 'attachment', options: ['image/*', 'application/pdf'], max_size_bytes: 1048576 });
+    const listed = (await t.client(acc.key.token).get('/custom_field_definitions?related_name=Job')).body.data;
+    expect(listed).toEqual([expect.objectContaining({ name: 'Sheet', field_type: 'attachment', options: ['image/*', 'application/pdf'], max_size_bytes: 1048576 })]);
+  });
+
   it('refuses unknown resources, types, missing options and unknown accounts', async () => {
     const acc = await newAccount();
     const base = ['--account', acc.account.id, '--name', 'X'];
@@ -418,8 +426,11 @@ describe('fieldline status, label and custom-field', () => {
       /--options is required for multiselect/,
     );
     expect((await refused('custom-field', 'add', ...base, '--resource', 'Customer', '--type', 'text', '--options', 'a')).json.error.message).toMatch(
-      /--options goes with --type select or multiselect/,
+      /--options goes with --type select, multiselect or attachment/,
     );
+    expect((await refused('custom-field', 'add', ...base, '--resource', 'Customer', '--type', 'text', '--max-size', '10')).json.error.message).toMatch(/--max-size goes with --type attachment/);
+    expect((await refused('custom-field', 'add', ...base, '--resource', 'Customer', '--type', 'attachment', '--max-size', 'big')).json.error.message).toMatch(/--max-size must be a whole number of bytes/);
+    expect((await refused('custom-field', 'add', ...base, '--resource', 'Customer', '--type', 'attachment', '--options', 'png')).json.error.message).toMatch(/content types \(image\/png, image\/\*\); got "png"/);
     const unknown = ['--account', '01900000-0000-7000-8000-000000000000', '--resource', 'Customer', '--name', 'X'];
     expect((await refused('status', 'add', ...unknown)).json.error.message).toMatch(/no account/);
     expect((await refused('custom-field', 'add', ...unknown, '--type', 'text')).json.error.message).toMatch(/no account/);

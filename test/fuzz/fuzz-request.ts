@@ -1,7 +1,7 @@
 import { Huge, Ref, serialize, type JTree } from './json-tree.ts';
-import { poolOfPathParam, type Corruption, type GenContext, type Plan, type QValue } from './openapi-arbitraries.ts';
+import { poolOfPathParam, type Corruption, type GenContext, type MultipartPart, type Plan, type QValue } from './openapi-arbitraries.ts';
 import { fingerprintDiff, type World } from './fuzz-world.ts';
-import type { FuzzOperation, OpenApiModel } from './openapi-model.ts';
+import { lookupHint, type FuzzOperation, type OpenApiModel } from './openapi-model.ts';
 
 // Turns a Plan into a real HTTP request (ids of live records, current ETags, huge strings and deep nestings
 // materialised), sends it, and checks the answer: never 5xx; every 4xx an RFC 9457 problem+json whose code has
@@ -57,6 +57,32 @@ export function encodeComponent(s: string, keepBrackets = false): string {
 }
 
 const FALLBACK_ID = '01900000-0000-7000-8000-00000000f022';
+
+/**
+ * The {field_id} of an attachment path: a custom field definition of the class its description names (mostly the
+ * attachment field the world configured, sometimes a field of another type: 422).
+ */
+function customFieldOf(world: World, description: string, n: number): string {
+  const hint = lookupHint(description);
+  const defs = hint ? world.customFields(hint.className) : [];
+  const attachments = defs.filter((d) => d.field_type === 'attachment');
+  const pool = n % 4 === 0 || attachments.length === 0 ? defs : attachments;
+  return pool.length > 0 ? pool[n % pool.length].id : FALLBACK_ID;
+}
+
+const MULTIPART_BOUNDARY = 'fuzz-boundary-7f3a';
+
+/** A multipart/form-data body of the parts (latin1: a part's text is its bytes), cut after `truncate` bytes when set. */
+function multipartBody(parts: MultipartPart[], truncate: number | undefined): Uint8Array {
+  let text = '';
+  for (const part of parts) {
+    const filename = part.filename === undefined ? '' : `; filename="${part.filename}"`;
+    text += `--${MULTIPART_BOUNDARY}\r\nContent-Disposition: form-data; name="${part.name}"${filename}\r\n${part.type === undefined ? '' : `Content-Type: ${part.type}\r\n`}\r\n${part.data}\r\n`;
+  }
+  text += `--${MULTIPART_BOUNDARY}--\r\n`;
+  const bytes = Buffer.from(text, 'latin1');
+  return new Uint8Array(truncate === undefined ? bytes : bytes.subarray(0, Math.min(truncate, bytes.length)));
+}
 
 function corrupt(text: string, how: Corruption, at: number): string | Uint8Array {
   const firstString = text.indexOf('"');
@@ -118,7 +144,9 @@ export async function materialize(ctx: GenContext, world: World, baseUrl: string
         const entry = await world.liveEntry(pool, choice.live);
         id = entry.id;
         if (entry.parent) parentForId = entry.parent;
-      } else id = FALLBACK_ID;
+      } else if (param.name === 'field_id') id = customFieldOf(world, param.description, choice.live);
+      else if (param.name === 'file_id') id = (await world.liveFileId(choice.live)) ?? FALLBACK_ID;
+      else id = FALLBACK_ID;
       const shown = choice.upper ? id.toUpperCase() : id;
       if (!choice.prefix && !choice.suffix && !choice.upper) ids[param.name] = id;
       segments.set(param.name, encodeComponent(`${choice.prefix ?? ''}${shown}${choice.suffix ?? ''}`));
@@ -177,12 +205,17 @@ export async function materialize(ctx: GenContext, world: World, baseUrl: string
     await world.resolveRefs(tree, refs);
     return serialize(tree, (r) => refs.get(r)!);
   };
+  let multipartType: string | undefined;
+  if (bodyPlan.type === 'multipart') {
+    body = multipartBody(bodyPlan.parts, bodyPlan.truncate);
+    multipartType = `multipart/form-data; boundary=${MULTIPART_BOUNDARY}`;
+  }
   if (bodyPlan.type === 'json') body = await serializeTree(bodyPlan.tree);
   else if (bodyPlan.type === 'text') body = bodyPlan.text;
   else if (bodyPlan.type === 'corrupt') body = corrupt(await serializeTree(bodyPlan.tree), bodyPlan.how, bodyPlan.at);
   const contentType = plan.headers.contentType;
   if (body !== undefined) {
-    if (contentType === undefined) headers['content-type'] = 'application/json';
+    if (contentType === undefined) headers['content-type'] = multipartType ?? 'application/json';
     else if (contentType !== null) headers['content-type'] = contentType;
   } else if (typeof contentType === 'string') headers['content-type'] = contentType;
   return { sent: { method: op.method, url, headers, body }, ids };

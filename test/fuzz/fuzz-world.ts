@@ -198,6 +198,8 @@ export class World implements WorldView {
   private fingerprintSql = '';
   private lastFingerprint: string | null = null;
   private counter = 0;
+  /** Ids of files stored on seeded records (GET /files/{file_id} needs some to reach a file). */
+  private readonly files: string[] = [];
 
   constructor(
     readonly testApp: TestApp,
@@ -355,8 +357,51 @@ export class World implements WorldView {
     }
     const empty = [...this.model.collections.values()].filter((c) => (this.pools.get(c.name)?.length ?? 0) === 0 && (c.creatable || c.parent));
     if (empty.length) throw new Error(`fuzz seed: no records for ${empty.map((c) => c.listPath).join(', ')}: add a recipe to test/fuzz/fuzz-world.ts`);
+    await this.storeFiles();
     await this.takeCursors();
     await this.buildFingerprint();
+  }
+
+  /** Stores a small file on the attachment field of a few seeded customers, for the file downloads to reach. */
+  private async storeFiles(): Promise<void> {
+    for (let n = 0; n < 3; n++) {
+      const fileId = await this.storeFile(n);
+      if (!fileId) return;
+      this.files.push(fileId);
+    }
+  }
+
+  /** Stores a small file on the attachment field of a live customer; undefined when customers have no such field. */
+  private async storeFile(n: number): Promise<string | undefined> {
+    const field = this.customFields('Customer').find((def) => def.field_type === 'attachment');
+    if (!field) return undefined;
+    const customer = await this.liveEntry('customers', n);
+    const boundary = 'fuzz-seed-boundary';
+    const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="seed.txt"\r\nContent-Type: text/plain\r\n\r\nfuzz seed file\r\n--${boundary}--\r\n`;
+    const current = await this.api.get(`/customers/${customer.id}`);
+    const res = await fetch(`${this.testApp.url}/api/v2/customers/${customer.id}/custom_fields/${field.id}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${this.tenant.token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'if-match': current.headers.get('etag')! },
+      body,
+    });
+    const stored = (await res.json()) as { data?: { custom_fields?: Record<string, { file_id?: string }> } };
+    const fileId = stored.data?.custom_fields?.[field.id]?.file_id;
+    if (res.status !== 200 || !fileId) throw new Error(`fuzz seed: storing a file on a customer answered ${res.status}`);
+    this.etags.delete(customer.id);
+    this.lastFingerprint = null;
+    return fileId;
+  }
+
+  /**
+   * The id of a file still attached to a record: the fuzz clears and replaces attachment fields and deletes the
+   * customers that hold them, so a file found gone is stored again on a live customer. Undefined: no attachment field.
+   */
+  async liveFileId(n: number): Promise<string | undefined> {
+    if (this.files.length === 0) return undefined;
+    const i = n % this.files.length;
+    const res = await this.api.get(`/files/${this.files[i]}`);
+    if (res.status !== 200) this.files[i] = (await this.storeFile(n)) ?? this.files[i];
+    return this.files[i];
   }
 
   private async listInto(c: CollectionModel): Promise<void> {
@@ -526,7 +571,10 @@ export class World implements WorldView {
       tables.set(table_name, parts);
     }
     if (tables.size === 0) throw new Error('fuzz: no tables found for the database fingerprint');
-    const pairs = [...tables].map(([table, parts]) => `'${table}', (SELECT jsonb_build_array(${parts.join(', ')}) FROM "${table}")`);
+    // Rows the app removes in the background, whenever its job runs, are not the state a request leaves: released
+    // files are deleted by the files-purge job (a request that released one still changes the count of the others).
+    const background: Record<string, string> = { stored_files: `WHERE state <> 'released'` };
+    const pairs = [...tables].map(([table, parts]) => `'${table}', (SELECT jsonb_build_array(${parts.join(', ')}) FROM "${table}" ${background[table] ?? ''})`);
     const chunks: string[] = [];
     for (let i = 0; i < pairs.length; i += 40) chunks.push(`jsonb_build_object(${pairs.slice(i, i + 40).join(', ')})`);
     this.fingerprintSql = `SELECT (${chunks.join(' || ')})::text AS fp`;

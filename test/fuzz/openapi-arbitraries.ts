@@ -91,7 +91,20 @@ export type BodyPlan =
   /** A literal body text. */
   | { type: 'text'; text: string }
   /** A valid body's JSON text, then corrupted (`how`, at a position chosen by `at`). */
-  | { type: 'corrupt'; tree: JTree; how: Corruption; at: number };
+  | { type: 'corrupt'; tree: JTree; how: Corruption; at: number }
+  /** A multipart/form-data body of these parts, cut after `truncate` bytes when set (an upload that stops). */
+  | { type: 'multipart'; parts: MultipartPart[]; truncate?: number };
+
+/**
+ * A part of a multipart/form-data body (attachment uploads): a file part when it has a filename. Hostile names
+ * (directories, control characters, quotes, 300 characters) and types the bytes contradict are among the choices.
+ */
+export interface MultipartPart {
+  name: string;
+  filename?: string;
+  type?: string;
+  data: string;
+}
 
 export interface Plan {
   kind: Kind;
@@ -407,8 +420,36 @@ function headersArb(op: FuzzOperation): fc.Arbitrary<HeaderPlan> {
   });
 }
 
+/** The bytes of a 1x1 PNG, as latin1 text (a multipart part carries them unchanged). */
+const PNG_BYTES = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64').toString('latin1');
+
+/** Multipart bodies: mostly one file part, sometimes none, several, fields only, or cut short. */
+function multipartArb(): fc.Arbitrary<BodyPlan> {
+  const filename = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom('a.txt', 'photo.png', 'doc.pdf', 'é ü.txt', '../../etc/passwd', '..\\..\\x.png', '.hidden', '', 'a'.repeat(300), 'q"uote.txt', 'semi;colon.txt') },
+    { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+  );
+  const part = fc.record(
+    {
+      name: fc.constantFrom('file', 'upload', 'x', ''),
+      filename: fc.option(filename, { nil: undefined, freq: 6 }),
+      type: fc.option(fc.constantFrom('text/plain', 'image/png', 'application/pdf', 'application/octet-stream', 'text/html', 'image/*', '', 'nonsense'), { nil: undefined, freq: 4 }),
+      data: fc.oneof({ weight: 3, arbitrary: fc.string({ maxLength: 64 }) }, { weight: 1, arbitrary: fc.constantFrom(PNG_BYTES, '%PDF-1.4\n%%EOF\n', '') }),
+    },
+    { requiredKeys: ['name', 'data'] },
+  );
+  const oneFile = part.map((p) => ({ ...p, filename: p.filename ?? 'file.txt' }));
+  return fc
+    .tuple(
+      fc.oneof({ weight: 6, arbitrary: oneFile.map((p) => [p]) }, { weight: 3, arbitrary: fc.array(part, { maxLength: 3 }) }),
+      fc.option(fc.nat({ max: 400 }), { nil: undefined, freq: 6 }),
+    )
+    .map(([parts, truncate]): BodyPlan => ({ type: 'multipart', parts, truncate }));
+}
+
 function bodyArb(ctx: GenContext, op: FuzzOperation): fc.Arbitrary<BodyPlan> {
   if (!op.body) return fc.constant({ type: 'none' });
+  if (op.body.contentTypes[0] === 'multipart/form-data') return multipartArb();
   const tree = valueArb(ctx, op.body.schema, undefined, 0).map((t): BodyPlan => ({ type: 'json', tree: t }));
   // An optional body is sometimes left out.
   return op.body.required ? tree : fc.oneof({ weight: 4, arbitrary: tree }, { weight: 1, arbitrary: fc.constant<BodyPlan>({ type: 'none' }) });

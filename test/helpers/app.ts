@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
@@ -85,8 +88,10 @@ function once(close: () => Promise<void>): () => Promise<void> {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const fresh = options.database ? null : await freshDatabase({ onQuery: options.onQuery, dropOnClose: false });
   const database: Database = options.database ?? { ...fresh!, close: once(() => fresh!.close()) };
+  // Attachment files go to a directory of the app's own (removed with it) unless the test chooses the storage.
+  const filesDir = options.env?.FILE_STORAGE || options.env?.FILES_DIR ? undefined : await mkdtemp(path.join(tmpdir(), 'fieldline-test-files-'));
   // The suite's apps run as NODE_ENV=test (not development: loopback webhook URLs are refused unless a test allows them).
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...options.env });
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...(filesDir ? { FILES_DIR: filesDir } : {}), ...options.env });
   const app = buildApp({ database, config, clock: options.clock, rateLimits: options.rateLimits, logger: options.logger, redis: options.redis });
   const { port } = await app.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
@@ -115,6 +120,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
         // connections until app.close().
         fresh.drop();
       }
+      if (filesDir) await rm(filesDir, { recursive: true, force: true });
     }),
   };
   return testApp;

@@ -96,7 +96,7 @@ describe('event pipeline metrics', () => {
     expect(afterFailure.value('fieldline_queue_jobs', { queue: 'webhook-delivery', state: 'ready' })).toBe(0);
     expect(afterFailure.value('fieldline_queue_oldest_ready_job_age_seconds', { queue: 'webhook-delivery' })).toBe(0);
     // Every queue of the app has its series, each with the three states.
-    for (const queue of ['webhook-delivery', 'events-purge', 'idempotency-keys-purge']) {
+    for (const queue of ['webhook-delivery', 'events-purge', 'idempotency-keys-purge', 'files-purge']) {
       for (const state of ['ready', 'deferred', 'active']) expect(afterFailure.value('fieldline_queue_jobs', { queue, state }), `${queue} ${state}`).toBeGreaterThanOrEqual(0);
     }
   });

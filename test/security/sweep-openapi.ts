@@ -93,6 +93,12 @@ export function buildModel(doc: Doc): Model {
     model.kinds.add(list.kind);
   }
   for (const s of singletons) model.kinds.add(s.kind);
+  // A record read by its id only, no list serving it (GET /files/{file_id}: the files of attachment fields): a kind
+  // of its own, whose ids the catalog finds in the records that refer to them (collectCatalog).
+  for (const { method, path } of ops) {
+    const m = /^\/([a-z_]+)\/\{([a-z_]+)_id\}$/.exec(path);
+    if (method === 'get' && m && !lists.some((l) => l.path === `/${m[1]}`)) model.kinds.add(m[2]);
+  }
   for (const { method, path } of ops) {
     const m = /^(.*)\/\{id\}$/.exec(path);
     if (method === 'get' && m) {
@@ -152,8 +158,10 @@ function nextPath(headers: Headers): string | null {
  */
 export async function collectCatalog(model: Model, api: Client): Promise<Catalog> {
   const catalog = emptyCatalog();
+  const records: any[] = [];
   const put = (kind: string, record: any, source: string, parent?: string) => {
     if (record?.id === undefined || record?.id === null) return;
+    records.push(record);
     addRef(catalog, kind, { id: record.id as IdValue, parent, relatedName: record.related_name, source, createdAt: record.created_at });
     for (const [prop, child] of model.children.get(kind) ?? []) {
       for (const entry of Array.isArray(record[prop]) ? record[prop] : []) put(child, entry, `${source}.${prop}`, String(record.id));
@@ -180,6 +188,12 @@ export async function collectCatalog(model: Model, api: Client): Promise<Catalog
         for (const p of parents) await readAll(list.path.replace(/\{[a-z_]+\}/, String(p.id)), list, String(p.id));
       }
       pending.splice(pending.indexOf(list), 1);
+    }
+  }
+  // The files the records' attachment values name (custom_fields entries holding a file_id).
+  for (const record of records) {
+    for (const value of Object.values<any>(record?.custom_fields ?? {})) {
+      if (value && typeof value === 'object' && typeof value.file_id === 'string' && model.kinds.has('file')) addRef(catalog, 'file', { id: value.file_id, source: 'custom_fields', createdAt: record.created_at });
     }
   }
   for (const s of model.singletons) {

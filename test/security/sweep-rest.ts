@@ -1,6 +1,7 @@
 import type { Client } from '../helpers/http.ts';
 import { camel, garbageCursor, normalise, pool, randomIdLike, randomMarker, setAt, spread, type Catalog, type IdValue, type Ref } from './sweep-kit.ts';
 import { collectionKind, restPositions, resourceKind, type Model, type Operation, type RestPosition } from './sweep-openapi.ts';
+import { multipartFile, SWEEP_BOUNDARY } from './sweep-seed.ts';
 
 // The REST half of the sweep: for every id position of every operation of the OpenAPI document, tenant A sends
 // the request once with B's id there and once with a random id, everything else being A's own valid values;
@@ -93,7 +94,7 @@ export async function runRestSweep(model: Model, api: Client, a: Side, b: Side, 
   };
   const { positions, templates } = restPositions(model, fillFor, userKind);
   const skipped: RestSweep['skipped'] = [];
-  const jobs: { position: RestPosition; foreign: IdValue; random: IdValue; build: (v: IdValue) => { method: string; url: string; body?: unknown; headers: Record<string, string> } }[] = [];
+  const jobs: { position: RestPosition; foreign: IdValue; random: IdValue; build: (v: IdValue) => { method: string; url: string; body?: unknown; raw?: Uint8Array<ArrayBuffer>; headers: Record<string, string> } }[] = [];
 
   for (const position of positions) {
     const { op, where, name, kind } = position;
@@ -134,7 +135,8 @@ export async function runRestSweep(model: Model, api: Client, a: Side, b: Side, 
     const template = templates.get(op);
     const ifMatch = op.params.some((p) => p.in === 'header' && /^if-match$/i.test(p.name));
     const last = op.params.filter((p) => p.in === 'path').pop()?.name;
-    const build = (value: IdValue, foreign: IdValue) => {
+    const multipart = op.op.requestBody?.content?.['multipart/form-data'] !== undefined;
+    const build = (value: IdValue, foreign: IdValue): { method: string; url: string; body?: unknown; raw?: Uint8Array<ArrayBuffer>; headers: Record<string, string> } => {
       let path = op.path;
       for (const [param, v] of Object.entries(aPath)) path = path.replace(`{${param}}`, param === name && where === 'path' ? encodeURIComponent(String(value)) : v);
       let query = '';
@@ -155,8 +157,12 @@ export async function runRestSweep(model: Model, api: Client, a: Side, b: Side, 
       if (ifMatch && last) {
         // The ETag of the record the path names: B's own ETag when B's record is named, for both values.
         const named = where === 'path' && name === last ? String(foreign) : aPath[last];
-        headers['if-match'] = b.catalog.etags.get(named) ?? a.catalog.etags.get(named) ?? 'W/"0-0"';
+        // A last parameter that is no record with an ETag (an attachment path's {field_id}): the record's {id} is.
+        const etagOf = (id: string | undefined) => (id === undefined ? undefined : (b.catalog.etags.get(id) ?? a.catalog.etags.get(id)));
+        headers['if-match'] = etagOf(named) ?? etagOf(where === 'path' && name === 'id' ? String(foreign) : aPath.id) ?? 'W/"0-0"';
       }
+      // A multipart operation (an attachment upload) gets one small file part: its checks run before the body is read.
+      if (multipart) return { method: op.method.toUpperCase(), url: `${path}${query ? `?${query}` : ''}`, raw: new Uint8Array(multipartFile('sweep.txt', 'sweep')) as Uint8Array<ArrayBuffer>, headers: { ...headers, 'content-type': `multipart/form-data; boundary=${SWEEP_BOUNDARY}` } };
       return { method: op.method.toUpperCase(), url: `${path}${query ? `?${query}` : ''}`, body, headers };
     };
     for (const foreign of foreigns) jobs.push({ position, foreign, random, build: (v: IdValue) => build(v, foreign) });
@@ -165,7 +171,7 @@ export async function runRestSweep(model: Model, api: Client, a: Side, b: Side, 
   const checks = await pool(jobs, width, async ({ position, foreign, random, build }) => {
     const send = async (value: IdValue) => {
       const req = build(value);
-      const res = await api.request(req.method, req.url, { body: req.body, headers: req.headers });
+      const res = await api.request(req.method, req.url, { body: req.body, raw: req.raw, headers: req.headers });
       return { status: res.status, contentType: res.headers.get('content-type'), body: res.body ?? res.text };
     };
     const foreignRes = await send(foreign);

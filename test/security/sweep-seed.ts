@@ -321,5 +321,22 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   for (const def of resources) {
     while ((made.get(restPath(def))?.length ?? 0) < 2) await created(restPath(def), bodyKeyOf(def), plainFields(def, marker, reference, cf(def.className)));
   }
+  // Files: an attachment field of the first customer holds one (PUT multipart), so GET /files/{file_id} and the
+  // attachment paths have records of the tenant's to name (the file_id is in the record's custom_fields).
+  const attachment = (await admin.addCustomField({ accountId: tenant.accountId, relatedName: 'Customer', name: `${marker} Customer file`, type: 'attachment' })).id;
+  const customer = await readRecord(api, 'customers', c0.id);
+  const upload = await api.request('PUT', `/customers/${c0.id}/custom_fields/${attachment}`, {
+    raw: new Uint8Array(multipartFile(`${marker}-contract.txt`, `${marker} file`)),
+    headers: { 'content-type': `multipart/form-data; boundary=${SWEEP_BOUNDARY}`, 'if-match': customer.etag },
+  });
+  expect(upload.status, upload.text).toBe(200);
   return { tenant, api, marker };
+}
+
+/** The boundary of the multipart bodies the sweep sends (sweep-rest.ts sends one to every multipart operation). */
+export const SWEEP_BOUNDARY = 'sweep-boundary-1c9e';
+
+/** A multipart/form-data body holding one text file. */
+export function multipartFile(filename: string, text: string): Buffer {
+  return Buffer.from(`--${SWEEP_BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${text}\r\n--${SWEEP_BOUNDARY}--\r\n`);
 }

@@ -39,9 +39,10 @@ export function registerLookupCommands(program: Command, ctx: CommandContext): v
   const field = program.command('custom-field').description('define custom fields');
   lookupOptions(field.command('add').description('add a custom field definition to a resource class'))
     .requiredOption('--type <type>', customFieldTypes.join('|'))
-    .option('--options <list>', 'comma-separated choices (required for select and multiselect)')
+    .option('--options <list>', 'comma-separated choices (required for select and multiselect); for attachment, the content types allowed (image/png,image/*,application/pdf; default any)')
+    .option('--max-size <bytes>', 'attachment: the largest file in bytes (default 26214400, 25 MB)')
     .option('--required', 'records must carry a value')
-    .action(async (opts: { account: string; resource: string; name: string; type: string; options?: string; required?: boolean }) => {
+    .action(async (opts: { account: string; resource: string; name: string; type: string; options?: string; maxSize?: string; required?: boolean }) => {
       const accountId = parseUuid('--account', opts.account);
       const relatedName = parseResource(opts.resource);
       const name = parseName('--name', opts.name);
@@ -49,11 +50,14 @@ export function registerLookupCommands(program: Command, ctx: CommandContext): v
       const options = parseList(opts.options);
       const choices = type === 'select' || type === 'multiselect';
       if (choices && options.length === 0) throw new UsageError(`--options is required for ${type} fields, e.g. --options a,b`);
-      if (!choices && opts.options !== undefined) throw new UsageError('--options goes with --type select or multiselect');
+      if (!choices && type !== 'attachment' && opts.options !== undefined) throw new UsageError('--options goes with --type select, multiselect or attachment');
       if (new Set(options).size !== options.length) throw new UsageError('--options must not repeat a choice');
-      const row = await (await ctx.admin()).addCustomField({ accountId, relatedName, name, type, options, required: opts.required ?? false });
+      if (opts.maxSize !== undefined && type !== 'attachment') throw new UsageError('--max-size goes with --type attachment');
+      if (opts.maxSize !== undefined && !/^\d{1,10}$/.test(opts.maxSize.trim())) throw new UsageError(`--max-size must be a whole number of bytes; got "${opts.maxSize}"`);
+      const maxSizeBytes = opts.maxSize === undefined ? undefined : Number(opts.maxSize.trim());
+      const row = await (await ctx.admin()).addCustomField({ accountId, relatedName, name, type, options, required: opts.required ?? false, maxSizeBytes });
       ctx.result({ custom_field_definition: row }, [
-        `Added custom field "${row.name}" (${row.id}) for ${row.related_name}: ${row.field_type}${row.options.length ? ` [${row.options.join(', ')}]` : ''}${row.required ? ', required' : ''}`,
+        `Added custom field "${row.name}" (${row.id}) for ${row.related_name}: ${row.field_type}${row.options.length ? ` [${row.options.join(', ')}]` : ''}${row.max_size_bytes ? `, at most ${row.max_size_bytes} bytes` : ''}${row.required ? ', required' : ''}`,
       ]);
     });
   lookupOptions(field.command('remove').description('retire a custom field definition (values on records are no longer served by the lookup)'))

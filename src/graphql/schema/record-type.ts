@@ -10,6 +10,7 @@ import { camelCase } from '../../kernel/naming.ts';
 import { outputFieldText, resourceTexts } from './descriptions.ts';
 import { graphqlType, servedFieldExtensions } from './field-types.ts';
 import { childTypeName, type ChildTypes } from './child-types.ts';
+import { hasAttachmentValues, withDownloadLinks } from '../../kernel/file-links.ts';
 
 /** The backing value of a record type: the REST wire record and its ETag (every read gives both). */
 export type RecordShape = Single;
@@ -36,6 +37,19 @@ export function registerRecordType(builder: Builder, def: ResourceDefinition, sh
           // A list of values: the list as the record holds it (read with it when selected).
           exposeRecordField(name, info.name);
           fields[name] = t.field({ type: [graphqlType(valueField.spec.kind, builder, valueField.spec.enum)], description: outputFieldText(info) } as AnyOptions);
+          continue;
+        }
+        if (info.name === 'custom_fields') {
+          // Attachment values are served with their signed download link (src/kernel/file-links.ts), like REST's.
+          fields[name] = t.field({
+            type: graphqlType(info.kind, builder, info.enum),
+            nullable: info.nullable,
+            description: outputFieldText(info),
+            resolve: (parent: RecordShape, _args: unknown, ctx: GraphQLContext) => {
+              const values = parent.record.custom_fields;
+              return hasAttachmentValues(values) ? ctx.domain.attachments.signer().then((sign) => withDownloadLinks(values, sign)) : values;
+            },
+          } as AnyOptions);
           continue;
         }
         fields[name] = collection

@@ -6,6 +6,9 @@ import { defaultModules, type IdentityChange } from '../../kernel/auth.ts';
 import type { AccountModules } from '../../kernel/context.ts';
 import { newId } from '../../kernel/ids.ts';
 import { customFieldTypes, type CustomFieldType } from '../../kernel/lookups.ts';
+
+/** The largest size limit an attachment field may set: 1 GiB (the default is 25 MB). */
+const MAX_ATTACHMENT_BYTES = 1024 * 1024 * 1024;
 import { roles, type Role } from '../../kernel/permissions.ts';
 import { ApiVersions, CURRENT_VERSION, defaultApiVersions } from '../../kernel/versioning.ts';
 import { allScopes, defaultStatuses, isScope, relatedNames } from '../catalog.ts';
@@ -219,11 +222,19 @@ export class AdminService {
     return { id: row.id, related_name: row.related_name, display_name: row.display_name, removed: true };
   }
 
-  async addCustomField(input: { accountId: string; relatedName: string; name: string; type: string; options?: string[]; required?: boolean }) {
+  async addCustomField(input: { accountId: string; relatedName: string; name: string; type: string; options?: string[]; required?: boolean; maxSizeBytes?: number }) {
     await this.checkLookupTarget(input.accountId, input.relatedName, input.name);
     if (!(customFieldTypes as readonly string[]).includes(input.type)) fail(`--type must be one of ${customFieldTypes.join(', ')}`);
     const options = (input.options ?? []).map((o) => o.trim()).filter(Boolean);
     if ((input.type === 'select' || input.type === 'multiselect') && options.length === 0) fail(`--options is required for ${input.type} fields`);
+    // An attachment field's options are the content types it accepts (type/subtype or type/*); it may set a size limit.
+    if (input.type === 'attachment') {
+      for (const option of options) if (!/^[a-z0-9.+-]+\/([a-z0-9.+-]+|\*)$/i.test(option)) fail(`--options of an attachment field are content types (image/png, image/*); got "${option}"`);
+    }
+    if (input.maxSizeBytes !== undefined) {
+      if (input.type !== 'attachment') fail('--max-size goes with --type attachment');
+      if (!Number.isInteger(input.maxSizeBytes) || input.maxSizeBytes < 1 || input.maxSizeBytes > MAX_ATTACHMENT_BYTES) fail(`--max-size must be a whole number of bytes from 1 to ${MAX_ATTACHMENT_BYTES}`);
+    }
     const where = { account_id: input.accountId, related_name: input.relatedName, name: input.name, deleted_at: null };
     if (await this.db.customFieldDefinition.findFirst({ where })) fail(`custom field "${input.name}" already exists for ${input.relatedName}`);
     const position = await this.db.customFieldDefinition.count({ where: { account_id: input.accountId, related_name: input.relatedName, deleted_at: null } });
@@ -236,10 +247,11 @@ export class AdminService {
         field_type: input.type as CustomFieldType,
         options,
         required: input.required ?? false,
+        max_size_bytes: input.type === 'attachment' ? (input.maxSizeBytes ?? null) : null,
         position,
       },
     });
-    return { id: row.id, related_name: row.related_name, name: row.name, field_type: row.field_type, options: row.options, required: row.required };
+    return { id: row.id, related_name: row.related_name, name: row.name, field_type: row.field_type, options: row.options, required: row.required, max_size_bytes: row.max_size_bytes };
   }
 
   /** Retires a custom field definition: it leaves the lookup and can no longer be written or filtered. */

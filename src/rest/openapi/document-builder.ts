@@ -87,7 +87,8 @@ export function createDocumentBuilder(registry: OpenAPIRegistry, parameters: Req
       const body = rest.request?.body;
       registry.registerPath({
         ...rest,
-        ...operationSecurity(scopes, open),
+        // A file downloads with the key or, without one, by its signed link.
+        ...(op.kind === 'file' ? { security: [...operationSecurity(scopes, false).security, {}] } : operationSecurity(scopes, open)),
         request: { ...rest.request, headers, ...(body ? { body: { ...body, content: withExamples(body.content) } } : {}) },
         responses: {
           ...Object.fromEntries(Object.entries(ok).map(([status, response]) => [status, 'content' in response && response.content ? { ...response, content: withExamples(response.content) } : response])),

@@ -15,6 +15,7 @@ import { withPathParameters } from './path-parameters.ts';
 import { createProblemResponses } from './problem-responses.ts';
 import { registerRequestParameters } from './request-parameters.ts';
 import { registerResourceOperations } from './resource-operations.ts';
+import { registerFileOperation } from './attachment-operations.ts';
 import { documentSecurity, registerSecurityScheme } from './security.ts';
 import { missingRecordSchemas, registerWebhookOperations, WEBHOOKS_TAG } from './webhook-operations.ts';
 
@@ -52,6 +53,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
   registerLookupOperations(builder);
   const records = new Map(resources.map((def) => [def.name, registerResourceOperations(builder, def)]));
   registerExtraOperations(builder, records);
+  registerFileOperation(builder);
   registerDocumentOperation(builder);
   registerWebhookOperations(registry);
   problems.registerExamples();
@@ -65,6 +67,7 @@ export function buildOpenApiDocument(options: OpenApiOptions = {}): object {
       { name: 'Identity', description: 'The caller.' },
       { name: 'Lookups', description: 'Tenant-configured statuses, labels and custom field definitions.' },
       ...resources.map((def) => ({ name: title(def.plural), description: docText(def.description) })),
+      { name: 'Files', description: 'The files of attachment custom fields.' },
       { name: 'Meta', description: 'This document, and the AsyncAPI document of the events.' },
       WEBHOOKS_TAG,
     ],

@@ -10,6 +10,10 @@ export type Operation =
   | { kind: 'list' | 'create' | 'get' | 'update' | 'delete'; def: ResourceDefinition }
   /** A declared extra operation; `includes` are the standard operations whose rules it also runs. */
   | { kind: 'extra'; extra: ExtraOperation; includes: Operation[] }
+  /** PUT and DELETE of an attachment custom field (src/rest/attachments.ts). */
+  | { kind: 'attachment_set' | 'attachment_clear'; def: ResourceDefinition }
+  /** GET /files/{file_id}: with a key or a signed link. */
+  | { kind: 'file' }
   | { kind: 'me' }
   | { kind: 'lookup' }
   | { kind: 'openapi' };
@@ -39,6 +43,10 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
   add(...authenticated);
   if (op.kind === 'lookup') add('filter.invalid');
   if (op.kind === 'me' || op.kind === 'lookup') return ordered(codes);
+  if (op.kind === 'file') {
+    add('auth.scope_missing', 'resource.not_found', 'file.signature_invalid', 'filter.invalid');
+    return ordered(codes);
+  }
   if (op.kind === 'extra') {
     const { extra } = op;
     if (extra.scopes.length > 0) add('auth.scope_missing');
@@ -52,7 +60,7 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
   }
   add('auth.scope_missing');
   const { def } = op;
-  add(...(def.errors?.[op.kind] ?? []));
+  add(...((op.kind === 'attachment_set' || op.kind === 'attachment_clear' ? undefined : def.errors?.[op.kind]) ?? []));
   switch (op.kind) {
     case 'list':
       add('filter.invalid', 'cursor.invalid', 'cursor.invalid_filters', 'cursor.expired', 'pagination.limit_too_large');
@@ -74,6 +82,12 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
       break;
     case 'delete':
       add('precondition.required', 'precondition.failed', 'resource.not_found');
+      break;
+    case 'attachment_set':
+      add('request.unsupported_media_type', 'request.body_too_large', 'precondition.required', 'precondition.failed', 'resource.not_found', 'validation.failed');
+      break;
+    case 'attachment_clear':
+      add('precondition.required', 'precondition.failed', 'resource.not_found', 'validation.failed');
       break;
   }
   return ordered(codes);

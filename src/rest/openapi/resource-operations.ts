@@ -11,6 +11,7 @@ import { camel, title, words } from './naming.ts';
 import { recordSchema } from './record-schemas.ts';
 import { createBodyName, createSchema, updateSchema } from './write-schemas.ts';
 import { z } from './zod.ts';
+import { registerAttachmentOperations } from './attachment-operations.ts';
 
 // The five standard operations of a resource (list, create, get, update, delete) and the schemas they use,
 // all from its declaration.
@@ -135,5 +136,6 @@ export function registerResourceOperations({ register, response, parameters, add
       },
     );
   }
+  registerAttachmentOperations({ parameters, addOperation }, def, current);
   return record;
 }

@@ -1,0 +1,15 @@
+// Minimal typings for the parts of s3rver the attachment tests use (the package ships none).
+declare module 's3rver' {
+  interface S3rverOptions {
+    port?: number;
+    address?: string;
+    directory: string;
+    silent?: boolean;
+    configureBuckets?: { name: string; configs: string[] }[];
+  }
+  export default class S3rver {
+    constructor(options: S3rverOptions);
+    run(): Promise<{ address: string; port: number }>;
+    close(): Promise<void>;
+  }
+}
