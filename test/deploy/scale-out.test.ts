@@ -37,7 +37,8 @@ import { parseSamples } from '../ops/prometheus.ts';
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
 const redisUrl = process.env.TEST_REDIS_URL ?? ((await reachable(6379)) ? 'redis://127.0.0.1:6379' : undefined);
-const haproxyInstalled = spawnSync('haproxy', ['-v'], { stdio: 'ignore' }).status === 0;
+/** Debian's haproxy is in /usr/sbin, which a non-root PATH may lack. */
+const haproxy = ['haproxy', '/usr/sbin/haproxy'].find((bin) => spawnSync(bin, ['-v'], { stdio: 'ignore' }).status === 0);
 
 const WORKERS = 4;
 /** The webhook_ingest bucket: requests a key may make per minute to webhook management (src/kernel/rate-limit.ts). */
@@ -83,7 +84,7 @@ describe.skipIf(!databaseUrl)('the scaled-out deployment: two API processes behi
 
   beforeAll(async () => {
     if (!redisUrl) throw new Error('this test needs Redis: set TEST_REDIS_URL, or run one on 127.0.0.1:6379');
-    if (!haproxyInstalled) throw new Error('this test needs haproxy on PATH (apt-get install -y haproxy; .ci/run does)');
+    if (!haproxy) throw new Error('this test needs haproxy on PATH (apt-get install -y haproxy; .ci/run does)');
     server = await serverDatabase('fl_scale');
     // The compose file's migrate service, as a process of its own: migrations and the first start's demo account.
     migrateOutput = await runMigrate(server!.url);
@@ -552,7 +553,7 @@ async function startBalancer(ports: number[]): Promise<Balancer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fl-haproxy-'));
   const file = path.join(dir, 'haproxy.cfg');
   writeFileSync(file, config);
-  const child: ChildProcess = spawn('haproxy', ['-db', '-f', file], {
+  const child: ChildProcess = spawn(haproxy!, ['-db', '-f', file], {
     env: { ...process.env, LB_BIND: `127.0.0.1:${port}`, LB_STATS_BIND: `127.0.0.1:${statsPort}`, LB_LOG_LEVEL: 'warning' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
