@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -122,10 +122,21 @@ describe.skipIf(!databaseUrl)('the scaled-out deployment: two API processes behi
     ]);
   }, 60_000);
 
-  it('the migrate service applies the migrations once and exits 0; the replicas start on the migrated database at once', () => {
+  it('the migrate service applies every migration once and makes the one demo account; the replicas that start after it add neither', async () => {
     expect(migrateOutput).toContain('"msg":"migrations applied"');
     expect(migrateOutput).toContain('Demo API key');
-    expect(processes).toHaveLength(2);
+    const folders = readdirSync(path.join(projectRoot, 'prisma', 'migrations'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    const applied = (await observer!.query<{ migration_name: string; n: number }>(
+      `SELECT migration_name, count(*)::int AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL GROUP BY migration_name`,
+    )).rows;
+    expect(new Map(applied.map((row) => [row.migration_name, row.n]))).toEqual(new Map(folders.map((name) => [name, 1])));
+    // Two accounts: the migrate service's demo account and this test's; the replicas found accounts and made none.
+    const accounts = (await observer!.query<{ name: string; sandbox: boolean }>(`SELECT name, sandbox FROM accounts ORDER BY name`)).rows;
+    expect(accounts).toEqual([
+      { name: 'Demo Field Services', sandbox: true },
+      { name: 'Scaled Out Ltd', sandbox: false },
+    ]);
+    expect(await Promise.all(processes.slice(0, 2).map(async (child) => (await fetch(`${child.url}/readyz`)).status))).toEqual([200, 200]);
   });
 
   it(
@@ -175,6 +186,7 @@ describe.skipIf(!databaseUrl)('the scaled-out deployment: two API processes behi
       await locker.query('BEGIN');
       await locker.query('SELECT id FROM customers WHERE id = $1::uuid FOR UPDATE', [heldCustomerId]);
       const heldPayments: Promise<void>[] = [];
+      const databasePort = Number(new URL(server!.url).port || 5432);
       const heldClient = balancedClient(lb!.url, subscriberToken);
       let heldInHolder = false;
       for (let i = 1; i <= 4 && !heldInHolder; i++) {
@@ -186,7 +198,8 @@ describe.skipIf(!databaseUrl)('the scaled-out deployment: two API processes behi
           )).rows;
           return rows.length === i ? rows : null;
         });
-        heldInHolder = waiting.some((row) => socketOwner(row.client_port, 5432, [holder.pid]) === holder.pid);
+        // The processes reach PostgreSQL on 127.0.0.1 (TEST_DATABASE_URL), so /proc/net/tcp holds their sockets.
+        heldInHolder = waiting.some((row) => socketOwner(row.client_port, databasePort, [holder.pid]) === holder.pid);
       }
       expect(heldInHolder, 'a held payment in the process to be killed').toBe(true);
 

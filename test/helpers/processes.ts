@@ -28,9 +28,9 @@ export interface Spawned {
 }
 
 /**
- * src/main.ts on an ephemeral port of 127.0.0.1 (or `env.PORT`: a process started again where one was killed) with `env` over this process's environment (LOG_LEVEL warn unless
- * `env` says otherwise; this process's NODE_OPTIONS and REDIS_URL are not passed on, `env`'s are), in a process group
- * of its own; resolves once its banner names the port. Give it DATABASE_URL, and create an account first: on a
+ * src/main.ts on an ephemeral port of 127.0.0.1 (or `env.PORT`: a process started again where one was killed) with
+ * `env` over this process's environment (LOG_LEVEL warn unless `env` says otherwise; this process's NODE_OPTIONS and
+ * REDIS_URL are not passed on, `env`'s are), in a process group of its own; resolves once its banner names the port. Give it DATABASE_URL, and create an account first: on a
  * database without one it makes the demo account. `runtime` is how Node runs the TypeScript: through tsx (the
  * default, as `npm start`), or `transform-types`, Node 24's own TypeScript support, as the Docker image runs it.
  */
