@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClient } from 'graphql-ws';
@@ -10,7 +9,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { serverDatabase } from '../helpers/database.ts';
 import { createCustomer } from '../helpers/factories/customers.ts';
-import { spawnServer, teardown, until, type Spawned } from '../helpers/processes.ts';
+import { socketOwner, spawnServer, teardown, until, type Spawned } from '../helpers/processes.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receivers.ts';
 
 // Webhook delivery across real server processes (docs/webhooks.md, src/events/queue.ts): every process runs the
@@ -324,34 +323,4 @@ async function attributingReceiver(candidates: number[]): Promise<{ url: string;
         server.closeAllConnections();
       }),
   };
-}
-
-/** Which of `pids` holds the TCP socket 127.0.0.1:<localPort> -> 127.0.0.1:<remotePort> (Linux /proc), or null. */
-function socketOwner(localPort: number, remotePort: number, pids: number[]): number | null {
-  const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
-  const local = `0100007F:${hex(localPort)}`;
-  const remote = `0100007F:${hex(remotePort)}`;
-  const line = readFileSync('/proc/net/tcp', 'utf8')
-    .split('\n')
-    .map((row) => row.trim().split(/\s+/))
-    .find((fields) => fields[1] === local && fields[2] === remote);
-  const inode = line?.[9];
-  if (!inode || inode === '0') return null;
-  const target = `socket:[${inode}]`;
-  for (const pid of pids) {
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      try {
-        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return pid;
-      } catch {
-        // closed meanwhile
-      }
-    }
-  }
-  return null;
 }

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from './cli.ts';
 import { client, type Client } from './http.ts';
@@ -27,16 +28,19 @@ export interface Spawned {
 }
 
 /**
- * src/main.ts on an ephemeral port of 127.0.0.1 with `env` over this process's environment (LOG_LEVEL warn unless
- * `env` says otherwise; NODE_OPTIONS and REDIS_URL are not passed on), in a process group of its own; resolves once
- * its banner names the port. Give it DATABASE_URL, and create an account first: on a database without one it makes
- * the demo account.
+ * src/main.ts on an ephemeral port of 127.0.0.1 (or `env.PORT`: a process started again where one was killed) with
+ * `env` over this process's environment (LOG_LEVEL warn unless `env` says otherwise; this process's NODE_OPTIONS and
+ * REDIS_URL are not passed on, `env`'s are), in a process group of its own; resolves once its banner names the port. Give it DATABASE_URL, and create an account first: on a
+ * database without one it makes the demo account. `runtime` is how Node runs the TypeScript: through tsx (the
+ * default, as `npm start`), or `transform-types`, Node 24's own TypeScript support, as the Docker image runs it.
  */
-export async function spawnServer(env: Record<string, string>): Promise<Spawned> {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: '0', HOST: '127.0.0.1' };
-  delete childEnv.NODE_OPTIONS;
-  delete childEnv.REDIS_URL;
-  const child: ChildProcess = spawn(node24, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'src/main.ts'], {
+export async function spawnServer(env: Record<string, string>, options: { runtime?: 'tsx' | 'transform-types' } = {}): Promise<Spawned> {
+  const inherited: NodeJS.ProcessEnv = { ...process.env };
+  delete inherited.NODE_OPTIONS;
+  delete inherited.REDIS_URL;
+  const childEnv: NodeJS.ProcessEnv = { ...inherited, LOG_LEVEL: 'warn', ...env, PORT: env.PORT ?? '0', HOST: '127.0.0.1' };
+  const loader = options.runtime === 'transform-types' ? ['--experimental-transform-types'] : ['--import', 'tsx'];
+  const child: ChildProcess = spawn(node24, ['--disable-warning=ExperimentalWarning', ...loader, 'src/main.ts'], {
     cwd: projectRoot,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -110,4 +114,37 @@ export async function teardown(steps: readonly (() => unknown)[]): Promise<void>
     }
   }
   if (failures.length) throw failures[0];
+}
+
+/**
+ * Which of `pids` holds the TCP socket 127.0.0.1:<localPort> -> 127.0.0.1:<remotePort> (Linux /proc), or null: the
+ * operating system's view of which process sent a request (a webhook delivery) or holds a database connection.
+ */
+export function socketOwner(localPort: number, remotePort: number, pids: number[]): number | null {
+  const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
+  const local = `0100007F:${hex(localPort)}`;
+  const remote = `0100007F:${hex(remotePort)}`;
+  const line = readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .map((row) => row.trim().split(/\s+/))
+    .find((fields) => fields[1] === local && fields[2] === remote);
+  const inode = line?.[9];
+  if (!inode || inode === '0') return null;
+  const target = `socket:[${inode}]`;
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        if (readlinkSync(`/proc/${pid}/fd/${fd}`) === target) return pid;
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return null;
 }
