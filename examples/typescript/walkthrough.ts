@@ -1,11 +1,14 @@
 // The README's walk through the API, as a partner's typed TypeScript client would do it: types generated from
 // the served OpenAPI document by openapi-typescript (api.d.ts beside this file), requests made by openapi-fetch.
+// A package of its own (README.md beside this file):
 //
-//   npx openapi-typescript http://localhost:3000/api/v2/openapi.json -o examples/typescript/api.d.ts
-//   FIELDLINE_URL=http://localhost:3000 FIELDLINE_KEY=svc_... npx tsx examples/typescript/walkthrough.ts
+//   npm install
+//   FIELDLINE_URL=http://localhost:3000 npm run generate
+//   FIELDLINE_URL=http://localhost:3000 FIELDLINE_KEY=svc_... npm start
 //
 // test/examples/typescript-client.test.ts regenerates api.d.ts from a running server, type-checks this file
-// against it and runs it, so a change of the document that breaks generated clients fails the suite.
+// against it with this package's tsconfig.json and runs it, so a change of the document that breaks generated
+// clients fails the suite.
 
 import createClient from 'openapi-fetch';
 import type { paths } from './api.d.ts';

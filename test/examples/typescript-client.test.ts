@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -23,27 +23,10 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 describe('the typed TypeScript client of examples/typescript', () => {
   it('is generated from the served document, type-checks, walks the README flow against the server, and matches the committed types', async () => {
     mkdirSync(work, { recursive: true });
-    cpSync(path.join(example, 'walkthrough.ts'), path.join(work, 'walkthrough.ts'));
-    // An ES module, as in the project (top-level await).
-    writeFileSync(path.join(work, 'package.json'), '{ "type": "module" }\n');
+    // The package as a partner copies it out: its walkthrough, package.json and tsconfig.json (not its api.d.ts,
+    // generated again below). Inside the project, its imports resolve from the project's node_modules.
+    for (const file of ['walkthrough.ts', 'package.json', 'tsconfig.json']) cpSync(path.join(example, file), path.join(work, file));
     await run(bin('openapi-typescript'), [`${t.url}/api/v2/openapi.json`, '-o', path.join(work, 'api.d.ts')], { cwd: projectRoot });
-    writeFileSync(
-      path.join(work, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2023',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          allowImportingTsExtensions: true,
-          noEmit: true,
-          strict: true,
-          skipLibCheck: true,
-          types: ['node'],
-          typeRoots: [path.join(projectRoot, 'node_modules', '@types')],
-        },
-        files: ['walkthrough.ts'],
-      }),
-    );
     const typecheck = await run(bin('tsc'), ['-p', path.join(work, 'tsconfig.json')], { cwd: work }).catch((error) => error);
     expect(typecheck.stdout ?? '', 'the example does not type-check against types generated from the served document').toBe('');
 
@@ -60,4 +43,21 @@ describe('the typed TypeScript client of examples/typescript', () => {
     const committed = readFileSync(path.join(example, 'api.d.ts'), 'utf8');
     expect(readFileSync(path.join(work, 'api.d.ts'), 'utf8') === committed, 'examples/typescript/api.d.ts is stale: run `npm run artifacts`').toBe(true);
   }, 120_000);
+
+  it('is a package of its own: it declares every package it imports or runs, in ranges the project installs', () => {
+    const manifest = JSON.parse(readFileSync(path.join(example, 'package.json'), 'utf8')) as { type?: string; dependencies?: Record<string, string>; devDependencies?: Record<string, string>; scripts: Record<string, string> };
+    const root = JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    const declared = { ...manifest.dependencies, ...manifest.devDependencies };
+    expect(manifest.type).toBe('module');
+    const source = readFileSync(path.join(example, 'walkthrough.ts'), 'utf8');
+    const imported = [...source.matchAll(/^import .* from '([^.][^']*)';$/gm)].map((m) => m[1]).filter((name) => !name.startsWith('node:'));
+    const ran = Object.values(manifest.scripts).map((script) => script.split(' ')[0]);
+    const binOf: Record<string, string> = { tsc: 'typescript', tsx: 'tsx', 'openapi-typescript': 'openapi-typescript' };
+    expect(imported).toContain('openapi-fetch');
+    for (const name of [...imported, ...ran.map((command) => binOf[command] ?? command), '@types/node']) {
+      expect(declared[name], `examples/typescript/package.json does not declare ${name}`).toBeDefined();
+      // The range the suite tests it with: the project's own.
+      expect(declared[name], `${name}: the example's range differs from the project's`).toBe(root.dependencies[name] ?? root.devDependencies[name]);
+    }
+  });
 });
