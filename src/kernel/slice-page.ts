@@ -67,6 +67,8 @@ export class SlicedPage<T> {
     readonly hasPreviousPage: boolean,
     private readonly offset: number,
     private readonly binding: SliceBinding,
+    /** How many items the whole collection holds (it is in memory: counting it costs nothing). */
+    readonly totalCount: number,
   ) {}
 
   /** The cursor that resumes the collection after the item at `index` of nodes. */
@@ -83,11 +85,11 @@ export class SlicedPage<T> {
 
   /** The same page serving other values for its items (a relation's records for its entries). */
   withNodes<U>(nodes: U[]): SlicedPage<U> {
-    return new SlicedPage(nodes, this.hasNextPage, this.hasPreviousPage, this.offset, this.binding);
+    return new SlicedPage(nodes, this.hasNextPage, this.hasPreviousPage, this.offset, this.binding, this.totalCount);
   }
 }
 
 /** The page of `items` at bounds already read from the arguments (sliceBounds). */
 export function cutPage<T>(items: readonly T[], { offset, first }: SliceBounds, binding: SliceBinding): SlicedPage<T> {
-  return new SlicedPage(items.slice(offset, offset + first), items.length > offset + first, offset > 0, offset, binding);
+  return new SlicedPage(items.slice(offset, offset + first), items.length > offset + first, offset > 0, offset, binding, items.length);
 }

@@ -36,6 +36,17 @@ const JOBS = `query($id: ID!, $first: Int, $after: String) { customer(id: $id) {
   edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`;
 
 describe('collections below a record are connections', () => {
+  it("counts a job's lines in totalCount on every page, and a list's connections have no totalCount (it would be a COUNT)", async () => {
+    const LINES = `query($id: ID!, $after: String) { job(id: $id) { lineitems(first: 2, after: $after) { totalCount nodes { description } pageInfo { endCursor } } } }`;
+    const first = ok(await gql(LINES, { id: lineJobId })).job.lineitems;
+    expect(first.totalCount).toBe(3);
+    expect(first.nodes).toHaveLength(2);
+    const second = ok(await gql(LINES, { id: lineJobId, after: first.pageInfo.endCursor })).job.lineitems;
+    expect(second).toMatchObject({ totalCount: 3, nodes: [{ description: 'Line 3' }] });
+    const listed = await gql(`{ jobs(first: 1) { totalCount } }`);
+    expect(listed.body.errors?.[0]?.message).toMatch(/Cannot query field "totalCount" on type "JobConnection"/);
+  });
+
   it("pages through a customer's jobs oldest first with first/after, ending on an empty page", async () => {
     const seen: string[] = [];
     let after: string | null = null;

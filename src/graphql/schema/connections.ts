@@ -23,6 +23,8 @@ export interface Page<T> {
   hasNextPage: boolean;
   hasPreviousPage: boolean;
   cursorAt(index: number): Promise<string>;
+  /** How many items the whole connection holds; only a connection that counts for free has it (connectionType's totalCount). */
+  totalCount?: number;
 }
 
 interface Edge<T> {
@@ -72,8 +74,12 @@ function pageInfoType(builder: Builder): ObjectRef<any, Page<unknown>> {
 
 const made = new WeakMap<Builder, Map<string, ObjectRef<any, Page<any>>>>();
 
-/** The `<Type>Connection` type over a node type (made once per schema and name), with its `<Type>Edge`. */
-export function connectionType<T>(builder: Builder, node: ObjectRef<any, T>, typeName: string, noun: string): ObjectRef<any, Page<T>> {
+/**
+ * The `<Type>Connection` type over a node type (made once per schema and name), with its `<Type>Edge`. With
+ * `totalCount`, the connection serves how many items it holds: only for connections over items already in memory
+ * (a record's collections), never a COUNT of a list (docs/decisions.md, GraphQL totalCount).
+ */
+export function connectionType<T>(builder: Builder, node: ObjectRef<any, T>, typeName: string, noun: string, options: { totalCount?: boolean } = {}): ObjectRef<any, Page<T>> {
   const refs = made.get(builder) ?? made.set(builder, new Map()).get(builder)!;
   const known = refs.get(typeName);
   if (known) return known;
@@ -96,10 +102,17 @@ export function connectionType<T>(builder: Builder, node: ObjectRef<any, T>, typ
       }),
       nodes: t.field({ type: [node], complexity: { field: 1, multiplier: 1 }, description: connectionTexts.nodes(`${noun}s`), resolve: (page) => [...page.nodes] }),
       pageInfo: t.field({ type: pageInfoType(builder), complexity: 0, description: connectionTexts.pageInfo, resolve: (page) => page }),
+      ...(options.totalCount ? { totalCount: t.int({ complexity: 0, description: connectionTexts.totalCount(`${noun}s`), resolve: (page) => totalOf(page, typeName) }) } : {}),
     }),
   });
   refs.set(typeName, ref);
   return ref;
+}
+
+/** The totalCount of a page of a connection that counts (its pages are the kernel's SlicedPage, which always do). */
+function totalOf(page: Page<unknown>, typeName: string): number {
+  if (page.totalCount === undefined) throw new Error(`${typeName}Connection: a page without its totalCount`);
+  return page.totalCount;
 }
 
 /** What a read of `def` serves for a connection's selection, under nodes and under edges.node (selectedRead). */

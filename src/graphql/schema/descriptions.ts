@@ -138,6 +138,7 @@ export const connectionTexts = {
   edgeCursor: 'The cursor of this item: pass it as after to continue after it.',
   nodes: (plural: string) => `The ${plural} of the page (the nodes of edges, without cursors).`,
   pageInfo: 'Where the page is in the list, and the cursors to continue from.',
+  totalCount: (plural: string) => `How many ${plural} there are in all, on every page.`,
   first: (max = 100, byDefault = 25) => `Read at most this many items forward, 1 to ${max} (default ${byDefault}).`,
   after: 'Read the items after this cursor (an endCursor or an edge cursor); omit it to start at the beginning.',
   hasNextPage: 'Whether there are items after this page.',

@@ -55,7 +55,7 @@ export function registerRecordType(builder: Builder, def: ResourceDefinition, sh
         fields[name] = collection
           ? // A child collection is a connection over the entries the record holds (read with it when selected).
             t.field({
-              type: connectionType(builder, childRefs.get(collection)!.output, childTypeName(collection), collection.label),
+              type: connectionType(builder, childRefs.get(collection)!.output, childTypeName(collection), collection.label, { totalCount: true }),
               description: outputFieldText(info),
               args: connectionArgs(t, COLLECTION_DEFAULT_FIRST),
               complexity: collectionCost,
