@@ -5,6 +5,9 @@ import { buildApp } from './app.ts';
 import { createLogger } from './kernel/logger.ts';
 import { bootstrapDemo } from './domain.ts';
 import { Redis } from 'ioredis';
+import { serveAdminSocket } from './cli/admin-socket.ts';
+import { runCli } from './cli/run.ts';
+import { errorText } from './kernel/logger.ts';
 
 let config: Config;
 try {
@@ -25,6 +28,21 @@ async function main() {
   const app = buildApp({ database, config, logger, redis });
   const demo = await bootstrapDemo(app.domain.admin, database.prisma);
   const { port } = await app.listen(config.PORT);
+  // On the embedded database, the `fieldline` command runs through this process (src/cli/admin-socket.ts).
+  const adminSocket = lock
+    ? await serveAdminSocket(
+        config.DATA_DIR,
+        async (argv) => {
+          let stdout = '';
+          let stderr = '';
+          const code = await runCli(argv, { stdout: { write: (text) => (stdout += text) }, stderr: { write: (text) => (stderr += text) }, database, admin: app.domain.admin });
+          // What ran and how it ended; never its output (a created key's token is in it).
+          logger.info({ command: argv.filter((arg) => !arg.startsWith('-')).slice(0, 2).join(' '), exit_code: code }, 'fieldline command run for the CLI');
+          return { code, stdout, stderr };
+        },
+        (error) => logger.error({ err: errorText(error) }, 'admin socket error'),
+      )
+    : null;
   const base = `http://localhost:${port}`;
   // stdout holds JSON log lines only (for log shippers); the banner, and the demo key on a first start, are for the
   // person at the terminal and go to stderr. The log gets the same facts as structured lines, never the key itself.
@@ -57,6 +75,7 @@ async function main() {
       logger.error({ signal, duration_ms: Date.now() - started }, `shutdown did not finish within ${limitMs / 1000} s; exiting`);
       process.exit(1);
     }, limitMs).unref();
+    await adminSocket?.close();
     const drained = await app.close();
     await redis?.quit().catch(() => {});
     await database.close();

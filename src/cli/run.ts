@@ -11,7 +11,9 @@ import { registerIdempotencyKeyCommands } from './commands/idempotency-keys.ts';
 import { registerKeyCommands } from './commands/key.ts';
 import { registerLookupCommands } from './commands/lookup.ts';
 import { registerUserCommands } from './commands/user.ts';
+import { registerWebhookCommands } from './commands/webhook.ts';
 import type { CommandContext } from './context.ts';
+import { runOnServer } from './admin-socket.ts';
 import { UsageError } from './validate.ts';
 import { AdminError, AdminService } from '../domain.ts';
 
@@ -29,6 +31,8 @@ export interface CliOptions {
   database?: Database;
   /** Environment for DATABASE_URL / DATA_DIR (default process.env). */
   env?: NodeJS.ProcessEnv;
+  /** The admin service to use with `database` (the server's own, which tells its key cache of each change). */
+  admin?: AdminService;
 }
 
 /** Exit codes: 0 done, 1 the operation failed (unknown id, conflict, database locked or unreachable), 2 bad usage. */
@@ -85,7 +89,7 @@ export function buildProgram(ctx: CommandContext, io: { stdout: CliWritable; std
   const program = new Command('fieldline')
     .description(
       'Administer Fieldline tenants: accounts, users, API keys, lookup values and cursor signing keys.\n' +
-        'Works on DATABASE_URL, or on the embedded database in DATA_DIR (default ./data) while the server is stopped.',
+        'Works on DATABASE_URL, or on the embedded database in DATA_DIR (default ./data): through the server when it runs.',
     )
     // --json is a program option, accepted anywhere on the line: fieldline key create --user 7 --json
     .option('--json', 'print exactly one JSON object on stdout (errors as {"error":{"message":...}})')
@@ -106,6 +110,7 @@ export function buildProgram(ctx: CommandContext, io: { stdout: CliWritable; std
   registerLookupCommands(program, ctx);
   registerCursorKeyCommands(program, ctx);
   registerIdempotencyKeyCommands(program, ctx);
+  registerWebhookCommands(program, ctx);
   return program;
 }
 
@@ -143,7 +148,7 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
   const ctx: CommandContext = {
     json,
     apiVersions,
-    admin: async () => (admin ??= new AdminService((await database()).prisma, apiVersions())),
+    admin: async () => (admin ??= options.admin ?? new AdminService((await database()).prisma, apiVersions())),
     signingKeys: async () => (signingKeys ??= new SigningKeys((await database()).prisma)),
     prisma: async () => (await database()).prisma,
     result(object, human) {
@@ -178,6 +183,15 @@ export async function runCli(argv: readonly string[], options: CliOptions): Prom
     }
     if (error instanceof UsageError) return fail(EXIT_USAGE, error.message);
     if (error instanceof AdminError) return fail(EXIT_FAILED, error.message);
+    if (error instanceof DataDirLockedError && error.holder?.owner === 'server') {
+      // The server holding the embedded database runs the command itself (src/cli/admin-socket.ts).
+      const served = await runOnServer(error.dataDir, argv);
+      if (served) {
+        stdout.write(served.stdout);
+        stderr.write(served.stderr);
+        return served.code;
+      }
+    }
     if (error instanceof DataDirLockedError) {
       const hint = error.holder?.owner === 'server' ? 'stop the server or use DATABASE_URL' : 'retry when it has finished, or use DATABASE_URL';
       return fail(EXIT_FAILED, `${error.message}: ${hint}`);

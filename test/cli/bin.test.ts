@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.ts';
+import { ADMIN_SOCKET } from '../../src/cli/admin-socket.ts';
 import { acquireDataDirLock, LOCK_FILE } from '../../src/db/data-dir-lock.ts';
 import { allScopes } from '../../src/resources/catalog.ts';
 import { startTestApp } from '../helpers/app.ts';
@@ -102,7 +103,7 @@ describe('the fieldline binary', () => {
     expect(existsSync(path.join(work, 'unused'))).toBe(false);
   });
 
-  it('refuses the embedded database while the server holds it: "stop the server or use DATABASE_URL"', async () => {
+  it('refuses the embedded database while a server holds it that does not answer on its socket: "stop the server or use DATABASE_URL"', async () => {
     const dataDir = path.join(work, 'data-held');
     const lock = acquireDataDirLock(dataDir, 'server');
     try {
@@ -119,37 +120,64 @@ describe('the fieldline binary', () => {
   });
 
   it(
-    'the server takes the data-dir lock on the embedded database and releases it on SIGTERM',
+    'runs through the server that holds the embedded database: lists, and a key it creates or revokes works or is refused at once; the lock and the socket go on SIGTERM',
     async () => {
       // The embedded database made by the account create test when there is one (starts faster than a fresh one).
       const dataDir = path.join(work, 'data-create');
       const server = spawn(node24, ['--disable-warning=ExperimentalWarning', '--import', 'tsx', 'src/main.ts'], {
         cwd: projectRoot,
-        env: baseEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' }),
+        env: baseEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const exited = new Promise<number | null>((resolve) => server.on('exit', (code) => resolve(code)));
       let output = '';
-      await new Promise<void>((resolve, reject) => {
+      const port = await new Promise<number>((resolve, reject) => {
         const read = (d: Buffer) => {
           output += d;
-          if (output.includes('listening')) resolve();
+          const listening = /"port":(\d+)[^\n]*"msg":"listening"/.exec(output);
+          if (listening) resolve(Number(listening[1]));
         };
         server.stdout.on('data', read);
         server.stderr.on('data', read);
         server.on('exit', () => reject(new Error(`server exited: ${output}`)));
       });
+      const me = (token: string) => fetch(`http://127.0.0.1:${port}/api/v2/me`, { headers: { authorization: `Bearer ${token}` } });
       try {
         const holder = JSON.parse(readFileSync(path.join(dataDir, LOCK_FILE), 'utf8'));
         expect(holder).toMatchObject({ pid: server.pid, owner: 'server' });
-        const refused = await fieldline(['user', 'update', '1', '--inactive', '--json'], { DATA_DIR: dataDir });
-        expect(refused.code, refused.stdout + refused.stderr).toBe(1);
-        expect(refused.json.error.message).toMatch(/stop the server or use DATABASE_URL/);
+        expect(statSync(path.join(dataDir, ADMIN_SOCKET)).mode & 0o777).toBe(0o600);
+
+        const accounts = await fieldline(['account', 'list', '--json'], { DATA_DIR: dataDir });
+        expect(accounts.code, accounts.stdout + accounts.stderr).toBe(0);
+        expect(accounts.json.accounts.length).toBeGreaterThan(0);
+        const accountId = accounts.json.accounts[0].id;
+        const users = await fieldline(['user', 'list', '--account', accountId, '--json'], { DATA_DIR: dataDir });
+        const userId = users.json.users[0].id;
+
+        const created = await fieldline(['key', 'create', '--user', String(userId), '--scopes', 'customers:read', '--json'], { DATA_DIR: dataDir });
+        expect(created.code, created.stdout + created.stderr).toBe(0);
+        expect((await me(created.json.key.token)).status).toBe(200);
+        const listed = await fieldline(['key', 'list', '--user', String(userId)], { DATA_DIR: dataDir });
+        expect(listed.stdout).toMatch(new RegExp(`${created.json.key.id}  user ${userId}, live, customers:read`));
+        expect(listed.stdout).not.toContain(created.json.key.token);
+
+        const revoked = await fieldline(['key', 'revoke', created.json.key.id, '--json'], { DATA_DIR: dataDir });
+        expect(revoked.code).toBe(0);
+        // The server's own admin service ran it: its key cache forgot the key, no waiting for the cache's lifetime.
+        expect(((await (await me(created.json.key.token)).json()) as { code: string }).code).toBe('auth.token_revoked');
+
+        const unknown = await fieldline(['user', 'update', '999999', '--inactive', '--json'], { DATA_DIR: dataDir });
+        expect(unknown.code).toBe(1);
+        expect(unknown.json).toEqual({ error: { message: 'no user 999999' } });
+        // The server logs what ran, never its output.
+        expect(output).toMatch(/"command":"key create","exit_code":0[^\n]*fieldline command run for the CLI/);
+        expect(output).not.toContain(created.json.key.token);
       } finally {
         server.kill('SIGTERM');
       }
       expect(await exited).toBe(0);
       expect(existsSync(path.join(dataDir, LOCK_FILE))).toBe(false);
+      expect(existsSync(path.join(dataDir, ADMIN_SOCKET))).toBe(false);
     },
     120_000,
   );

@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/kernel/api-keys.ts';
 import { allScopes } from '../../src/resources/catalog.ts';
 import { CURRENT_VERSION } from '../../src/kernel/versioning.ts';
-import { useTestApp } from '../helpers/app.ts';
+import { startTestApp, useTestApp } from '../helpers/app.ts';
+import { startReceiver } from '../helpers/webhook-receivers.ts';
 import { cliOn, type CliRun } from '../helpers/cli.ts';
 import { tokenPattern, uuidV7 } from '../helpers/ids.ts';
 
@@ -434,6 +435,77 @@ describe('fieldline status, label and custom-field', () => {
     const unknown = ['--account', '01900000-0000-7000-8000-000000000000', '--resource', 'Customer', '--name', 'X'];
     expect((await refused('status', 'add', ...unknown)).json.error.message).toMatch(/no account/);
     expect((await refused('custom-field', 'add', ...unknown, '--type', 'text')).json.error.message).toMatch(/no account/);
+  });
+});
+
+describe('fieldline list commands', () => {
+  it('account list: every account with its users and live keys, never a token', async () => {
+    const out = await newAccount();
+    const listed = (await ok('account', 'list')).accounts;
+    const mine = listed.find((a: any) => a.id === out.account.id);
+    expect(mine).toEqual({ id: out.account.id, name: out.account.name, sandbox: false, active: true, api_access: true, users: 1, live_keys: 1, created_at: expect.any(String) });
+    const human = await cli('account', 'list');
+    expect(human.stdout).toContain(`${out.account.id}  ${out.account.name}: active yes, API access yes, 1 users, 1 live keys`);
+    expect(human.stdout).not.toContain(out.key.token);
+  });
+
+  it('user list --account: the users in the order they were made', async () => {
+    const out = await newAccount();
+    const tech = await ok('user', 'create', '--account', out.account.id, '--name', 'Tess Tech', '--email', 'tess@example.com', '--role', 'technician');
+    await ok('user', 'update', String(tech.user.id), '--inactive');
+    expect((await ok('user', 'list', '--account', out.account.id)).users).toEqual([
+      { id: out.user.id, name: 'Admin', email: expect.any(String), role: 'admin', active: true, created_at: expect.any(String) },
+      { id: tech.user.id, name: 'Tess Tech', email: 'tess@example.com', role: 'technician', active: false, created_at: expect.any(String) },
+    ]);
+    expect((await refused('user', 'list', '--account', '01900000-0000-7000-8000-000000000000')).json.error.message).toBe('no account 01900000-0000-7000-8000-000000000000');
+  });
+
+  it('key list --account or --user: newest first with their state (live, expired, revoked and replaced), never a token or its hash', async () => {
+    const out = await newAccount();
+    const expired = await ok('key', 'create', '--user', String(out.user.id), '--scopes', 'customers:read', '--expires-at', '2020-01-01T00:00:00Z');
+    const rotated = await ok('key', 'rotate', out.key.id);
+    const keys = (await ok('key', 'list', '--account', out.account.id)).keys;
+    expect(keys.map((k: any) => [k.id, k.state, k.replaced_by_id])).toEqual([
+      [rotated.key.id, 'live', null],
+      [expired.key.id, 'expired', null],
+      [out.key.id, 'revoked', rotated.key.id],
+    ]);
+    expect(keys[1]).toMatchObject({ user_id: out.user.id, scopes: ['customers:read'], expires_at: '2020-01-01T00:00:00.000Z', revoked_at: null });
+    expect((await ok('key', 'list', '--user', String(out.user.id))).keys).toEqual(keys);
+    const text = JSON.stringify(keys) + (await cli('key', 'list', '--account', out.account.id)).stdout;
+    for (const token of [out.key.token, expired.key.token, rotated.key.token]) {
+      expect(text).not.toContain(token);
+      expect(text).not.toContain(hashToken(token));
+    }
+    expect((await refused('key', 'list')).json.error.message).toBe('pass one of --account ID or --user ID');
+    expect((await refused('key', 'list', '--account', out.account.id, '--user', '1')).code).toBe(2);
+  });
+
+  it('webhook list --account: the endpoints with their delivery state, never a secret', async () => {
+    const out = await newAccount();
+    expect((await ok('webhook', 'list', '--account', out.account.id)).webhook_endpoints).toEqual([]);
+    // A development app (loopback allowed) and a receiver that answers the verification challenge.
+    const dev = await startTestApp({ database: t.database, env: { NODE_ENV: 'development' } });
+    const echo = await startReceiver({ kind: 'echo' });
+    const created = await dev.client(out.key.token).post('/webhooks/endpoints', { endpoint: { url: echo.url, topics: ['customer.created'] } });
+    await dev.close();
+    await echo.close();
+    expect(created.status, created.text).toBe(201);
+    const run = await cli('webhook', 'list', '--account', out.account.id, '--json');
+    expect(run.json.webhook_endpoints).toEqual([
+      {
+        id: created.body.data.id,
+        url: echo.url,
+        status: created.body.data.status,
+        topics: ['customer.created'],
+        consecutive_failures: 0,
+        paused_until: null,
+        last_delivery_at: null,
+        last_delivery_status: null,
+        created_at: expect.any(String),
+      },
+    ]);
+    if (created.body.data.secret) expect(run.stdout).not.toContain(created.body.data.secret);
   });
 });
 

@@ -14,7 +14,18 @@ function modulesLine(modules: Record<string, unknown>): string {
 }
 
 export function registerAccountCommands(program: Command, ctx: CommandContext): void {
-  const account = program.command('account').description('create and update tenant accounts');
+  const account = program.command('account').description('list, create and update tenant accounts');
+
+  account
+    .command('list')
+    .description('list every account, oldest first, with its users and live keys')
+    .action(async () => {
+      const accounts = await (await ctx.admin()).listAccounts();
+      ctx.result({ accounts }, [
+        `${accounts.length} account${accounts.length === 1 ? '' : 's'}`,
+        ...accounts.map((a) => `  ${a.id}  ${a.name}${a.sandbox ? ' (sandbox)' : ''}: active ${yesNo(a.active)}, API access ${yesNo(a.api_access)}, ${a.users} users, ${a.live_keys} live keys`),
+      ]);
+    });
 
   account
     .command('create')

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CURRENT_VERSION } from '../../kernel/versioning.ts';
 import type { CommandContext } from '../context.ts';
-import { parseApiVersion, parseScopes, parseTimestamp, parseUserId, parseUuid } from '../validate.ts';
+import { parseApiVersion, parseScopes, parseTimestamp, parseUserId, parseUuid, UsageError } from '../validate.ts';
 import { allScopes, type CreatedKey } from '../../domain.ts';
 
 function keyLines(verb: string, key: CreatedKey): string[] {
@@ -18,7 +18,25 @@ function keyLines(verb: string, key: CreatedKey): string[] {
 }
 
 export function registerKeyCommands(program: Command, ctx: CommandContext): void {
-  const key = program.command('key').description('create, revoke and rotate API keys (tokens are stored only as hashes)');
+  const key = program.command('key').description('list, create, revoke and rotate API keys (tokens are stored only as hashes)');
+
+  key
+    .command('list')
+    .description("list an account's or a user's keys, newest first (never their tokens)")
+    .option('--account <id>', 'account id')
+    .option('--user <id>', 'user id')
+    .action(async (opts: { account?: string; user?: string }) => {
+      if ((opts.account === undefined) === (opts.user === undefined)) throw new UsageError('pass one of --account ID or --user ID');
+      const filter = opts.account !== undefined ? { accountId: parseUuid('--account', opts.account) } : { userId: parseUserId('--user', opts.user) };
+      const keys = await (await ctx.admin()).listKeys(filter);
+      ctx.result({ keys }, [
+        `${keys.length} key${keys.length === 1 ? '' : 's'}`,
+        ...keys.map(
+          (k) =>
+            `  ${k.id}  user ${k.user_id}, ${k.state}${k.replaced_by_id ? ` (replaced by ${k.replaced_by_id})` : ''}, ${k.scopes.length === allScopes.length ? 'every scope' : k.scopes.join(',')}, version ${k.api_version}, expires ${k.expires_at ?? 'never'}`,
+        ),
+      ]);
+    });
 
   key
     .command('create')

@@ -4,7 +4,20 @@ import { yesNo, type CommandContext } from '../context.ts';
 import { parseEmail, parseName, parseRole, parseUserId, parseUuid, UsageError } from '../validate.ts';
 
 export function registerUserCommands(program: Command, ctx: CommandContext): void {
-  const user = program.command('user').description("create users and change their state or role (a key never has more rights than its user)");
+  const user = program.command('user').description("list and create users and change their state or role (a key never has more rights than its user)");
+
+  user
+    .command('list')
+    .description('list the users of an account')
+    .requiredOption('--account <id>', 'account id')
+    .action(async (opts: { account: string }) => {
+      const accountId = parseUuid('--account', opts.account);
+      const users = await (await ctx.admin()).listUsers(accountId);
+      ctx.result({ users }, [
+        `${users.length} user${users.length === 1 ? '' : 's'} in account ${accountId}`,
+        ...users.map((u) => `  ${u.id}  ${u.name} <${u.email}> (${u.role})${u.active ? '' : ' inactive'}`),
+      ]);
+    });
 
   user
     .command('create')

@@ -195,6 +195,72 @@ export class AdminService {
     return { id: newKeyId, token, scopes: old.scopes, expires_at: old.expires_at?.toISOString() ?? null, api_version: old.api_version };
   }
 
+  /** Every account, oldest first, with how many users and live keys it has. */
+  async listAccounts() {
+    const accounts = await this.db.account.findMany({ orderBy: [{ created_at: 'asc' }, { id: 'asc' }], include: { _count: { select: { users: true } } } });
+    const live = await this.db.apiKey.groupBy({ by: ['account_id'], where: { revoked_at: null, OR: [{ expires_at: null }, { expires_at: { gt: new Date() } }] }, _count: { _all: true } });
+    const keys = new Map(live.map((row) => [row.account_id, row._count._all]));
+    return accounts.map((a) => ({
+      id: a.id,
+      name: a.name,
+      sandbox: a.sandbox,
+      active: a.active,
+      api_access: a.api_access,
+      users: a._count.users,
+      live_keys: keys.get(a.id) ?? 0,
+      created_at: a.created_at.toISOString(),
+    }));
+  }
+
+  /** The users of an account, in the order they were made. */
+  async listUsers(accountId: string) {
+    await this.db.account.findUnique({ where: { id: accountId } }).then((a) => a ?? fail(`no account ${accountId}`));
+    const users = await this.db.user.findMany({ where: { account_id: accountId }, orderBy: { id: 'asc' } });
+    return users.map((u) => ({ id: Number(u.id), name: u.name, email: u.email, role: u.role, active: u.active, created_at: u.created_at.toISOString() }));
+  }
+
+  /**
+   * The keys of an account, or of one user, newest first: never a token or its hash. `state` is live, expired or
+   * revoked (a rotated key is revoked and names its successor).
+   */
+  async listKeys(filter: { accountId: string } | { userId: number }) {
+    if ('accountId' in filter) await this.db.account.findUnique({ where: { id: filter.accountId } }).then((a) => a ?? fail(`no account ${filter.accountId}`));
+    else await this.db.user.findUnique({ where: { id: BigInt(filter.userId) } }).then((u) => u ?? fail(`no user ${filter.userId}`));
+    const keys = await this.db.apiKey.findMany({
+      where: 'accountId' in filter ? { account_id: filter.accountId } : { user_id: BigInt(filter.userId) },
+      orderBy: [{ created_at: 'desc' }, { id: 'desc' }],
+    });
+    const now = Date.now();
+    return keys.map((k) => ({
+      id: k.id,
+      user_id: Number(k.user_id),
+      state: k.revoked_at ? 'revoked' : k.expires_at && k.expires_at.getTime() <= now ? 'expired' : 'live',
+      scopes: k.scopes,
+      api_version: k.api_version,
+      created_at: k.created_at.toISOString(),
+      expires_at: k.expires_at?.toISOString() ?? null,
+      revoked_at: k.revoked_at?.toISOString() ?? null,
+      replaced_by_id: k.replaced_by_id,
+    }));
+  }
+
+  /** The webhook endpoints of an account, oldest first, with their delivery state: never a secret. */
+  async listWebhookEndpoints(accountId: string) {
+    await this.db.account.findUnique({ where: { id: accountId } }).then((a) => a ?? fail(`no account ${accountId}`));
+    const endpoints = await this.db.webhookEndpoint.findMany({ where: { account_id: accountId }, orderBy: [{ created_at: 'asc' }, { id: 'asc' }] });
+    return endpoints.map((e) => ({
+      id: e.id,
+      url: e.url,
+      status: e.status,
+      topics: e.topics,
+      consecutive_failures: e.consecutive_failures,
+      paused_until: e.paused_until?.toISOString() ?? null,
+      last_delivery_at: e.last_delivery_at?.toISOString() ?? null,
+      last_delivery_status: e.last_delivery_status,
+      created_at: e.created_at.toISOString(),
+    }));
+  }
+
   private checkLookupTarget(accountId: string, relatedName: string, name: string) {
     if (!(relatedNames as readonly string[]).includes(relatedName)) fail(`--resource must be one of ${relatedNames.join(', ')}`);
     if (!name?.trim()) fail('--name is required');
