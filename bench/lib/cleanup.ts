@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import type pg from 'pg';
 import type { App } from '../../src/app.ts';
 import type { Database } from '../../src/db/client.ts';
@@ -10,22 +11,28 @@ export interface Held {
   app?: App | null;
   database?: Database | null;
   sql?: pg.Client | null;
+  /** Temporary directories (e.g. a server's FILES_DIR), removed after the servers stopped. */
+  dirs?: (string | null)[];
 }
 
 /**
  * A bench's cleanup, run at most once, on success, failure, SIGINT and SIGTERM: the child servers stopped, the
- * in-process app and its database closed, the SQL client ended and the bench database dropped. `held` tells
+ * in-process app and its database closed, the SQL client ended, the temporary directories removed and the bench
+ * database dropped. `held` tells
  * what is open when it runs.
  */
 export function benchCleanup(held: () => Held, log: (message: string) => void): () => Promise<void> {
   let cleaning: Promise<void> | null = null;
   const cleanup = () => {
     cleaning ??= (async () => {
-      const { benchDb, app, database, sql } = held();
+      const { benchDb, app, database, sql, dirs } = held();
       await stopAllChildren().catch(() => {});
       await app?.close().catch(() => {});
       await database?.close().catch(() => {});
       await sql?.end().catch(() => {});
+      for (const dir of dirs ?? []) {
+        if (dir) await rm(dir, { recursive: true, force: true }).then(() => log(`removed ${dir}`), (error: unknown) => console.error(`could not remove ${dir}: ${(error as Error).message}`));
+      }
       if (benchDb) {
         await benchDb.drop().then(
           () => log(`dropped ${benchDb.name}`),
