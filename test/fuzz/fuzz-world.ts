@@ -481,7 +481,10 @@ export class World implements WorldView {
       for (const r of res.body.data) this.verified.add(r.id);
       return this.verified.has(entry.id);
     }
-    if (!collection?.readable) return true;
+    // A nested resource's record (a note) is read at its record path (GET /notes/{id}), which answers 404 once its
+    // parent is deleted: such a record is dropped from its pool like a deleted one.
+    const readable = collection ? collection.readable : nestedCollections(this.model, pool).length > 0;
+    if (!readable) return true;
     const res = await this.api.get(`/${pool}/${entry.id}`);
     if (res.status !== 200) return false;
     this.verified.add(entry.id);

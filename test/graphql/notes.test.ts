@@ -44,4 +44,25 @@ describe('notes over GraphQL', () => {
     expectError(await gql(`mutation($id: ID!, $ifMatch: String) { deleteNote(id: $id, ifMatch: $ifMatch) { deletedId ${USER_ERRORS} } }`, { id: note.id, ifMatch: note.etag }), 'precondition.failed');
     expect(ok(await gql(`mutation($id: ID!, $ifMatch: String) { deleteNote(id: $id, ifMatch: $ifMatch) { deletedId ${USER_ERRORS} } }`, { id: note.id, ifMatch: updated.note.etag })).deleteNote.deletedId).toBe(note.id);
   });
+
+  it('lets only the author or an admin change a note (auth.permission_denied), and needs notes:write and the parent\'s read scope to write one (auth.scope_missing)', async () => {
+    const { tenant, gql } = await graphqlTenant(t);
+    const customer = await createCustomer(t.client(tenant.token));
+    const userGql = async (role: 'technician' | 'office', scopes?: string[]) => {
+      const user = await t.app.domain.admin.createUser({ accountId: tenant.accountId, name: `Notes ${role}`, email: `notes-${role}-${Date.now()}-${Math.random()}@example.test`, role });
+      return t.graphql((await t.app.domain.admin.createKey({ userId: user.id, scopes })).token);
+    };
+    const tech = await userGql('technician');
+    const mine = ok(await tech(CREATE, { parentId: customer.id, input: { body: 'mine' } })).createNote.note;
+    const office = await userGql('office');
+    const UPDATE = `mutation($id: ID!, $ifMatch: String) { updateNote(id: $id, ifMatch: $ifMatch, input: { body: \"theirs\" }) { note { body } ${USER_ERRORS} } }`;
+    expectError(await office(UPDATE, { id: mine.id, ifMatch: mine.etag }), 'auth.permission_denied', 403);
+    expect(ok(await gql(UPDATE, { id: mine.id, ifMatch: mine.etag })).updateNote.note.body).toBe('theirs');
+    const jobsOnly = await t.graphql((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['jobs:read', 'notes:write'] })).token);
+    expectError(await jobsOnly(CREATE, { parentId: customer.id, input: { body: 'x' } }), 'auth.scope_missing', 403);
+    const readOnly = await t.graphql((await t.app.domain.admin.createKey({ userId: tenant.userId, scopes: ['customers:read'] })).token);
+    expectError(await readOnly(CREATE, { parentId: customer.id, input: { body: 'x' } }), 'auth.scope_missing', 403);
+    expect(ok(await readOnly(`query($id: ID!) { note(id: $id) { body } }`, { id: mine.id })).note.body).toBe('theirs');
+    expectError(await jobsOnly(`query($id: ID!) { note(id: $id) { body } }`, { id: mine.id }), 'auth.scope_missing', 403);
+  });
 });

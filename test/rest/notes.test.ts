@@ -66,6 +66,20 @@ describe('notes', () => {
     expect(next.body.data.map((n: any) => n.id)).toEqual([first.id]);
     expectProblem(await api.get(`/customers/${b.id}/notes?limit=1&cursor=${page.body.next_cursor}`), { status: 400, code: 'cursor.invalid_filters' });
     expect((await api.get(`/customers/${a.id}/notes?pinned=true`)).body.data.map((n: any) => n.id)).toEqual([second.id]);
+    expect((await api.get(`/customers/${a.id}/notes?sort=created_at`)).body.data.map((n: any) => n.id)).toEqual([first.id, second.id]);
+    expectProblem(await api.get(`/customers/${a.id}/notes?limit=101`), { status: 400, code: 'pagination.limit_too_large' });
+    expectProblem(await api.get(`/customers/${a.id}/notes?author_id=1`), { status: 400, code: 'filter.invalid' });
+    expectProblem(await api.get(`/customers/${a.id}/notes?cursor=garbage`), { status: 400, code: 'cursor.invalid' });
+  });
+
+  it('filters a parent\'s notes by a created_at range', async () => {
+    const customer = await createCustomer(api);
+    const early = await addNote(`/customers/${customer.id}`, { body: 'early' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const late = await addNote(`/customers/${customer.id}`, { body: 'late' });
+    const since = encodeURIComponent(late.record.created_at);
+    expect((await api.get(`/customers/${customer.id}/notes?created_at[gte]=${since}`)).body.data.map((n: any) => n.id)).toEqual([late.id]);
+    expect((await api.get(`/customers/${customer.id}/notes?created_at[lt]=${since}`)).body.data.map((n: any) => n.id)).toEqual([early.id]);
   });
 
   it('reads with the parent\'s read scope and writes with notes:write as well (404 before 403 on /notes/{id})', async () => {
@@ -80,6 +94,14 @@ describe('notes', () => {
     expect(missing.required_scope).toBe('customers:read');
     expectProblem(await jobsOnly.api.get(`/customers/${customer.id}/notes`), { status: 403, code: 'auth.scope_missing' });
     expectProblem(await jobsOnly.api.get('/notes/01a2380e-9b9c-778c-926d-0503ce0d7cbc'), { status: 404, code: 'resource.not_found' });
+    // Writing needs notes:write and the parent's read scope, on the nested route and on /notes/{id}.
+    const parentMissing = expectProblem(await jobsOnly.api.post(`/customers/${customer.id}/notes`, { note: { body: 'x' } }), { status: 403, code: 'auth.scope_missing' });
+    expect(parentMissing.required_scope).toBe('customers:read');
+    expectProblem(await jobsOnly.api.patch(`/notes/${note.id}`, { note: { body: 'y' } }, ifMatch(note.etag)), { status: 403, code: 'auth.scope_missing' });
+    expectProblem(await reader.api.patch(`/notes/${note.id}`, { note: { body: 'y' } }, ifMatch(note.etag)), { status: 403, code: 'auth.scope_missing' });
+    const writer = await userClient(t, tenant, 'admin', undefined, ['customers:read', 'notes:write']);
+    expect((await writer.api.post(`/customers/${customer.id}/notes`, { note: { body: 'x' } })).status).toBe(201);
+    expect((await writer.api.patch(`/notes/${note.id}`, { note: { body: 'y' } }, ifMatch(note.etag))).status).toBe(200);
   });
 
   it('lets only the author or an admin change or delete a note', async () => {
@@ -100,11 +122,20 @@ describe('notes', () => {
   it('emits note.created, note.updated and note.deleted carrying the parent, on the feed of a key that reads the parent only', async () => {
     const customer = await createCustomer(api);
     const note = await addNote(`/customers/${customer.id}`, { body: 'x' });
+    const pinned = await api.patch(`/notes/${note.id}`, { note: { pinned: true } }, ifMatch(note.etag));
+    expect((await api.delete(`/notes/${note.id}`, ifMatch(pinned.headers.get('etag')!))).status).toBe(204);
     const events = await t.database.prisma.event.findMany({ where: { record_id: note.id }, orderBy: { seq: 'asc' } });
-    expect(events.map((e) => e.topic)).toEqual(['note.created']);
+    expect(events.map((e) => e.topic)).toEqual(['note.created', 'note.updated', 'note.deleted']);
     const reader = await userClient(t, tenant, 'admin', undefined, ['customers:read']);
     const feed = await reader.api.get(`/events?record_id=${note.id}`);
-    expect(feed.body.data.map((e: any) => [e.type, e.data.object.notable_id])).toEqual([['note.created', customer.id]]);
+    expect(feed.body.data.map((e: any) => [e.type, e.data.object.notable_type, e.data.object.notable_id])).toEqual([
+      ['note.created', 'Customer', customer.id],
+      ['note.updated', 'Customer', customer.id],
+      ['note.deleted', 'Customer', customer.id],
+    ]);
+    expect((await reader.api.get(`/events?topic=note.created&record_id=${note.id}`)).body.data).toHaveLength(1);
+    // No event of the parent: a note is not part of it.
+    expect(await t.database.prisma.event.count({ where: { record_id: customer.id, topic: 'customer.updated' } })).toBe(0);
     const jobsOnly = await userClient(t, tenant, 'admin', undefined, ['jobs:read']);
     expect((await jobsOnly.api.get(`/events?record_id=${note.id}`)).body.data).toEqual([]);
   });
