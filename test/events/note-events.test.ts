@@ -85,7 +85,8 @@ describe('note events', () => {
     const deliveries = (await echo.waitFor(4)).slice(1);
     const verifier = new Webhook(endpoint.body.data.secret);
     for (const delivery of deliveries) expect(() => verifier.verify(delivery.body, delivery.headers)).not.toThrow();
-    const events = deliveries.map((delivery) => JSON.parse(delivery.body));
+    // Deliveries are concurrent: in the order of the events (their ids are UUID v7, made in commit order).
+    const events = deliveries.map((delivery) => JSON.parse(delivery.body)).sort((x, y) => (x.id < y.id ? -1 : 1));
     expect(events.map((event) => event.type)).toEqual(TOPICS);
     for (const event of events) expect(event.data.object).toMatchObject({ id, notable_type: 'Customer', notable_id: customer.id, body: 'Gate code 4711' });
     expect(events[1].data.changed_fields).toEqual(['pinned']);
@@ -97,7 +98,7 @@ describe('note events', () => {
     const problem = expectProblem(res, { status: 403, code: 'auth.scope_missing' });
     expect(problem.required_scope).toMatch(/:read$/);
     expect(problem.required_scope).not.toBe('customers:read');
-    expect((await api.get('/webhooks/endpoints?limit=100')).body.data.filter((e: any) => e.topics.includes('note.created'))).toEqual([]);
+    expect((await api.get('/webhooks/endpoints?limit=100')).body.data.filter((e: any) => e.url === 'https://example.com/hooks')).toEqual([]);
   });
 
   it('reach the GraphQL events subscription with the webhook envelope and noteEvents with the Note and its parent', async () => {
