@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
+import { highRateLimits, TestClock, useTenant, useTestApp } from '../helpers/app.ts';
 import { userClient } from '../helpers/factories/accounts.ts';
 import { createCustomer } from '../helpers/factories/customers.ts';
 import { deleteRecord, ifMatch, readRecord, weakEtag } from '../helpers/factories/records.ts';
@@ -9,7 +9,8 @@ import { expectProblem } from '../helpers/problem.ts';
 // at /notes/{id}; the parent's read scope to read, notes:write as well to write; only the author or an admin may
 // change or delete one; the parent's ETag does not move.
 
-const t = useTestApp({ rateLimits: highRateLimits });
+const clock = new TestClock();
+const t = useTestApp({ clock, rateLimits: highRateLimits });
 const { tenant, api } = useTenant(t);
 
 const addNote = async (parent: string, note: Record<string, unknown>) => {
@@ -75,11 +76,30 @@ describe('notes', () => {
   it('filters a parent\'s notes by a created_at range', async () => {
     const customer = await createCustomer(api);
     const early = await addNote(`/customers/${customer.id}`, { body: 'early' });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    clock.advance(60_000);
     const late = await addNote(`/customers/${customer.id}`, { body: 'late' });
     const since = encodeURIComponent(late.record.created_at);
     expect((await api.get(`/customers/${customer.id}/notes?created_at[gte]=${since}`)).body.data.map((n: any) => n.id)).toEqual([late.id]);
     expect((await api.get(`/customers/${customer.id}/notes?created_at[lt]=${since}`)).body.data.map((n: any) => n.id)).toEqual([early.id]);
+    expectProblem(await api.get(`/customers/${customer.id}/notes?created_at[gte]=soon`), { status: 400, code: 'filter.invalid' });
+  });
+
+  it('answers cursor.expired for a cursor of a parent\'s notes older than 24 hours', async () => {
+    const customer = await createCustomer(api);
+    await addNote(`/customers/${customer.id}`, { body: 'one' });
+    await addNote(`/customers/${customer.id}`, { body: 'two' });
+    const cursor = (await api.get(`/customers/${customer.id}/notes?limit=1`)).body.next_cursor;
+    expect((await api.get(`/customers/${customer.id}/notes?limit=1&cursor=${cursor}`)).status).toBe(200);
+    clock.advance(24 * 60 * 60 * 1000 + 1_000);
+    expectProblem(await api.get(`/customers/${customer.id}/notes?limit=1&cursor=${cursor}`), { status: 400, code: 'cursor.expired' });
+  });
+
+  it('refuses a blank body on PATCH with 422 and leaves the note as it was', async () => {
+    const customer = await createCustomer(api);
+    const note = await addNote(`/customers/${customer.id}`, { body: 'kept' });
+    expectProblem(await api.patch(`/notes/${note.id}`, { note: { body: '' } }, ifMatch(note.etag)), { status: 422, code: 'validation.failed', errors: { body: ["can't be blank"] } });
+    expectProblem(await api.patch(`/notes/${note.id}`, { note: { notable_id: customer.id } }, ifMatch(note.etag)), { status: 422, code: 'validation.failed', errors: { notable_id: true } });
+    expect((await api.get(`/notes/${note.id}`)).body.data).toEqual(note.record);
   });
 
   it('reads with the parent\'s read scope and writes with notes:write as well (404 before 403 on /notes/{id})', async () => {
