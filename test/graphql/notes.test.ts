@@ -30,7 +30,8 @@ describe('notes over GraphQL', () => {
     const { tenant, gql } = await graphqlTenant(t);
     const theirs = await t.newTenant();
     const foreign = await createCustomer(theirs.api);
-    expectError(await gql(CREATE, { parentId: foreign.id, input: { body: 'x' } }), 'resource.not_found');
+    expectError(await gql(CREATE, { parentId: foreign.id, input: { body: 'x' } }), 'resource.not_found', [['parentId']]);
+    expectError(await gql(CREATE, { parentId: 'not-an-id', input: { body: 'x' } }), 'resource.not_found', [['parentId']]);
     const customer = await createCustomer(t.client(tenant.token));
     expectError(await gql(CREATE, { parentId: customer.id, input: { body: '   ' } }), 'validation.failed', [['input', 'body']]);
   });
