@@ -70,7 +70,8 @@ export function buildDomain(options: DomainOptions) {
     if (!service) throw new Error(`unknown resource ${name}`);
     return service;
   };
-  const services: Map<string, ResourceService> = new Map(resources.map((def) => [def.name, new ResourceService(def, { db, raw: options.raw ?? db, cursors, clock, resources: lookup, settings, topics: topicCatalog })]));
+  const byModel = (model: string): ResourceService | undefined => [...services.values()].find((service) => service.def.model === model);
+  const services: Map<string, ResourceService> = new Map(resources.map((def) => [def.name, new ResourceService(def, { db, raw: options.raw ?? db, cursors, clock, resources: lookup, byModel, settings, topics: topicCatalog })]));
   const authenticator = new Authenticator(options.prisma, clock, options.authCacheTtlMs ?? 2000);
   return {
     clock,

@@ -11,6 +11,7 @@ import { printable } from '../kernel/storable.ts';
 import type { RawRunner } from '../kernel/tenant-sql.ts';
 import { envelopeOf, type EventEnvelope, type StoredEvent } from '../kernel/envelope.ts';
 import { topicNamed, topics } from './topics.ts';
+import { topicReadScopes } from '../kernel/topics.ts';
 
 // GET /events: the change feed. The account's events in commit order (seq), with the list conventions (cursor,
 // limit, filters), deletions included, each as the webhook envelope plus its seq. Only the topics whose records
@@ -32,6 +33,8 @@ const filters = {
 
 /** Catalog names are lower-case words and dots: safe to write into the statement as literals. */
 const SAFE_NAME = /^[a-z_]+(\.[a-z_]+)?$/;
+/** Parent types (class names) are words: safe literals too. */
+const SAFE_TYPE = /^[A-Za-z]+$/;
 
 
 export class EventFeedService {
@@ -42,15 +45,23 @@ export class EventFeedService {
 
   list(ctx: RequestContext, request: ListRequest): Promise<ListResult<FeedEvent>> {
     this.checkNamedTopics(ctx, request);
+    const canRead = (resource: string) => grants(ctx.principal.key.scopes, `${resource}:read` as Scope);
     const readable = topics()
-      .filter((topic) => topic.scope !== null && grants(ctx.principal.key.scopes, `${topic.scope}:read` as Scope))
+      .filter((topic) => topic.scope !== null && canRead(topic.scope))
       .map((topic) => topic.name)
       .filter((name) => SAFE_NAME.test(name));
+    // A nested resource's topics (note.*): the events whose record's parent type the key may read.
+    const byParent = topics().flatMap((topic) => {
+      if (!topic.readBy || !SAFE_NAME.test(topic.name) || !SAFE_NAME.test(topic.readBy.field)) return [];
+      const types = Object.entries(topic.readBy.scopes).filter(([type, scope]) => SAFE_TYPE.test(type) && canRead(scope)).map(([type]) => `'${type}'`);
+      return types.length > 0 ? [`(topic = '${topic.name}' AND payload->>'${topic.readBy.field}' IN (${types.join(', ')}))`] : [];
+    });
+    const visible = [...(readable.length > 0 ? [`topic IN (${readable.map((name) => `'${name}'`).join(', ')})`] : []), ...byParent];
     const spec: ListSpec = {
       resource: 'event',
       table: 'events',
       columns: ['id', 'seq', 'topic', 'payload', 'details', 'created_at'],
-      live: readable.length > 0 ? `topic IN (${readable.map((name) => `'${name}'`).join(', ')})` : 'false',
+      live: visible.length > 0 ? `(${visible.join(' OR ')})` : 'false',
       filters,
       sorts: { seq: { type: 'integer' } },
       defaultSort: 'seq',
@@ -73,6 +84,12 @@ export class EventFeedService {
           throw subjectError('filter.invalid', { kind: 'filter', field, op: filter.op }, (key) => `${key}: "${printable(name.slice(0, 100))}" is not a ${field === 'topic' ? 'topic' : 'resource with events'} (GET /webhooks/available_topics lists the topics)`);
         }
         for (const topic of matching) {
+          if (topic.readBy) {
+            // A nested resource's topic: the key must read some parent (the feed then lists those events it may read).
+            const scopes = topicReadScopes(topic);
+            if (!scopes.some((scope) => grants(ctx.principal.key.scopes, scope))) requireScope(ctx.principal, scopes[0]);
+            continue;
+          }
           if (topic.scope === null) continue;
           requireScope(ctx.principal, `${topic.scope}:read` as Scope);
         }

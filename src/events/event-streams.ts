@@ -1,3 +1,4 @@
+import { topicReadScopes } from '../kernel/topics.ts';
 import type { Authenticator } from '../kernel/auth.ts';
 import type { RequestContext } from '../kernel/context.ts';
 import { runAsTenant } from '../kernel/context.ts';
@@ -61,8 +62,9 @@ export class EventStreams {
 
   /** The events of one resource's records (GraphQL `<resource>Events`), narrowed by `filter`. */
   ofResource(ctx: RequestContext, def: ResourceDefinition, filter: RecordEventFilter, afterSeq: number | null | undefined): AsyncIterable<StreamItem> {
-    requireScope(ctx.principal, `${def.scope}:read` as Scope);
     const own = topics().filter((topic) => topic.recordName === def.name);
+    // Every read scope the records need: the resource's, or a nested resource's parents' (kernel/topics.ts).
+    for (const scope of new Set(own.flatMap(topicReadScopes))) requireScope(ctx.principal, scope);
     const unavailable = own.find((topic) => !topicAvailable(topic, ctx.principal.account.modules));
     if (unavailable) throw new AppError('topic.not_available', unavailableReason(unavailable), { topics: own.map((topic) => topic.name) });
     if (filter.from && filter.to && filter.to <= filter.from) throw new AppError('validation.failed', 'filter.to must be after filter.from', { errors: { 'filter.to': ['must be after filter.from'] } });

@@ -3,6 +3,7 @@ import { type Topic, type TopicCatalog } from '../kernel/topics.ts';
 import type { EventAction } from '../kernel/events.ts';
 import { serves, type ResourceDefinition } from '../kernel/resource.ts';
 import { resources } from '../resources/index.ts';
+import { nestingOf, parentsOf } from '../kernel/nesting.ts';
 
 // The topic catalog: every event the service emits, by name, read from the resource declarations. Webhook
 // subscriptions, GraphQL subscriptions, GET /events filters, GET /webhooks/available_topics and the OpenAPI and
@@ -34,13 +35,22 @@ function defaultActions(def: ResourceDefinition): EventAction[] {
   return actions;
 }
 
+/** A nested resource's records are read with their parent's read scope, by the parent's type (src/kernel/nesting.ts). */
+function readBy(def: ResourceDefinition): Topic['readBy'] {
+  const nesting = nestingOf(def);
+  if (!nesting) return undefined;
+  return { field: nesting.typeColumn, scopes: Object.fromEntries(parentsOf(def, resources).map(({ type, parent }) => [type, parent.scope])) };
+}
+
 function resourceTopics(def: ResourceDefinition): Topic[] {
   const gate = def.events?.requiresModule ? { module: def.events.requiresModule } : null;
+  const nested = readBy(def);
   const topic = (action: EventAction, description: string): Topic => ({
     name: `${def.name}.${action}`,
     resource: def.className,
     recordName: def.name,
-    scope: def.scope,
+    scope: nested ? null : def.scope,
+    ...(nested ? { readBy: nested } : {}),
     action,
     description,
     gate,

@@ -5,6 +5,7 @@ import { camelCase, pascalCase, pluralOf, type CamelCase, type PluralOf } from '
 import { listParameters, type ListSource } from './list-declaration.ts';
 import { TAKEN, uniqueFieldIndexes } from './unique-fields.ts';
 import type { Single } from './resource-service.ts';
+import type { RequestContext } from './context.ts';
 import type { AfterWriteArgs, CommitHookArgs, ChildCollection, ChildComputeArgs, DeleteHookArgs, ReadOnlyField, ResourceDefinition, WriteHookArgs } from './resource.ts';
 
 // Typed declarations. A resource is declared with defineResource({...}) and a reusable child collection with
@@ -88,6 +89,7 @@ export interface ResourceHooks<Values, Row> {
   beforeDelete?(args: DeleteHookArgs<Row>): Promise<void>;
   afterDelete?(args: DeleteHookArgs<Row>): Promise<void>;
   afterCommit?(args: CommitHookArgs): Promise<Single>;
+  authorizeChange?(args: { ctx: RequestContext; row: Row; operation: 'update' | 'delete' }): void;
 }
 
 /** A ResourceDefinition as the kernel reads it, with literal names, a Prisma model and typed hooks. */

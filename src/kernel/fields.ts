@@ -40,6 +40,11 @@ export interface FieldSpec {
    * create (test/rest/declared-sql.test.ts checks it exists).
    */
   unique?: 'case_insensitive';
+  /**
+   * A text value is stored exactly as sent: not trimmed (a note's body). A blank value is still refused where the
+   * field refuses blanks (refusesBlank).
+   */
+  verbatim?: boolean;
   /** What the value is, for readers of both APIs; `{wire_name}` markers name other fields (api-text.ts). */
   description?: string;
   /** How a write treats the field (defaults, what it must match, when it is required): on write bodies and inputs only. */
@@ -112,7 +117,7 @@ export function maxLength(field: Pick<FieldSpec, 'kind' | 'max'>): number | unde
   }
 }
 
-/** zod schema of a non-null value of the field (strings are trimmed; blank required strings are refused). */
+/** zod schema of a non-null value of the field (strings are trimmed unless verbatim; blank required strings are refused). */
 export function valueSchema(field: FieldSpec): z.ZodType {
   if (field.kind === 'string[]') {
     // A list of short strings (webhook topics): each trimmed, at most `max` entries (default 100) of 255 characters.
@@ -132,7 +137,7 @@ export function valueSchema(field: FieldSpec): z.ZodType {
 
 function baseSchema(field: FieldSpec): z.ZodType {
   if (field.kind === 'decimal') return decimalSchema(field);
-  const str = (max: number) => z.string({ error: messages.string }).trim().max(max, `is too long (maximum is ${max} characters)`);
+  const str = (max: number) => (field.verbatim ? z.string({ error: messages.string }) : z.string({ error: messages.string }).trim()).max(max, `is too long (maximum is ${max} characters)`);
   switch (field.kind) {
     case 'string':
     case 'text':

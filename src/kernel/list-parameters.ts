@@ -188,6 +188,10 @@ export async function parseListParameters(spec: ListSpec, query: ListQuery, deps
       boundEntries.push([filterKey(given.field, given.op), raw]);
     }
   }
+  for (const fixed of query.within ?? []) {
+    filters.push({ column: fixed.column, op: 'eq', type: fixed.type, value: fixed.value });
+    boundEntries.push([`within:${fixed.column}`, fixed.value]);
+  }
   if ((request.customFields?.length ?? 0) > 0 && !spec.customFields) {
     const first = request.customFields![0];
     throw invalid({ kind: 'custom_field', id: first.id }, (name) => `unknown parameter: ${name}`);

@@ -104,6 +104,11 @@ export interface ListQuery {
   request: ListRequest;
   /** Largest limit accepted (default MAX_LIMIT, the public lists' rule); a service reading a bounded window may allow more. */
   maxLimit?: number;
+  /**
+   * Columns every row of the list has these values in (a nested list's parent), set by the service, never by the
+   * client: bound into the cursor like filters, so a cursor of one such list is refused on another.
+   */
+  within?: readonly { column: string; type: ValueType; value: string }[];
 }
 
 export interface ListResult<Row> {

@@ -105,7 +105,8 @@ function checkFields(def: ResourceDefinition, mode: 'create' | 'update', input: 
       continue;
     }
     // Strings are trimmed: a blank value is '' here (refusesBlank says which fields refuse it; the document states it).
-    if (parsed.data === '' && refusesBlank(field)) {
+    // A verbatim field is not trimmed: its blank value is tested as it is.
+    if (typeof parsed.data === 'string' && (field.verbatim ? !NON_BLANK.test(parsed.data) : parsed.data === '') && refusesBlank(field)) {
       addError(errors, key, "can't be blank");
       continue;
     }

@@ -12,7 +12,7 @@ import { appendEvent, appendUpdateEvents, type EventAction, type SystemOrigin } 
 import { toStorage } from './fields.ts';
 import { isUuid, newId } from './ids.ts';
 import { runList } from './list-sql.ts';
-import type { ListRequest, ListResult, ListSpec } from './listing.ts';
+import type { ListQuery, ListRequest, ListResult, ListSpec } from './listing.ts';
 import { customFieldDefinitions, liveStatuses } from './lookups.ts';
 import { modelDelegate, type ModelDelegate, type RecordRow } from './model-delegates.ts';
 import { nextNumber } from './numbering.ts';
@@ -23,6 +23,8 @@ import { inTransaction, type TenantClient, type TenantTx } from './tenancy.ts';
 import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 import { assertStorableBody } from './storable.ts';
 import { releaseRecordFiles } from './stored-files.ts';
+import { nestedScopes, nestingOf, type Nesting } from './nesting.ts';
+import { requireScope } from './auth.ts';
 
 export { Single, type ListOptions, type ReadOptions, type TrustedValues, type WireRecord } from './served-record.ts';
 
@@ -35,6 +37,8 @@ export interface ResourceServiceDeps extends HookDeps {
   raw: RawRunner;
   cursors: CursorCodec;
   clock: Clock;
+  /** The service of a declared resource by its Prisma model (a nested resource's parents: src/kernel/nesting.ts). */
+  byModel?: (model: string) => ResourceService | undefined;
 }
 
 /**
@@ -50,7 +54,7 @@ export class ResourceService {
   private readonly full: Projection;
   private readonly projections = new Map<string, Projection>();
   private readonly childCollections: ChildCollections;
-  private readonly live: object;
+  readonly live: object;
   /** What getMany and listBy read with (batched-reads.ts). */
   private readonly batchedReads: batched.BatchedReadSource;
 
@@ -148,7 +152,76 @@ export class ResourceService {
   }
 
   get(ctx: RequestContext, id: string, options: ReadOptions = {}): Promise<Single> {
-    return runAsTenant(ctx.principal.accountId, async () => this.single(this.deps.db, await this.find(this.deps.db, id), options));
+    return runAsTenant(ctx.principal.accountId, async () => this.single(this.deps.db, await this.guarded(this.deps.db, ctx, id, 'read'), options));
+  }
+
+  /**
+   * The record the caller asks for by id: found (404 otherwise), and, for a nested resource, its parent live (404
+   * otherwise) and the parent's read scope held (403), with `<scope>:write` to change it. A change is then offered to
+   * the resource's authorizeChange rule (403). So 404 comes before 403: the scope depends on the record.
+   */
+  private async guarded(db: TenantTx | TenantClient, ctx: RequestContext, id: string, access: 'read' | 'update' | 'delete'): Promise<RecordRow> {
+    const row = await this.find(db, id);
+    const nesting = nestingOf(this.def);
+    if (nesting) {
+      const parent = await this.liveParent(db, nesting, String(row[nesting.typeColumn]), String(row[nesting.idColumn]));
+      if (!parent) throw notFound(this.def.className);
+      for (const scope of nestedScopes(this.def, parent.def, access === 'read' ? 'read' : 'write')) requireScope(ctx.principal, scope);
+    }
+    if (access !== 'read') this.def.hooks?.authorizeChange?.({ ctx, row, operation: access });
+    return row;
+  }
+
+  /** The service of a nested record's parent type when the parent (type, id) is a live record of the tenant; null otherwise. */
+  private async liveParent(db: TenantTx | TenantClient, nesting: Nesting, type: string, id: string): Promise<ResourceService | null> {
+    const model = Object.hasOwn(nesting.relation.models, type) ? nesting.relation.models[type] : undefined;
+    const parent = model === undefined ? undefined : this.deps.byModel?.(model);
+    if (!parent || !isUuid(id)) return null;
+    const found = await modelDelegate(db, parent.def.model).count({ where: { id: id.toLowerCase(), ...parent.live } });
+    return found > 0 ? parent : null;
+  }
+
+  /** The parent of a nested list or create, named by its type and id: its service, or 404 (absent, deleted, another tenant's). */
+  private async requireParent(db: TenantTx | TenantClient, ctx: RequestContext, type: string, id: string, access: 'read' | 'write'): Promise<ResourceService> {
+    const nesting = nestingOf(this.def);
+    if (!nesting) throw new Error(`${this.def.name} is not a nested resource`);
+    const model = Object.hasOwn(nesting.relation.models, type) ? nesting.relation.models[type] : undefined;
+    const declared = model === undefined ? undefined : this.deps.byModel?.(model);
+    if (!declared) throw notFound(type);
+    // The scopes first (the route's gate checks them before anything else), then the parent.
+    for (const scope of nestedScopes(this.def, declared.def, access)) requireScope(ctx.principal, scope);
+    const parent = await this.liveParent(db, nesting, type, id);
+    if (!parent) throw notFound(declared.def.className);
+    return parent;
+  }
+
+  /**
+   * A page of a nested resource's records under one parent (type and id): the list parameters, with the parent
+   * bound into the cursor (a cursor of one parent's list is refused on another's). 404 when the parent is not live.
+   */
+  listUnder(ctx: RequestContext, type: string, parentId: string, request: ListRequest, options: ListOptions = {}): Promise<ListResult<Single>> {
+    return runAsTenant(ctx.principal.accountId, async () => {
+      const nesting = nestingOf(this.def)!;
+      await this.requireParent(this.deps.db, ctx, type, parentId, 'read');
+      const within = [
+        { column: nesting.typeColumn, type: 'string' as const, value: type },
+        { column: nesting.idColumn, type: 'uuid' as const, value: parentId.toLowerCase() },
+      ];
+      return this.listWithin(request, options, within);
+    });
+  }
+
+  /** Creates a nested resource's record under one parent (type and id), which the record keeps. 404 when the parent is not live. */
+  createUnder(ctx: RequestContext, type: string, parentId: string, input: RecordInput): Promise<Single> {
+    assertStorableBody(input, bodyKeyOf(this.def));
+    return runAsTenant(ctx.principal.accountId, async () => {
+      const nesting = nestingOf(this.def)!;
+      const single = await this.transaction(async (tx) => {
+        await this.requireParent(tx, ctx, type, parentId, 'write');
+        return this.createWithin(tx, ctx, input, { values: { [nesting.typeColumn]: type, [nesting.idColumn]: parentId.toLowerCase() } });
+      });
+      return this.afterCommit(ctx, 'create', single, null, input);
+    });
   }
 
   /**
@@ -172,17 +245,22 @@ export class ResourceService {
 
   /** A page of the list (the spec's list parameters); `maxLimit` widens limit for a service's own bounded reads. */
   list(ctx: RequestContext, request: ListRequest, options: ListOptions = {}): Promise<ListResult<Single>> {
-    return runAsTenant(ctx.principal.accountId, async () => {
+    return runAsTenant(ctx.principal.accountId, () => this.listWithin(request, options, []));
+  }
+
+  /** A page of the list, within fixed column values (a nested list's parent), in the caller's tenant context. */
+  private async listWithin(request: ListRequest, options: ListOptions, within: ListQuery['within']): Promise<ListResult<Single>> {
+    {
       const projection = this.projection(options.fields);
       const page = await runList<RecordRow>(
         this.deps.raw,
         projection.listSpec,
-        { request, maxLimit: options.maxLimit },
+        { request, maxLimit: options.maxLimit, within },
         { cursors: this.deps.cursors, customFieldDefinitions: () => customFieldDefinitions(this.deps.db, this.def.className) },
       );
       const children = await this.loadChildren(this.deps.raw, page.data.map((row) => row.id), projection);
       return { ...page, data: page.data.map((row) => this.served(row, children, projection)) };
-    });
+    }
   }
 
   private storage(values: Record<string, unknown>): Record<string, unknown> {
@@ -271,7 +349,7 @@ export class ResourceService {
       let before: Record<string, unknown> = {};
       let sent: RecordInput = {};
       const single = await this.transaction(async (tx) => {
-        const existing = await this.find(tx, id);
+        const existing = await this.guarded(tx, ctx, id, 'update');
         checkExpected(existing, expected);
         before = (await this.single(tx, existing)).record;
         sent = typeof input === 'function' ? input() : input;
@@ -306,7 +384,7 @@ export class ResourceService {
         // The row is locked before it is read, so beforeDelete's rules hold until the delete commits: a request
         // that changes what they check (e.g. linking the contact) takes the same lock and waits, or went first.
         await this.lockRow(tx, id);
-        const existing = await this.find(tx, id);
+        const existing = await this.guarded(tx, ctx, id, 'delete');
         // The ETag is checked before the delete's business rules (beforeDelete), as on update.
         checkExpected(existing, expected);
         const payload = (await this.single(tx, existing)).record;

@@ -229,6 +229,16 @@ export interface ResourceDefinition {
   /** Reverse and polymorphic links to other records (forward links come from `references`; see relation.ts). */
   relations?: Relations;
   /**
+   * The records are nested under records of other resources (a note on a job): `relation` names the resource's
+   * polymorphic relation to its parent, whose type and id columns are set from the parent on create and never
+   * change (they are read-only fields). The list and create are served under each parent's record (REST
+   * `/<parent path>/{id}/<plural>`, GraphQL a connection on the parent's type and a create mutation naming the
+   * parent); get, update and delete at the resource's own path (declare `operations: ['get', 'update', 'delete']`).
+   * The resource has no read scope of its own: reading a record needs the read scope of its parent's resource,
+   * writing also `<scope>:write` (src/kernel/nesting.ts). A record whose parent is not live is not found.
+   */
+  nested?: { relation: string };
+  /**
    * SQL ORDER BY of this resource's records under one parent (a collection relation such as Customer.sites), over
    * the row alias `t`; default `t.created_at, t.id` (oldest first).
    */
@@ -262,6 +272,11 @@ export interface ResourceDefinition {
     beforeWrite?(args: WriteHookArgs): Promise<void>;
     /** Work that needs the written row (linking, cascading), inside the same transaction. */
     afterWrite?(args: AfterWriteArgs): Promise<void>;
+    /**
+     * Refusals of a change by who asks (only a note's author or an admin may change it): run on update and delete
+     * once the record is found and the caller may read it, before If-Match is compared and before the input is read.
+     */
+    authorizeChange?(args: { ctx: RequestContext; row: RecordRow; operation: 'update' | 'delete' }): void;
     /** Refusals of a delete (after the record was found, before it is deleted). */
     beforeDelete?(args: DeleteHookArgs): Promise<void>;
     /** Cascades of a delete, inside the same transaction. */

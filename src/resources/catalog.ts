@@ -23,7 +23,14 @@ declare module '../kernel/scopes.ts' {
   }
 }
 
-export const allScopes: Scope[] = scopeResources.flatMap((resource) => [`${resource}:read`, `${resource}:write`] as const);
+/**
+ * Every scope: `<resource>:read` and `<resource>:write`, except the read scope of a nested resource (notes), whose
+ * records are read with their parent's read scope (src/kernel/nesting.ts).
+ */
+export const allScopes: Scope[] = scopeResources.flatMap((resource) => {
+  const declared = resources.filter((def) => def.scope === resource);
+  return declared.length > 0 && declared.every((def) => def.nested) ? ([`${resource}:write`] as const) : ([`${resource}:read`, `${resource}:write`] as const);
+});
 
 export function isScope(value: string): value is Scope {
   return (allScopes as string[]).includes(value);

@@ -24,6 +24,7 @@ import { purchaseOrderReceiptResource } from './purchase-orders/purchase-order-r
 import { purchaseOrderResource } from './purchase-orders/purchase-order.resource.ts';
 import { vendorResource } from './vendors/vendor.resource.ts';
 import { webhookEndpointResource } from './webhooks/webhook-endpoint.resource.ts';
+import { noteResource } from './notes/note.resource.ts';
 
 /**
  * Every standard resource of the API, in the order they appear in docs. A new resource is added here (see
@@ -57,4 +58,5 @@ export const resources = [
   purchaseOrderResource,
   purchaseOrderReceiptResource,
   webhookEndpointResource,
+  noteResource,
 ];

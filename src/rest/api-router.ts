@@ -8,6 +8,7 @@ import type { IdempotentOutcome, IdempotentRecords } from '../kernel/idempotency
 import type { Scope } from '../kernel/scopes.ts';
 import type { ActionDefinition, ActionRecords } from '../kernel/action.ts';
 import { bodyKeyOf, restPath, serves } from '../kernel/resource.ts';
+import { nestedScopes, parentsOf } from '../kernel/nesting.ts';
 import { authorize, ctx, identify, jsonBody } from './gate.ts';
 import { sendProblem } from './problem.ts';
 import { actionInputOf } from './action-input.ts';
@@ -169,20 +170,23 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
     sendUnpaginated(res, (await domain.lookups.systemOptions(systemOptionsQueryOf(queryEntries(req)))).data);
   });
 
+  const definitions = [...domain.resources.values()].map((service) => service.def);
   for (const service of domain.resources.values()) {
     const { scope } = service.def;
     const plural = restPath(service.def);
-    const read = `${scope}:read` as Scope;
-    const write = `${scope}:write` as Scope;
+    // A nested resource's record needs its parent's scopes, known once it is found: the service checks them.
+    // (404 first, then 403); writing one needs `<scope>:write` as well, checked here.
+    const read = service.def.nested ? [] : [`${scope}:read` as Scope];
+    const write = [`${scope}:write` as Scope];
     if (serves(service.def, 'list')) {
-      register('get', `/${plural}`, authorize(read), async (req, res) => {
+      register('get', `/${plural}`, authorize(...read), async (req, res) => {
         const page = await service.list(ctx(res), listRequestOf(queryEntries(req)));
         const data = await withFileLinks(page.data.map((single) => single.record), () => domain.attachments.signer());
         sendList(req, res, { ...page, data }, config.PUBLIC_URL);
       });
     }
     if (serves(service.def, 'create')) {
-      register('post', `/${plural}`, authorize(write), body, async (req, res) => {
+      register('post', `/${plural}`, authorize(...write), body, async (req, res) => {
         if (service.def.idempotentCreate) {
           // A financial create: once per Idempotency-Key; the record is stored with the key and answered from it.
           // The path as routed: /invoices and /invoices/ are one endpoint.
@@ -204,25 +208,39 @@ export function buildApiRouter(domain: Domain, config: RestConfig, logger: Logge
       });
     }
     if (serves(service.def, 'get')) {
-      register('get', `/${plural}/:id`, authorize(read), async (req, res) => {
+      register('get', `/${plural}/:id`, authorize(...read), async (req, res) => {
         sendSingle(res, await linkedSingle(domain, await service.get(ctx(res), String(req.params.id))));
       });
     }
     if (serves(service.def, 'update')) {
-      register('patch', `/${plural}/:id`, authorize(write), body, async (req, res) => {
+      register('patch', `/${plural}/:id`, authorize(...write), body, async (req, res) => {
         // The body is read once the record is found and If-Match matches it (404 and 412 come first).
         const updated = await service.update(ctx(res), String(req.params.id), req.get('if-match'), () => recordFromBody(req.body, bodyKeyOf(service.def)));
         sendSingle(res, await linkedSingle(domain, updated));
       });
     }
     if (serves(service.def, 'delete')) {
-      register('delete', `/${plural}/:id`, authorize(write), async (req, res) => {
+      register('delete', `/${plural}/:id`, authorize(...write), async (req, res) => {
         await service.remove(ctx(res), String(req.params.id), req.get('if-match'));
         res.status(204).end();
       });
     }
     // Attachment custom fields: PUT (multipart) and DELETE on the record's custom_fields/{field_id} (src/rest/attachments.ts).
     if (service.def.conventions.customFields && serves(service.def, 'update')) registerAttachmentRoutes(register, domain, config, service);
+    // A nested resource (notes): its list and create under each parent's record, with the parent's read scope
+    // (and the resource's write scope to create); the parent is named by the path (src/kernel/nesting.ts).
+    for (const { type, parent } of parentsOf(service.def, definitions)) {
+      const under = `/${restPath(parent)}/:id/${plural}`;
+      register('get', under, authorize(...nestedScopes(service.def, parent, 'read')), async (req, res) => {
+        const page = await service.listUnder(ctx(res), type, String(req.params.id), listRequestOf(queryEntries(req)));
+        sendList(req, res, { ...page, data: page.data.map((single) => single.record) }, config.PUBLIC_URL);
+      });
+      register('post', under, authorize(...nestedScopes(service.def, parent, 'write')), body, async (req, res) => {
+        const single = await service.createUnder(ctx(res), type, String(req.params.id), recordFromBody(req.body, bodyKeyOf(service.def)));
+        res.setHeader('Location', `${req.baseUrl}/${plural}/${single.record.id as string}`);
+        sendSingle(res, single, 201);
+      });
+    }
     for (const action of service.def.actions ?? []) {
       const path = `/${plural}/:id${action.path.replace(/\{([a-z_]+)\}/g, ':$1')}`;
       const parsers = action.method === 'post' || action.method === 'patch' ? [body] : [];

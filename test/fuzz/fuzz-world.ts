@@ -4,7 +4,7 @@ import { client, type ApiResponse, type Client } from '../helpers/http.ts';
 import { freshKey } from '../helpers/factories/records.ts';
 import { valueArb, type CustomFieldDef, type GenContext, type WorldView } from './openapi-arbitraries.ts';
 import { Ref, Repeat, serialize, type JTree } from './json-tree.ts';
-import { poolOfPath, type CollectionModel, type OpenApiModel } from './openapi-model.ts';
+import { nestedCollections, poolOfPath, type CollectionModel, type OpenApiModel } from './openapi-model.ts';
 
 // The seeded tenant the fuzz runs against: pools of live records per collection (their ids fill {id} path
 // parameters and <class>_id body fields), their current ETags (If-Match), the tenant's lookups (statuses,
@@ -355,6 +355,12 @@ export class World implements WorldView {
     for (const c of this.model.collections.values()) {
       if (c.parent && !this.pools.has(c.name)) await this.listSubCollection(c);
     }
+    // A nested resource's records (notes) under each parent collection, without a recipe: made from the create schema.
+    for (const c of this.model.collections.values()) {
+      if (c.parent && c.creatable && !recipes[c.name] && (this.pools.get(c.name)?.length ?? 0) === 0) {
+        for (let made = 0; made < MIN_POOL; made++) this.add(c.name, await this.genericUnder(c));
+      }
+    }
     const empty = [...this.model.collections.values()].filter((c) => (this.pools.get(c.name)?.length ?? 0) === 0 && (c.creatable || c.parent));
     if (empty.length) throw new Error(`fuzz seed: no records for ${empty.map((c) => c.listPath).join(', ')}: add a recipe to test/fuzz/fuzz-world.ts`);
     await this.storeFiles();
@@ -437,8 +443,42 @@ export class World implements WorldView {
     throw new Error(`fuzz seed: no recipe for /${name} and none of 30 generated bodies was accepted (last: ${last?.status} ${last?.text.slice(0, 300)}); add a recipe to test/fuzz/fuzz-world.ts`);
   }
 
+  /**
+   * A record of a sub-collection without a recipe, under a live record of its parent, from its create schema; a
+   * nested resource's record (a note) joins the pool of its record path (notes) too.
+   */
+  private async genericUnder(c: CollectionModel): Promise<PoolEntry> {
+    const op = this.model.operations.find((o) => o.method === 'POST' && o.path === c.listPath);
+    if (!op?.body) throw new Error(`fuzz seed: no recipe and no create body for ${c.listPath}`);
+    const parent = await this.liveEntry(c.parent!, this.next());
+    const ctx: GenContext = { model: this.model, world: this };
+    const samples = fc.sample(valueArb(ctx, op.body.schema, undefined, 0), { seed: 42, numRuns: 30 });
+    let last: ApiResponse | undefined;
+    for (const sample of samples) {
+      const refs = new Map<Ref, string>();
+      await this.resolveRefs(sample, refs);
+      this.lastFingerprint = null;
+      last = await this.api.request('POST', c.listPath.replace('{id}', parent.id), { raw: serialize(sample, (r) => refs.get(r)!), headers: { 'content-type': 'application/json' } });
+      if (last.status === 201) {
+        const record = c.name.slice(c.name.lastIndexOf('/') + 1);
+        if (nestedCollections(this.model, record).length > 0) this.add(record, { id: last.body.data.id });
+        return { id: last.body.data.id, parent: parent.id };
+      }
+    }
+    throw new Error(`fuzz seed: no recipe for ${c.listPath} and none of 30 generated bodies was accepted (last: ${last?.status} ${last?.text.slice(0, 300)}); add a recipe to test/fuzz/fuzz-world.ts`);
+  }
+
   private async refill(pool: string): Promise<void> {
     const collection = this.model.collections.get(pool);
+    const nested = collection ? [] : nestedCollections(this.model, pool);
+    if (nested.length > 0) {
+      for (let made = 0; (this.pools.get(pool)?.length ?? 0) < MIN_POOL; made++) {
+        if (made >= 10) throw new Error(`fuzz: pool ${pool} stays below ${MIN_POOL} records after 10 creates`);
+        const under = nested[made % nested.length];
+        this.add(under.name, await this.genericUnder(under));
+      }
+      return;
+    }
     if (!collection) return;
     if (!collection.creatable && !collection.parent && !recipes[pool]) return this.listInto(collection);
     for (let made = 0; (this.pools.get(pool)?.length ?? 0) < MIN_POOL; made++) {
@@ -486,7 +526,10 @@ export class World implements WorldView {
       for (const r of res.body.data) this.verified.add(r.id);
       return this.verified.has(entry.id);
     }
-    if (!collection?.readable) return true;
+    // A nested resource's record (a note) is read at its record path (GET /notes/{id}), which answers 404 once its
+    // parent is deleted: such a record is dropped from its pool like a deleted one.
+    const readable = collection ? collection.readable : nestedCollections(this.model, pool).length > 0;
+    if (!readable) return true;
     const res = await this.api.get(`/${pool}/${entry.id}`);
     if (res.status !== 200) return false;
     this.verified.add(entry.id);

@@ -215,7 +215,19 @@ export function poolOfPath(model: OpenApiModel, path: string, name: string): str
   if (at < 0) return undefined;
   const listPath = path.slice(0, at);
   for (const collection of model.collections.values()) if (collection.listPath === listPath) return collection.name;
+  // A nested resource's record path (/notes/{id}): its records are listed and created under parents only.
+  if (nestedCollections(model, listPath.slice(1)).length > 0) return listPath.slice(1);
   return undefined;
+}
+
+/**
+ * The sub-collections that hold the records of a nested resource (notes: /customers/{id}/notes, /jobs/{id}/notes
+ * ...), by the resource's record pool ("notes"): creatable sub-collections whose last segment has a record path
+ * of its own (GET /notes/{id}) but no top-level list.
+ */
+export function nestedCollections(model: OpenApiModel, pool: string): CollectionModel[] {
+  if (model.collections.has(pool) || !model.doc.paths[`/${pool}/{id}`]?.get) return [];
+  return [...model.collections.values()].filter((c) => c.parent && c.creatable && c.name.endsWith(`/${pool}`));
 }
 
 /** The pool (collection name) a field or parameter named `<class>_id` refers to, if the document has it. */

@@ -2,7 +2,8 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { bodyKeyOf, restPath, serves, type StandardOperation } from '../../src/kernel/resource.ts';
+import { bodyKeyOf, restPath, serves, type ResourceDefinition, type StandardOperation } from '../../src/kernel/resource.ts';
+import { parentsOf } from '../../src/kernel/nesting.ts';
 import { highRateLimits, startTestApp, useTenant, useTestApp } from '../helpers/app.ts';
 import { userClient } from '../helpers/factories/accounts.ts';
 import { createItem, createTaxRate } from '../helpers/factories/catalog.ts';
@@ -66,8 +67,21 @@ async function oneOfEach(): Promise<Record<string, Created>> {
   // A resource without a factory above (one added since) gets a record of plain values of its required fields.
   const defs = [...t.app.domain.resources.values()].map((service) => service.def);
   const reference = (model: string) => (model === 'user' ? tenant.userId : made[defs.find((def) => def.model === model)?.name ?? '']?.id);
-  for (const def of defs.filter((d) => serves(d, 'update'))) made[def.name] ??= await createRecord(api, restPath(def), bodyKeyOf(def), plainFields(def, 'HOSTILE', reference, {}));
+  for (const def of defs.filter((d) => serves(d, 'update'))) made[def.name] ??= await createRecord(api, (await collectionOf(def)).slice(1), bodyKeyOf(def), plainFields(def, 'HOSTILE', reference, {}));
   return made;
+}
+
+/**
+ * The collection path of a resource's list and create: `/<plural>`, or for a nested resource (notes) the path under
+ * a live record of its first parent resource (`/customers/<id>/notes`), made once.
+ */
+let nestedParentPath: string | undefined;
+async function collectionOf(def: ResourceDefinition): Promise<string> {
+  const defs = [...t.app.domain.resources.values()].map((service) => service.def);
+  const [first] = parentsOf(def, defs);
+  if (!first) return `/${restPath(def)}`;
+  nestedParentPath ??= `/${restPath(first.parent)}/${(await createRecord(api, restPath(first.parent), bodyKeyOf(first.parent), plainFields(first.parent, 'HOSTILE', () => undefined, {}))).id}`;
+  return `${nestedParentPath}/${def.plural}`;
 }
 
 /** Every resource the domain serves: body key, REST collection path and the fields its create and update accept. */
@@ -86,7 +100,7 @@ function declarations() {
     // Fields that take a list of strings (webhook topics): an entry holding such text is named `<field>.<index>`.
     const lists = new Set(Object.entries(def.fields).filter(([, spec]) => spec.kind === 'string[]').map(([name]) => name));
     // Only the writes the resource serves (a ledger takes no update, a derived table no write).
-    return { key: bodyKeyOf(def), plural: restPath(def), name: def.name, lists, create: serves(def, 'create') ? fields('create') : [], update: serves(def, 'update') ? fields('update') : [], serves: (op: StandardOperation) => serves(def, op), children: def.children ?? {}, customFields: def.conventions.customFields, labels: def.conventions.labels, className: def.className };
+    return { def, key: bodyKeyOf(def), plural: restPath(def), name: def.name, lists, create: serves(def, 'create') || def.nested ? fields('create') : [], update: serves(def, 'update') ? fields('update') : [], serves: (op: StandardOperation) => serves(def, op), children: def.children ?? {}, customFields: def.conventions.customFields, labels: def.conventions.labels, className: def.className };
   });
 }
 
@@ -101,16 +115,17 @@ function expectBadParameter(res: ApiResponse, name: string) {
 describe('text PostgreSQL cannot store, in request bodies', () => {
   it('answers 422 validation.failed naming the field for NUL and unpaired surrogates in every field of every resource on create', async () => {
     for (const resource of declarations()) {
-      const before = idsOf(await api.get(`/${resource.plural}?limit=100`));
+      const collection = await collectionOf(resource.def);
+      const before = idsOf(await api.get(`${collection}?limit=100`));
       for (const field of resource.create) {
         for (const value of Object.values(hostile)) {
-          expectCannotStore(await api.post(`/${resource.plural}`, { [resource.key]: { [field]: value } }, freshKey()), { [field]: [CANNOT_STORE] });
+          expectCannotStore(await api.post(collection, { [resource.key]: { [field]: value } }, freshKey()), { [field]: [CANNOT_STORE] });
           if (resource.lists.has(field)) {
-            expectCannotStore(await api.post(`/${resource.plural}`, { [resource.key]: { [field]: ['fine', value] } }, freshKey()), { [`${field}.1`]: [CANNOT_STORE] });
+            expectCannotStore(await api.post(collection, { [resource.key]: { [field]: ['fine', value] } }, freshKey()), { [`${field}.1`]: [CANNOT_STORE] });
           }
         }
       }
-      expect(idsOf(await api.get(`/${resource.plural}?limit=100`)), resource.plural).toEqual(before);
+      expect(idsOf(await api.get(`${collection}?limit=100`)), resource.plural).toEqual(before);
     }
   });
 
@@ -203,7 +218,8 @@ describe('text PostgreSQL cannot store, in request bodies', () => {
 describe('text PostgreSQL cannot store, in query parameters', () => {
   it('answers 400 filter.invalid naming the parameter on every list, whatever the parameter', async () => {
     const nul = '%00';
-    for (const { plural } of declarations()) {
+    for (const { def, plural } of declarations()) {
+      const collection = await collectionOf(def);
       const cases: [string, string][] = [
         [`q=a${nul}b`, 'q'],
         [`limit=${nul}`, 'limit'],
@@ -217,7 +233,7 @@ describe('text PostgreSQL cannot store, in query parameters', () => {
         [`${nul}=1`, '\\u0000'],
       ];
       for (const [query, name] of cases) {
-        const res = await api.get(`/${plural}?${query}`);
+        const res = await api.get(`${collection}?${query}`);
         expectProblem(res, { status: 400, code: 'filter.invalid', detail: CANNOT_STORE });
         expect(res.body.detail.startsWith(name), `${plural}?${query}: ${res.body.detail}`).toBe(true);
       }

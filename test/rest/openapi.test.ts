@@ -2,6 +2,7 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../src/domain.ts';
 import { bodyKeyOf, restPath, serves } from '../../src/kernel/resource.ts';
+import { parentsOf } from '../../src/kernel/nesting.ts';
 import { errorCatalog } from '../../src/kernel/errors.ts';
 import { supportedVersions } from '../../src/kernel/versioning.ts';
 import { lookupKinds } from '../../src/resources/lookups/lookup.service.ts';
@@ -61,7 +62,20 @@ const concretePath = (path: string) => path.replace(/\{[a-z_]+\}/g, SOME_ID);
 const requestSchema = (path: string, method: string) => deref(doc.paths[path][method].requestBody.content['application/json'].schema);
 const okSchemaRef = (path: string, method: string, status: string) => responses(doc.paths[path][method])[status].content['application/json'].schema.$ref;
 /** The collection and record paths of a resource, as documented and mounted (restPath: the plural unless declared). */
-const collectionPath = (def: (typeof resources)[number]) => `/${restPath(def)}`;
+/** A nested resource (notes) is listed under each parent's record: its first parent's path stands for them. */
+const firstParent = (def: (typeof resources)[number]) => parentsOf(def, resources)[0]?.parent;
+const collectionPath = (def: (typeof resources)[number]) => {
+  const parent = firstParent(def);
+  return parent ? `/${restPath(parent)}/{id}/${def.plural}` : `/${restPath(def)}`;
+};
+/** The collection path to request: a nested resource's under a live parent record (made once per client). */
+async function requestedCollection(api: Client, def: (typeof resources)[number]): Promise<string> {
+  const parent = firstParent(def);
+  if (!parent) return collectionPath(def);
+  const made = await api.post(`/${restPath(parent)}`, { [bodyKeyOf(parent)]: requiredFields(`${parent.className}Create`) });
+  expect(made.status, made.text).toBe(201);
+  return collectionPath(def).replace('{id}', made.body.data.id);
+}
 const itemPath = (def: (typeof resources)[number]) => `/${restPath(def)}/{id}`;
 /** The body of a create's 201: the record, or the record and what the create answer adds (a webhook endpoint's secret). */
 const createdName = (def: (typeof resources)[number]) => (createAnswers[def.name] ? `${def.className}CreatedResponse` : `${def.className}Response`);
@@ -442,9 +456,12 @@ describe('security', () => {
     for (const def of resources) {
       const read = `${def.scope}:read`;
       const write = `${def.scope}:write`;
-      expect(doc.paths[collectionPath(def)].get['x-required-scopes']).toEqual([read]);
-      expect(doc.paths[collectionPath(def)].get.security).toEqual([{ bearerAuth: [read] }]);
-      expect(doc.paths[itemPath(def)].get['x-required-scopes']).toEqual([read]);
+      // A nested resource's list needs its parent's read scope; its record's scope is known once it is found.
+      const listRead = firstParent(def) ? `${firstParent(def)!.scope}:read` : read;
+      expect(doc.paths[collectionPath(def)].get['x-required-scopes']).toEqual([listRead]);
+      expect(doc.paths[collectionPath(def)].get.security).toEqual([{ bearerAuth: [listRead] }]);
+      expect(doc.paths[itemPath(def)].get['x-required-scopes']).toEqual(def.nested ? undefined : [read]);
+      if (def.nested) expect(doc.paths[collectionPath(def)].post['x-required-scopes']).toEqual([write, listRead]);
       if (serves(def, 'create')) expect(doc.paths[collectionPath(def)].post['x-required-scopes']).toEqual([write]);
       if (serves(def, 'update')) expect(doc.paths[itemPath(def)].patch['x-required-scopes']).toEqual([write]);
       if (serves(def, 'delete')) expect(doc.paths[itemPath(def)].delete['x-required-scopes']).toEqual([write]);
@@ -999,8 +1016,9 @@ describe('every resource', () => {
     };
     let checked = 0;
     for (const def of resources) {
-      const path = collectionPath(def);
-      const params = parametersOf(path, doc.paths[path].get);
+      const documented = collectionPath(def);
+      const params = parametersOf(documented, doc.paths[documented].get);
+      const path = await requestedCollection(api, def);
       for (const p of params.filter((p: any) => p.in === 'query' && !['cursor', 'sort', 'custom_fields'].includes(p.name))) {
         const res = await api.get(`${path}?${encodeURIComponent(p.name)}=${encodeURIComponent(sample(p))}`);
         expect(res.status, `${def.plural} ${p.name}: ${res.text}`).toBe(200);
@@ -1184,13 +1202,13 @@ describe('every resource', () => {
     // Every resource is read back as a list and as a record; one the records above do not cover (a resource
     // declared later) first gets a record made of the required fields of its documented create body.
     for (const def of resources) {
-      const path = collectionPath(def);
-      if (!(await api.get(path)).body.data?.length && serves(def, 'create')) {
+      const path = await requestedCollection(api, def);
+      if (!(await api.get(path)).body.data?.length && (serves(def, 'create') || def.nested)) {
         check(createdName(def), await api.post(path, { [bodyKeyOf(def)]: requiredFields(`${def.className}Create`) }), `POST ${path} (required fields)`);
       }
       const list = await api.get(path);
       check(`${def.className}List`, list, `GET ${path}`);
-      check(`${def.className}Response`, await api.get(`${path}/${list.body.data[0].id}`), `GET ${path}/{id}`);
+      check(`${def.className}Response`, await api.get(`/${restPath(def)}/${list.body.data[0].id}`), `GET /${restPath(def)}/{id}`);
     }
     const readContact = seen.find(([ref, body]) => ref === 'ContactResponse' && body.data.phone_numbers.length === 1 && body.data.first_name === 'Ann');
     expect(readContact).toBeDefined();

@@ -172,6 +172,14 @@ export class GqlBuilder {
     return (ret.possibleTypes ?? []).map((p) => kindOfBase(snake(p.name), this.model.kinds)).filter((k): k is string => !!k);
   }
 
+  /** The record kinds of the one union-typed field of the record a field is about (Note.notable), or none. */
+  unionKinds(field: Field): string[] {
+    const record = this.schema.types.get(recordClass(this.schema, field) ?? '');
+    const unions = (record?.fields ?? []).map((f) => this.schema.types.get(named(f.type).name!)!).filter((t) => t.kind === 'UNION');
+    if (unions.length !== 1) return [];
+    return (unions[0].possibleTypes ?? []).map((p) => kindOfBase(snake(p.name), this.model.kinds)).filter((k): k is string => !!k);
+  }
+
   /** Every id position under a field's arguments. */
   positions(root: 'query' | 'mutation', field: Field): GqlPosition[] {
     const out: GqlPosition[] = [];
@@ -211,6 +219,13 @@ export class GqlBuilder {
           return;
         }
         const { kind, childOf } = this.kindOf(value.name, t.name!, owner, field, value.description);
+        // An id argument no kind is named for, of a field whose record belongs to a record of several types (a union,
+        // createNote(parentId): the note's notable): any record of the union's member types.
+        const parents = !kind && !owner && t.name === 'ID' ? this.unionKinds(field) : [];
+        if (parents.length) {
+          for (const parent of parents) out.push({ root, field, path: p, kind: parent, label: label(p, ` (${parent})`) });
+          return;
+        }
         const relatedName = kind && this.byRelatedName(kind) ? this.classOf(owner, field) : undefined;
         out.push({ root, field, path: p, kind: kind ?? `?${value.name}`, childOf, integer: t.name !== 'ID' && t.name !== 'String', relatedName, label: label(p) });
         return;
@@ -359,13 +374,19 @@ export class GqlBuilder {
    * selection one level down, the cursor and node id of its edges, and its pageInfo. With `only`, the record's
    * relations (at the top, or at the top's nodes) are that one alone (a record with many relations is swept one
    * relation per query, each as deep, when the server refuses all of them at once for their size: askRelationQuery).
+   * With `brief`, a record below the first one (a relation, an entry of a connection below a record, a member of a
+   * union there) is selected by its id and its relations only, not its other leaves: what tells whose record it is
+   * is its id, and the selection of every type stays small however many relations and members types gain.
    */
-  selection(typeName: string, depth: number, seen: string[] = [], only?: string): string {
+  selection(typeName: string, depth: number, seen: string[] = [], only?: string, brief = false): string {
     const type = this.schema.types.get(typeName)!;
     const node = this.connectionNode(typeName);
+    const hasId = (t: FullType | undefined) => t?.fields?.some((f) => f.name === 'id') ?? false;
+    // Below the first record (one of the types already walked through has an id): its id alone, with `brief`.
+    const idOnly = brief && seen.some((name) => hasId(this.schema.types.get(name)));
     if (node) {
       const edgeNode = this.schema.types.get(node)?.fields?.some((f) => f.name === 'id') ? 'node { __typename id }' : 'node { __typename }';
-      const nodes = depth > 0 ? `nodes { ${this.selection(node, depth - 1, seen, seen.length === 0 ? only : undefined)} } ` : '';
+      const nodes = depth > 0 ? `nodes { ${this.selection(node, depth - 1, seen, seen.length === 0 ? only : undefined, brief)} } ` : '';
       // The edges of the operation's own connection (`seen` is empty at the top): those below records cost as much again.
       const edges = seen.length === 0 ? `edges { cursor ${edgeNode} } ` : '';
       return `__typename ${nodes}${edges}pageInfo { hasNextPage hasPreviousPage startCursor endCursor }`;
@@ -383,7 +404,7 @@ export class GqlBuilder {
         }
       }
       const parts = members.map((m) => {
-        const leaves = (m.fields ?? []).filter((f) => leafType.get(f.name)?.size === 1).map((f) => f.name);
+        const leaves = (m.fields ?? []).filter((f) => leafType.get(f.name)?.size === 1 && (!idOnly || !hasId(m) || f.name === 'id')).map((f) => f.name);
         return `... on ${m.name} { ${leaves.join(' ')} }`;
       });
       return `__typename ${parts.join(' ')}`;
@@ -394,27 +415,32 @@ export class GqlBuilder {
       const n = named(f.type);
       const target = this.schema.types.get(n.name!)!;
       const node = this.connectionNode(target.name);
-      if (target.kind === 'SCALAR' || target.kind === 'ENUM') parts.push(f.name);
+      if (target.kind === 'SCALAR' || target.kind === 'ENUM') {
+        if (!idOnly || !hasId(type) || f.name === 'id') parts.push(f.name);
+      }
       // `only`: of the record's relations, this one alone (its leaves are all kept).
       else if (only !== undefined && f.name !== only) continue;
       // A connection below a record: one level with its nodes (selection() takes the level for the nodes).
       else if (node) {
         // A has a few records of each kind: 5 per page keeps the deep selection under the cost limit.
         const page = f.args.some((a) => a.name === 'first') ? '(first: 5)' : '';
-        if (depth > 0 && !seen.includes(node)) parts.push(`${f.name}${page} { ${this.selection(target.name, depth, [...seen, typeName])} }`);
-      } else if (depth > 0 && !seen.includes(target.name)) parts.push(`${f.name} { ${this.selection(target.name, depth - 1, [...seen, typeName])} }`);
+        if (depth > 0 && !seen.includes(node)) parts.push(`${f.name}${page} { ${this.selection(target.name, depth, [...seen, typeName], undefined, brief)} }`);
+      } else if (depth > 0 && !seen.includes(target.name)) parts.push(`${f.name} { ${this.selection(target.name, depth - 1, [...seen, typeName], undefined, brief)} }`);
     }
     return parts.join(' ');
   }
 }
 
-/** The operation text and the variables for a field with the given argument values (`only`: one relation of its record). */
-export function operation(builder: GqlBuilder, root: 'query' | 'mutation', field: Field, args: Record<string, unknown>, depth: number, only?: string): string {
+/**
+ * The operation text and the variables for a field with the given argument values (`only`: one relation of its
+ * record; `brief`: records below the first by their ids, GqlBuilder.selection).
+ */
+export function operation(builder: GqlBuilder, root: 'query' | 'mutation', field: Field, args: Record<string, unknown>, depth: number, only?: string, brief = false): string {
   const used = field.args.filter((a) => args[a.name] !== undefined);
   const vars = used.map((a) => `$${a.name}: ${typeString(a.type)}`).join(', ');
   const call = used.length ? `(${used.map((a) => `${a.name}: $${a.name}`).join(', ')})` : '';
   const ret = named(field.type);
-  const sel = builder.schema.types.get(ret.name!)!.kind === 'SCALAR' || builder.schema.types.get(ret.name!)!.kind === 'ENUM' ? '' : ` { ${builder.selection(ret.name!, depth, [], only)} }`;
+  const sel = builder.schema.types.get(ret.name!)!.kind === 'SCALAR' || builder.schema.types.get(ret.name!)!.kind === 'ENUM' ? '' : ` { ${builder.selection(ret.name!, depth, [], only, brief)} }`;
   return `${root} Sweep${vars ? `(${vars})` : ''} { ${field.name}${call}${sel} }`;
 }
 
@@ -498,8 +524,10 @@ export async function runGraphqlSweep(builder: GqlBuilder, gql: Gql, a: Side, b:
   }
 
   const checks = await pool(jobs, width, async ({ label, foreign, random, root, field, vars, position }) => {
-    // The returned record and its relations (a payload's record is one level further down).
-    const query = operation(builder, root, field, vars(foreign), root === 'mutation' ? 3 : 2);
+    // The returned record and its relations (a payload's record is one level further down), the relations by their
+    // ids: the answers to B's and to the random value are compared, and an id tells whose record a relation serves
+    // (the relation sweep below reads every leaf of A's relations).
+    const query = operation(builder, root, field, vars(foreign), root === 'mutation' ? 3 : 2, undefined, true);
     const send = async (value: IdValue) => {
       const res = await gql(query, vars(value));
       return { status: res.status, body: res.body };

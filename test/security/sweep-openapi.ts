@@ -62,7 +62,16 @@ export function collectionKind(model: Model, path: string, param: string): strin
   const at = path.indexOf(`/{${param}}`);
   if (at < 0) return undefined;
   const collection = path.slice(0, at);
-  return model.lists.find((l) => l.path === collection)?.kind;
+  return model.lists.find((l) => l.path === collection)?.kind ?? nestedKind(model, collection);
+}
+
+/**
+ * The kind of a nested resource's record path (`/notes` of `/notes/{id}`): its records are listed only under
+ * parents (`/customers/{id}/notes`, `/jobs/{id}/notes` ...), each a list of that kind.
+ */
+function nestedKind(model: Pick<Model, 'lists'>, collection: string): string | undefined {
+  if (collection.includes('{')) return undefined;
+  return model.lists.find((l) => /\{[a-z_]+\}/.test(l.path) && l.path.endsWith(`}${collection}`))?.kind;
 }
 
 export function buildModel(doc: Doc): Model {
@@ -102,7 +111,7 @@ export function buildModel(doc: Doc): Model {
   for (const { method, path } of ops) {
     const m = /^(.*)\/\{id\}$/.exec(path);
     if (method === 'get' && m) {
-      const kind = lists.find((l) => l.path === m[1])?.kind;
+      const kind = lists.find((l) => l.path === m[1])?.kind ?? nestedKind(model, m[1]);
       if (kind) model.byId.set(kind, path);
     }
   }
@@ -273,7 +282,7 @@ export function kindOfIdName(model: Model, name: string, integer: boolean, descr
 export function resourceKind(model: Model, path: string): string | undefined {
   const at = path.indexOf('/{');
   const collection = at < 0 ? path : path.slice(0, at);
-  return model.lists.find((l) => l.path === collection && !l.parentKind)?.kind;
+  return model.lists.find((l) => l.path === collection && !l.parentKind)?.kind ?? nestedKind(model, collection);
 }
 
 /**

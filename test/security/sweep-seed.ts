@@ -1,3 +1,4 @@
+import { parentsOf } from '../../src/kernel/nesting.ts';
 import { expect } from 'vitest';
 import type { FieldSpec } from '../../src/kernel/fields.ts';
 import { bodyKeyOf, restPath, type ResourceDefinition } from '../../src/kernel/resource.ts';
@@ -319,6 +320,7 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     return def ? made.get(restPath(def))?.[0]?.id : undefined;
   };
   for (const def of resources) {
+    if (def.nested) continue;
     while ((made.get(restPath(def))?.length ?? 0) < 2) await created(restPath(def), bodyKeyOf(def), plainFields(def, marker, reference, cf(def.className)));
   }
   // Files: an attachment field of the first customer holds one (PUT multipart), so GET /files/{file_id} and the
@@ -330,6 +332,14 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
     headers: { 'content-type': `multipart/form-data; boundary=${SWEEP_BOUNDARY}`, 'if-match': customer.etag },
   });
   expect(upload.status, upload.text).toBe(200);
+  // A nested resource (notes): two records under the first record of each parent resource.
+  for (const def of resources) {
+    for (const { parent } of parentsOf(def, resources)) {
+      const record = made.get(restPath(parent))?.[0];
+      if (!record) throw new Error(`seedTenant: no ${restPath(parent)} to put ${def.plural} on`);
+      for (let i = 0; i < 2; i += 1) await created(`${restPath(parent)}/${record.id}/${def.plural}`, bodyKeyOf(def), plainFields(def, marker, reference, cf(def.className)));
+    }
+  }
   return { tenant, api, marker };
 }
 

@@ -75,12 +75,22 @@ function report(checks: Check[]): string {
     .join('\n\n');
 }
 
-async function restCursors(side: Seeded): Promise<Map<string, string>> {
+/**
+ * A next-page cursor of every paginated list, by its documented path: a list under a record (a customer's notes)
+ * under the first of the side's records of that kind that has a second page.
+ */
+async function restCursors(side: Seeded, catalog: Catalog): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const list of model.lists.filter((l) => l.paginated && !l.parentKind)) {
-    const res = await side.api.get(`${list.path}?limit=1`);
-    const cursor = nextCursor(res.headers);
-    if (cursor) out.set(list.path, cursor);
+  for (const list of model.lists.filter((l) => l.paginated)) {
+    const params = list.path.match(/\{[a-z_]+\}/g) ?? [];
+    const paths = params.length === 0 ? [list.path] : params.length === 1 && list.parentKind ? (catalog.refs.get(list.parentKind) ?? []).map((r) => list.path.replace(params[0], String(r.id))) : [];
+    for (const path of paths) {
+      const cursor = nextCursor((await side.api.get(`${path}?limit=1`)).headers);
+      if (cursor) {
+        out.set(list.path, cursor);
+        break;
+      }
+    }
   }
   return out;
 }
@@ -100,8 +110,8 @@ beforeAll(async () => {
   gqlA = t.graphql(A.tenant.token);
   gqlB = t.graphql(B.tenant.token);
   builder = new GqlBuilder(await introspect(gqlA), model, userKind);
-  a = { catalog: catA, restCursors: await restCursors(A), gqlCursors: await graphqlCursors(builder, gqlA), marker: A.marker };
-  b = { catalog: catB, restCursors: await restCursors(B), gqlCursors: await graphqlCursors(builder, gqlB), marker: B.marker };
+  a = { catalog: catA, restCursors: await restCursors(A, catA), gqlCursors: await graphqlCursors(builder, gqlA), marker: A.marker };
+  b = { catalog: catB, restCursors: await restCursors(B, catB), gqlCursors: await graphqlCursors(builder, gqlB), marker: B.marker };
   bOnly = new Set([...catB.allIds].filter((id) => !catA.allIds.has(id)));
   timings.catalogs = Date.now() - started;
   tables = await tenantTables(t);
@@ -133,6 +143,8 @@ describe('tenant isolation sweep', () => {
       }
     }
     for (const list of model.lists.filter((l) => l.paginated && !l.parentKind)) expect(b.restCursors.get(list.path), `B's cursor of ${list.path}`).toBeTruthy();
+    // A list under a record (a customer's notes): the seed puts two of its records under one record of the parent.
+    for (const list of model.lists.filter((l) => l.paginated && l.parentKind)) expect(b.restCursors.get(list.path), `B's cursor of ${list.path}`).toBeTruthy();
     // The tenants share only whole read-only catalogs (system options: the same ids for both, no write operation
     // in the document), never records; positions of such kinds are skipped (nothing of B's to send).
     const shared = sharedKinds(a.catalog, b.catalog);
@@ -180,6 +192,12 @@ describe('tenant isolation sweep', () => {
       'POST /webhooks/endpoints/{id}/rotate_secret path {id}',
       'GET /webhooks/endpoints/{id}/deliveries path {id}',
       'GET /webhooks/endpoints query cursor',
+      'GET /customers/{id}/notes path {id}',
+      'POST /jobs/{id}/notes path {id}',
+      'GET /customers/{id}/notes query cursor',
+      'GET /notes/{id} path {id}',
+      'PATCH /notes/{id} path {id}',
+      'DELETE /notes/{id} path {id}',
     ];
     expect(expected.filter((e) => !labels.some((l) => (typeof e === 'string' ? l === e : e.test(l)))), `derived: ${labels.join('\n')}`).toEqual([]);
     // B's webhook endpoints, their actions and their delivery logs do not exist for A: 404 resource.not_found.
@@ -229,6 +247,12 @@ describe('tenant isolation sweep', () => {
       'mutation testWebhookEndpoint(id)',
       'mutation replayWebhookEndpoint(id)',
       'mutation rotateWebhookEndpointSecret(id)',
+      'query note(id)',
+      'query node(id) (note)',
+      'mutation createNote(parentId) (customer)',
+      'mutation createNote(parentId) (job)',
+      'mutation updateNote(id)',
+      'mutation deleteNote(id)',
     ];
     expect(expected.filter((e) => !labels.includes(e)), `derived: ${labels.join('\n')}`).toEqual([]);
     // B's webhook endpoints, their actions and their delivery logs do not exist for A: resource.not_found.

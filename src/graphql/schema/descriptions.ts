@@ -39,8 +39,9 @@ export function outputFieldText(info: RecordFieldInfo): string | undefined {
 export function resourceTexts(def: ResourceDefinition) {
   const noun = nounOf(def);
   const plural = pluralOf(def);
-  const read = `${def.scope}:read`;
-  const write = `${def.scope}:write`;
+  // A nested resource (notes) has no read scope: its records are read with their parent's.
+  const read = def.nested ? `the read scope of the resource of the ${noun}'s parent (jobs:read for a ${noun} on a job)` : `${def.scope}:read`;
+  const write = def.nested ? `${def.scope}:write and ${read}` : `${def.scope}:write`;
   const deleted = def.conventions.softDelete ? ' It is soft-deleted: no longer served, but kept in the database.' : '';
   return {
     type: graphqlText(def.description),

@@ -2,7 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { requireScope } from '../../kernel/auth.ts';
 import { AppError } from '../../kernel/errors.ts';
 import type { Scope } from '../../kernel/scopes.ts';
-import type { Builder, GraphQLContext } from './builder.ts';
+import { requestContext, type Builder, type GraphQLContext } from './builder.ts';
 import { loadersOf } from './loaders.ts';
 import type { RecordShape } from './record-type.ts';
 import type { ResourceTypes } from './resource-schema.ts';
@@ -29,6 +29,14 @@ export function registerNode(builder: Builder, types: ReadonlyMap<string, Resour
         const name = located.get(id);
         const def = name ? types.get(name)?.def : undefined;
         if (!def) return null;
+        if (def.nested) {
+          // A nested record (a note) needs its parent's read scope: the service finds it, then checks (404: null).
+          try {
+            return withTypename(await ctx.domain.resource(def.name).get(requestContext(ctx), id, selectedRead(def, info)), def.className);
+          } catch (error) {
+            return error instanceof AppError && error.code === 'resource.not_found' ? null : (error as Error);
+          }
+        }
         try {
           requireScope(ctx.principal, `${def.scope}:read` as Scope);
         } catch (error) {

@@ -17,7 +17,7 @@ import type { RecordShape } from './record-type.ts';
  * The mutations a resource serves: create<Class> (with an idempotency key for a financial create),
  * update<Class> and delete<Class>, with the <Class>Payload of create and update and their inputs.
  */
-export function registerResourceMutations(builder: Builder, def: ResourceDefinition, shared: SharedTypes, recordRef: ObjectRef<any, RecordShape>): void {
+export function registerResourceMutations(builder: Builder, def: ResourceDefinition, shared: SharedTypes, recordRef: ObjectRef<any, RecordShape>) {
   const typeName = def.className;
   const writeScope = `${def.scope}:write` as Scope;
   const service = (ctx: GraphQLContext) => ctx.domain.resource(def.name);
@@ -94,4 +94,5 @@ export function registerResourceMutations(builder: Builder, def: ResourceDefinit
       }),
     }),
   }));
+  return payloadRef;
 }

@@ -4,7 +4,7 @@ import type { Builder } from './builder.ts';
 import type { SharedTypes } from './shared-types.ts';
 import { childTypes, type ChildTypes } from './child-types.ts';
 import { registerRecordType, type RecordShape } from './record-type.ts';
-import { registerResourceQueries } from './resource-queries.ts';
+import { registerResourceQueries, type ListArguments } from './resource-queries.ts';
 import { registerResourceMutations } from './resource-mutations.ts';
 
 // GraphQL for a declared resource, generated from its ResourceDefinition alone: the object type (from
@@ -25,6 +25,10 @@ export interface ResourceTypes {
   record: ObjectRef<any, RecordShape>;
   /** The object type of each child collection's entries, by collection name (Job.lineitems -> Lineitem). */
   children: Record<string, ObjectRef<any, Record<string, unknown>>>;
+  /** Its connection type and list arguments (a nested resource's connection on each parent: nested.ts). */
+  list: ListArguments;
+  /** The <Class>Payload of its create and update mutations. */
+  payload: ReturnType<typeof registerResourceMutations>;
 }
 
 /** Registers a resource's object type, queries and mutations; answers the types made, for the rest of the schema. */
@@ -35,13 +39,13 @@ export function registerResource(builder: Builder, def: ResourceDefinition, shar
   for (const children of Object.values(def.children ?? {})) if (!children.valueField) childRefs.set(children, childTypes(builder, children));
 
   const recordRef = registerRecordType(builder, def, shared, childRefs);
-  registerResourceQueries(builder, def, shared, recordRef);
-  registerResourceMutations(builder, def, shared, recordRef);
+  const list = registerResourceQueries(builder, def, shared, recordRef);
+  const payload = registerResourceMutations(builder, def, shared, recordRef);
 
   const children = Object.fromEntries(
     Object.entries(def.children ?? {})
       .filter(([, collection]) => childRefs.has(collection))
       .map(([name, collection]) => [name, childRefs.get(collection)!.output]),
   );
-  return { def, record: recordRef, children };
+  return { def, record: recordRef, children, list, payload };
 }

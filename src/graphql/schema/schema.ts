@@ -5,6 +5,7 @@ import { registerIdentity } from './identity.ts';
 import { registerLookups } from './lookups.ts';
 import { registerRelations } from './relations.ts';
 import { registerNode } from './node.ts';
+import { registerNested } from './nested.ts';
 import { registerDispatchBoard } from './dispatch.ts';
 import { registerActions } from './actions.ts';
 import { registerResource, type ResourceTypes } from './resource-schema.ts';
@@ -26,6 +27,7 @@ export function buildSchema(): GraphQLSchema {
   for (const def of resources) types.set(def.name, registerResource(builder, def, shared));
   registerRelations(builder, types, referenceTargets);
   registerNode(builder, types, shared);
+  registerNested(builder, types);
   registerDispatchBoard(builder, types.get('job')!);
   for (const def of resources) registerActions(builder, def, types, shared);
   registerSubscriptions(builder, types);

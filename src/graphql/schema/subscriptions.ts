@@ -1,3 +1,4 @@
+import { topicReadScopes } from '../../kernel/topics.ts';
 import type { EnumRef } from '@pothos/core';
 import { MAX_REPLAY, type RecordEventFilter, type StreamItem } from '../../events/event-streams.ts';
 import type { TailedEvent } from '../../events/tail.ts';
@@ -140,11 +141,13 @@ export function registerSubscriptions(builder: Builder, types: ReadonlyMap<strin
         }),
       }),
     });
+    const readScopes = [...new Set(own.flatMap(topicReadScopes))] as Scope[];
     builder.subscriptionField(`${field}Events`, (t) =>
       t.field({
         type: Event,
-        description: `Changes of ${typeName} records in your account (${own.map((topic) => topic.name).join(', ')}). Needs ${def.scope}:read.`,
-        authScopes: { scope: `${def.scope}:read` as Scope },
+        description: `Changes of ${typeName} records in your account (${own.map((topic) => topic.name).join(', ')}). Needs ${readScopes.join(', ')}.`,
+        // Every read scope the records need (a nested resource's: each parent's); the stream checks them all.
+        authScopes: { scope: readScopes[0] },
         args: {
           filter: t.arg({ type: Filter, description: 'Which records; omitted: all.' }),
           afterSeq: t.arg({ type: 'SafeInt', description: afterSeqText }),

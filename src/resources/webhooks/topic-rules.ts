@@ -2,7 +2,7 @@ import { addError } from '../../kernel/body.ts';
 import type { RequestContext } from '../../kernel/context.ts';
 import { AppError, type FieldErrors } from '../../kernel/errors.ts';
 import { grants, type Scope } from '../../kernel/scopes.ts';
-import { topicAvailable, unavailableReason, type TopicCatalog } from '../../kernel/topics.ts';
+import { topicAvailable, topicReadScopes, unavailableReason, type TopicCatalog } from '../../kernel/topics.ts';
 
 /**
  * The topics of a subscription (a webhook endpoint's, a GraphQL `events` subscription's), checked in the order
@@ -29,8 +29,8 @@ export function checkTopics(ctx: RequestContext, sent: readonly string[], catalo
     throw new AppError('topic.not_available', unavailable.map(unavailableReason).join(' '), { topics: unavailable.map((topic) => topic.name) });
   }
   for (const name of names) {
-    const scope = `${topicNamed(name)!.scope}:read` as Scope;
-    if (!grants(ctx.principal.key.scopes, scope)) {
+    const scope = topicReadScopes(topicNamed(name)!).find((needed) => !grants(ctx.principal.key.scopes, needed));
+    if (scope) {
       throw new AppError('auth.scope_missing', `Topic ${name} carries records this key may not read: it needs the scope ${scope}.`, {
         required_scope: scope,
         granted_scopes: ctx.principal.key.scopes,

@@ -7,7 +7,8 @@ import type { ExtraOperation } from '../openapi-operations.ts';
 // resource declares for its hooks (def.errors) and those an extra operation declares (openapi-operations.ts).
 
 export type Operation =
-  | { kind: 'list' | 'create' | 'get' | 'update' | 'delete'; def: ResourceDefinition }
+  /** `parent`: a nested resource's list or create under a record of that resource (src/kernel/nesting.ts). */
+  | { kind: 'list' | 'create' | 'get' | 'update' | 'delete'; def: ResourceDefinition; parent?: ResourceDefinition }
   /** A declared extra operation; `includes` are the standard operations whose rules it also runs. */
   | { kind: 'extra'; extra: ExtraOperation; includes: Operation[] }
   /** PUT and DELETE of an attachment custom field (src/rest/attachments.ts). */
@@ -61,6 +62,8 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
   add('auth.scope_missing');
   const { def } = op;
   add(...((op.kind === 'attachment_set' || op.kind === 'attachment_clear' ? undefined : def.errors?.[op.kind]) ?? []));
+  // Under a parent record that may not exist (or be of another account).
+  if (op.parent) add('resource.not_found');
   switch (op.kind) {
     case 'list':
       add('filter.invalid', 'cursor.invalid', 'cursor.invalid_filters', 'cursor.expired', 'pagination.limit_too_large');

@@ -1,4 +1,6 @@
 import { bodyKeyOf, restPath, serves, type ResourceDefinition } from '../../kernel/resource.ts';
+import { nestedScopes, parentsOf } from '../../kernel/nesting.ts';
+import { resources } from '../../domain.ts';
 import { createAnswers } from '../openapi-operations.ts';
 import { wireShapeSchema } from '../wire-shape-schema.ts';
 import type { DocumentBuilder } from './document-builder.ts';
@@ -19,8 +21,12 @@ import { registerAttachmentOperations } from './attachment-operations.ts';
 /** Registers the resource's schemas and operations; returns its registered record schema. */
 export function registerResourceOperations({ register, response, parameters, addOperation }: DocumentBuilder, def: ResourceDefinition): z.ZodType {
   const cls = def.className;
-  const read = `${def.scope}:read`;
+  // A nested resource's record is read with its parent's read scope (known once it is found), written with its own write scope too.
+  const read: string[] = def.nested ? [] : [`${def.scope}:read`];
   const write = `${def.scope}:write`;
+  const parentScopeNote = def.nested
+    ? ` Needs the read scope of the resource of the ${words(def.name)}'s parent (jobs:read for a ${words(def.name)} on a job), checked once the ${words(def.name)} is found: a ${words(def.name)} that is absent, another account's or on a parent that is not live is 404 first, a missing scope then 403.`
+    : '';
   const tags = [title(def.plural)];
   const example = recordExample(def);
   const record = register(cls, recordSchema(def));
@@ -38,7 +44,9 @@ export function registerResourceOperations({ register, response, parameters, add
       : single;
   // Write bodies only for the writes the resource serves. The record is the body's only member: another one is
   // refused as an unknown field is (src/rest/record-body.ts recordFromBody).
-  const createBody = () => register(`${cls}CreateRequest`, z.object({ [bodyKeyOf(def)]: register(createBodyName(def), createSchema(def)) }).strict(), { [bodyKeyOf(def)]: createExample(def) });
+  let createBodyOnce: z.ZodType | undefined;
+  const createBody = () => (createBodyOnce ??= registerCreateBody());
+  const registerCreateBody = () => register(`${cls}CreateRequest`, z.object({ [bodyKeyOf(def)]: register(createBodyName(def), createSchema(def)) }).strict(), { [bodyKeyOf(def)]: createExample(def) });
   const updateBody = () => register(`${cls}UpdateRequest`, z.object({ [bodyKeyOf(def)]: register(`${cls}Update`, updateSchema(def)) }).strict(), { [bodyKeyOf(def)]: updateExample(def) });
   const collection = `/${restPath(def)}`;
   const item = `/${restPath(def)}/{id}`;
@@ -47,6 +55,41 @@ export function registerResourceOperations({ register, response, parameters, add
   // get and update answer the same: the record with its ETag.
   const current = response(cls, () => ({ description: `The ${noun}.`, headers: responseHeaders('ETag'), schema: single }));
 
+  // A nested resource: its list and create under each parent's record.
+  for (const { parent } of parentsOf(def, resources)) {
+    const under = `/${restPath(parent)}/{id}/${def.plural}`;
+    const parentNoun = words(parent.name);
+    const parentTags = [title(parent.plural)];
+    addOperation(
+      { kind: 'list', def, parent },
+      {
+        method: 'get',
+        path: under,
+        operationId: camel(`list_${parent.name}_${def.plural}`),
+        tags: parentTags,
+        summary: `List the ${words(def.plural)} of a ${parentNoun}`,
+        description: `Keyset-paginated list of the ${words(def.plural)} of the ${parentNoun} (newest first by default); a cursor is bound to the ${parentNoun}. The ${parentNoun} must be live in the account (404 otherwise).`,
+        parameters: parameters.list.of(def),
+        request: { params: id, query: listQuerySchema(def) },
+        scopes: nestedScopes(def, parent, 'read'),
+        ok: { 200: { description: `A page of the ${parentNoun}'s ${words(def.plural)}.`, headers: responseHeaders('Link'), content: { 'application/json': { schema: list } } } },
+      },
+    );
+    addOperation(
+      { kind: 'create', def, parent },
+      {
+        method: 'post',
+        path: under,
+        operationId: camel(`create_${parent.name}_${def.name}`),
+        tags: parentTags,
+        summary: `Add a ${noun} to a ${parentNoun}`,
+        description: `The ${noun} is on the ${parentNoun}, which must be live in the account (404 otherwise); its author is the user of the key. The ${parentNoun} itself does not change (its ETag and updated_at stay).`,
+        request: { params: id, body: { required: true, content: { 'application/json': { schema: createBody() } } } },
+        scopes: nestedScopes(def, parent, 'write'),
+        ok: { 201: { description: `The created ${noun}.`, headers: responseHeaders('ETag', 'Location'), content: { 'application/json': { schema: single } } } },
+      },
+    );
+  }
   if (serves(def, 'list')) {
     addOperation(
       { kind: 'list', def },
@@ -60,7 +103,7 @@ export function registerResourceOperations({ register, response, parameters, add
         description: `Keyset-paginated list of ${words(def.plural)}.`,
         parameters: parameters.list.of(def),
         request: { query: listQuerySchema(def) },
-        scopes: [read],
+        scopes: read,
         ok: { 200: { description: `A page of ${words(def.plural)}.`, headers: responseHeaders('Link'), content: { 'application/json': { schema: list } } } },
       },
     );
@@ -95,8 +138,9 @@ export function registerResourceOperations({ register, response, parameters, add
         operationId: camel(`get_${def.name}`),
         tags,
         summary: `Get a ${noun}`,
+        ...(parentScopeNote ? { description: parentScopeNote.trim() } : {}),
         request: { params: id },
-        scopes: [read],
+        scopes: read,
         ok: { 200: current },
       },
     );
@@ -110,6 +154,7 @@ export function registerResourceOperations({ register, response, parameters, add
         operationId: camel(`update_${def.name}`),
         tags,
         summary: `Update a ${noun}`,
+        ...(parentScopeNote ? { description: parentScopeNote.trim() } : {}),
         request: {
           params: id,
           headers: [parameters.ifMatch],
@@ -129,7 +174,7 @@ export function registerResourceOperations({ register, response, parameters, add
         operationId: camel(`delete_${def.name}`),
         tags,
         summary: `Delete a ${noun}`,
-        description: def.conventions.softDelete ? 'Soft delete: the record is discarded and no longer served.' : 'Deletes the record.',
+        description: (def.conventions.softDelete ? 'Soft delete: the record is discarded and no longer served.' : 'Deletes the record.') + parentScopeNote,
         request: { params: id, headers: [parameters.ifMatch] },
         scopes: [write],
         ok: { 204: response('Deleted', () => ({ description: 'Deleted.', headers: responseHeaders() })) },
