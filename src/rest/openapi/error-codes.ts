@@ -63,7 +63,7 @@ export function errorCodesOf(op: Operation): ErrorCode[] {
   const { def } = op;
   add(...((op.kind === 'attachment_set' || op.kind === 'attachment_clear' ? undefined : def.errors?.[op.kind]) ?? []));
   // Under a parent record that may not exist (or be of another account).
-  if (op.parent) add('resource.not_found');
+  if ('parent' in op && op.parent) add('resource.not_found');
   switch (op.kind) {
     case 'list':
       add('filter.invalid', 'cursor.invalid', 'cursor.invalid_filters', 'cursor.expired', 'pagination.limit_too_large');
