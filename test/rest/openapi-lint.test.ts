@@ -49,7 +49,7 @@ describe('the served OpenAPI document under the linters', () => {
     console.log(`redocly lint: ${report.totals.errors} errors, ${report.totals.warnings} warnings`);
     expect(errors.map((p: { ruleId: string; message: string }) => `${p.ruleId}: ${p.message}`)).toEqual([]);
     expect(report.totals.errors).toBe(0);
-  }, 60_000);
+  }, 180_000);
 
   it('has no Spectral error (spectral:oas)', async () => {
     const results: { code: string; message: string; severity: number; path: string[] }[] = JSON.parse(
@@ -60,5 +60,5 @@ describe('the served OpenAPI document under the linters', () => {
     for (const r of results.filter((r) => r.severity === 1)) warnings.set(r.code, (warnings.get(r.code) ?? 0) + 1);
     console.log(`spectral lint: ${errors.length} errors, ${results.length - errors.length} warnings and hints ${JSON.stringify(Object.fromEntries(warnings))}`);
     expect(errors.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`)).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 });
