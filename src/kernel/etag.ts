@@ -44,3 +44,8 @@ export function checkExpected(existing: { lock_version: number; updated_at: Date
     throw error;
   }
 }
+
+/** The updated_at of a write: now, but always after the previous one (two writes in one millisecond), so ETags never repeat. */
+export function nextUpdatedAt(now: Date, previous: Date): Date {
+  return new Date(Math.max(now.getTime(), previous.getTime() + 1));
+}

@@ -181,6 +181,18 @@ function decimalSchema(field: FieldSpec): z.ZodType {
 }
 
 /** Value as stored through Prisma. */
+/** Validated values by field name as their columns store them; write-only fields (inputs of a hook) are left out. */
+export function storageValues(fields: Readonly<Record<string, FieldSpec>>, values: Record<string, unknown>, writeOnly: readonly string[] = []): Record<string, unknown> {
+  const data: Record<string, unknown> = {};
+  const skipped = new Set(writeOnly);
+  for (const [key, value] of Object.entries(values)) {
+    if (skipped.has(key)) continue;
+    const field = fields[key];
+    data[key] = field ? toStorage(field, value) : value;
+  }
+  return data;
+}
+
 export function toStorage(field: FieldSpec, value: unknown): unknown {
   if (value === null || value === undefined) return value;
   if (field.kind === 'int64') return BigInt(value as number);

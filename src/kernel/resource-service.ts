@@ -1,30 +1,29 @@
 import * as batched from './batched-reads.ts';
-import { ChildCollections, type ChildRows } from './child-collections.ts';
+import { ChildCollections } from './child-collections.ts';
 import type { Clock } from './clock.ts';
 import { runAsTenant, type RequestContext } from './context.ts';
 import type { CursorCodec } from './cursor.ts';
 import { AppError, notFound, validationError } from './errors.ts';
-import { checkExpected, etagOf, parseIfMatch } from './etag.ts';
-import { Single, type ListOptions, type Projection, type ReadOptions, type TrustedValues } from './served-record.ts';
+import { checkExpected, etagOf, nextUpdatedAt, parseIfMatch } from './etag.ts';
+import { Single, type ListOptions, type ReadOptions, type TrustedValues } from './served-record.ts';
 import { uniqueViolation } from './unique-violation.ts';
 import { idempotencyOf } from './idempotency.ts';
 import { appendEvent, appendUpdateEvents, type EventAction, type SystemOrigin } from './events.ts';
-import { toStorage } from './fields.ts';
+import { storageValues } from './fields.ts';
 import { isUuid, newId } from './ids.ts';
-import { runList } from './list-sql.ts';
-import type { ListQuery, ListRequest, ListResult, ListSpec } from './listing.ts';
-import { customFieldDefinitions, liveStatuses } from './lookups.ts';
+import type { ListRequest, ListResult } from './listing.ts';
+import { liveStatuses } from './lookups.ts';
 import { modelDelegate, type ModelDelegate, type RecordRow } from './model-delegates.ts';
 import { nextNumber } from './numbering.ts';
-import { RecordSerializer } from './record-serialization.ts';
 import { validateRecord } from './record-validation.ts';
-import { bodyKeyOf, childOutputFields, outputFields, selectColumns, type HookDeps, type ResourceDefinition } from './resource.ts';
+import { bodyKeyOf, type HookDeps, type ResourceDefinition } from './resource.ts';
 import { inTransaction, type TenantClient, type TenantTx } from './tenancy.ts';
 import { tenantQuery, type RawRunner } from './tenant-sql.ts';
 import { assertStorableBody } from './storable.ts';
 import { releaseRecordFiles } from './stored-files.ts';
-import { nestedScopes, nestingOf, type Nesting } from './nesting.ts';
-import { requireScope } from './auth.ts';
+import { nestingOf } from './nesting.ts';
+import { NestedParents } from './nested-parents.ts';
+import { RecordReader } from './record-reader.ts';
 
 export { Single, type ListOptions, type ReadOptions, type TrustedValues, type WireRecord } from './served-record.ts';
 
@@ -44,95 +43,38 @@ export interface ResourceServiceDeps extends HookDeps {
 /**
  * The kernel's operations for any declared resource: the five standard ones (list, get, create, update,
  * delete), batched reads for adapters (getMany, listBy), and the writes other services compose inside their
- * own transaction (createWithin, touchWithin, removeWhere). Validation, child collections, serialization and
- * the batched reads (batched-reads.ts) are their own modules; this class runs them in order, in the caller's tenant.
+ * own transaction (createWithin, touchWithin, removeWhere). Validation, child collections, reading and serving
+ * (record-reader.ts), the batched reads (batched-reads.ts) and a nested record's parents (nested-parents.ts) are
+ * their own modules; this class runs them in order, in the caller's tenant.
  */
 export class ResourceService {
   /** What the hooks get besides the operation: the other services, the settings, the topic catalog. */
   private readonly hookDeps: HookDeps;
-  private readonly listSpec: ListSpec;
-  private readonly full: Projection;
-  private readonly projections = new Map<string, Projection>();
+  /** How its records are read and served (record-reader.ts); getMany and listBy read through it too. */
+  private readonly reader: RecordReader;
   private readonly childCollections: ChildCollections;
   readonly live: object;
-  /** What getMany and listBy read with (batched-reads.ts). */
-  private readonly batchedReads: batched.BatchedReadSource;
+  /** A nested resource's parents (nested-parents.ts); undefined for any other resource. */
+  private readonly parents: NestedParents | undefined;
 
   constructor(
     readonly def: ResourceDefinition,
     private readonly deps: ResourceServiceDeps,
   ) {
     this.hookDeps = { resources: deps.resources, settings: deps.settings, topics: deps.topics };
-    this.listSpec = {
-      resource: def.plural,
-      table: def.table,
-      columns: selectColumns(def),
-      live: def.conventions.softDelete ? 'deleted_at IS NULL' : undefined,
-      filters: def.list.filters,
-      sorts: def.list.sorts,
-      defaultSort: def.list.defaultSort,
-      searchColumn: def.list.search ? 'search_text' : undefined,
-      customFields: def.conventions.customFields,
-    };
-    this.full = { columns: this.listSpec.columns, listSpec: this.listSpec, children: undefined, serializer: new RecordSerializer(def) };
     this.childCollections = new ChildCollections(def, deps.clock);
-    this.live = def.conventions.softDelete ? { deleted_at: null } : {};
-    this.batchedReads = {
-      def,
-      listSpec: this.listSpec,
-      live: this.live,
-      db: deps.db,
-      raw: deps.raw,
-      projection: (fields) => this.projection(fields),
-      loadChildren: (db, ids, projection) => this.loadChildren(db, ids, projection),
-      served: (row, children, projection) => this.served(row, children, projection),
-    };
+    this.reader = new RecordReader(def, deps, this.childCollections);
+    this.live = this.reader.live;
+    const nesting = nestingOf(def);
+    this.parents = nesting && new NestedParents(def, nesting, (model) => deps.byModel?.(model));
   }
 
   private delegate(db: TenantTx | TenantClient): ModelDelegate {
     return modelDelegate(db, this.def.model);
   }
 
-  /** What a read of `fields` reads and serves (made once per set of fields). */
-  private projection(fields: readonly string[] | undefined): Projection {
-    if (fields === undefined) return this.full;
-    const key = fields.join(',');
-    let projection = this.projections.get(key);
-    if (!projection) {
-      const served = new Map(outputFields(this.def).map((field) => [field.name, field]));
-      const own = new Set<string>();
-      const children = new Map<string, string[] | undefined>();
-      for (const name of fields) {
-        const [collection, entry] = name.split('.', 2);
-        const field = served.get(collection);
-        if (!field || (entry !== undefined && (!field.children || !childOutputFields(field.children).some((f) => f.name === entry)))) {
-          throw new Error(`${this.def.plural} serve no field ${name}`);
-        }
-        if (field.kind !== 'children') own.add(name);
-        else if (entry === undefined) children.set(collection, undefined);
-        else if (!children.has(collection)) children.set(collection, [entry]);
-        else children.get(collection)?.push(entry);
-      }
-      const columns = [...new Set(['id', ...this.listSpec.columns.filter((column) => own.has(column)), 'lock_version', 'updated_at'])];
-      projection = { columns, listSpec: { ...this.listSpec, columns }, children, serializer: new RecordSerializer(this.def, { own, children }) };
-      this.projections.set(key, projection);
-    }
-    return projection;
-  }
-
-  /** Child rows of the given records, one statement per collection read whatever the number of records. */
-  private loadChildren(db: RawRunner, ids: readonly string[], projection: Projection): Promise<ChildRows> {
-    return this.childCollections.load(db, ids, projection.children);
-  }
-
-  /** The wire record of a row with its ETag. */
-  private served(row: RecordRow, children: ChildRows, projection: Projection = this.full): Single {
-    return new Single(projection.serializer.serialize(row, children), etagOf(row));
-  }
-
-  private async single(db: TenantTx | TenantClient, row: RecordRow, options: ReadOptions = {}): Promise<Single> {
-    const projection = this.projection(options.fields);
-    return this.served(row, await this.loadChildren(db, [row.id], projection), projection);
+  private single(db: TenantTx | TenantClient, row: RecordRow, options: ReadOptions = {}): Promise<Single> {
+    return this.reader.single(db, row, options);
   }
 
   private async find(db: TenantTx | TenantClient, id: string): Promise<RecordRow> {
@@ -141,12 +83,12 @@ export class ResourceService {
     return row;
   }
 
-  /** Reads a record inside the caller's transaction (tenant context already set). */
   /** The time of the service's clock (tests move it). */
   now(): Date {
     return this.deps.clock.now();
   }
 
+  /** Reads a record inside the caller's transaction (tenant context already set). */
   async getWithin(tx: TenantTx, id: string): Promise<Single> {
     return this.single(tx, await this.find(tx, id));
   }
@@ -162,37 +104,14 @@ export class ResourceService {
    */
   private async guarded(db: TenantTx | TenantClient, ctx: RequestContext, id: string, access: 'read' | 'update' | 'delete'): Promise<RecordRow> {
     const row = await this.find(db, id);
-    const nesting = nestingOf(this.def);
-    if (nesting) {
-      const parent = await this.liveParent(db, nesting, String(row[nesting.typeColumn]), String(row[nesting.idColumn]));
-      if (!parent) throw notFound(this.def.className);
-      for (const scope of nestedScopes(this.def, parent.def, access === 'read' ? 'read' : 'write')) requireScope(ctx.principal, scope);
-    }
+    await this.parents?.guard(db, ctx, row, access === 'read' ? 'read' : 'write');
     if (access !== 'read') this.def.hooks?.authorizeChange?.({ ctx, row, operation: access });
     return row;
   }
 
-  /** The service of a nested record's parent type when the parent (type, id) is a live record of the tenant; null otherwise. */
-  private async liveParent(db: TenantTx | TenantClient, nesting: Nesting, type: string, id: string): Promise<ResourceService | null> {
-    const model = Object.hasOwn(nesting.relation.models, type) ? nesting.relation.models[type] : undefined;
-    const parent = model === undefined ? undefined : this.deps.byModel?.(model);
-    if (!parent || !isUuid(id)) return null;
-    const found = await modelDelegate(db, parent.def.model).count({ where: { id: id.toLowerCase(), ...parent.live } });
-    return found > 0 ? parent : null;
-  }
-
-  /** The parent of a nested list or create, named by its type and id: its service, or 404 (absent, deleted, another tenant's). */
-  private async requireParent(db: TenantTx | TenantClient, ctx: RequestContext, type: string, id: string, access: 'read' | 'write'): Promise<ResourceService> {
-    const nesting = nestingOf(this.def);
-    if (!nesting) throw new Error(`${this.def.name} is not a nested resource`);
-    const model = Object.hasOwn(nesting.relation.models, type) ? nesting.relation.models[type] : undefined;
-    const declared = model === undefined ? undefined : this.deps.byModel?.(model);
-    if (!declared) throw notFound(type);
-    // The scopes first (the route's gate checks them before anything else), then the parent.
-    for (const scope of nestedScopes(this.def, declared.def, access)) requireScope(ctx.principal, scope);
-    const parent = await this.liveParent(db, nesting, type, id);
-    if (!parent) throw notFound(declared.def.className);
-    return parent;
+  private nestedParents(): NestedParents {
+    if (!this.parents) throw new Error(`${this.def.name} is not a nested resource`);
+    return this.parents;
   }
 
   /**
@@ -202,12 +121,12 @@ export class ResourceService {
   listUnder(ctx: RequestContext, type: string, parentId: string, request: ListRequest, options: ListOptions = {}): Promise<ListResult<Single>> {
     return runAsTenant(ctx.principal.accountId, async () => {
       const nesting = nestingOf(this.def)!;
-      await this.requireParent(this.deps.db, ctx, type, parentId, 'read');
+      await this.nestedParents().require(this.deps.db, ctx, type, parentId, 'read');
       const within = [
         { column: nesting.typeColumn, type: 'string' as const, value: type },
         { column: nesting.idColumn, type: 'uuid' as const, value: parentId.toLowerCase() },
       ];
-      return this.listWithin(request, options, within);
+      return this.reader.list(request, options, within);
     });
   }
 
@@ -217,7 +136,7 @@ export class ResourceService {
     return runAsTenant(ctx.principal.accountId, async () => {
       const nesting = nestingOf(this.def)!;
       const single = await this.transaction(async (tx) => {
-        await this.requireParent(tx, ctx, type, parentId, 'write');
+        await this.nestedParents().require(tx, ctx, type, parentId, 'write');
         return this.createWithin(tx, ctx, input, { values: { [nesting.typeColumn]: type, [nesting.idColumn]: parentId.toLowerCase() } });
       });
       return this.afterCommit(ctx, 'create', single, null, input);
@@ -229,7 +148,7 @@ export class ResourceService {
    * another tenant's. Runs in the caller's tenant context; one statement, plus one per child collection read.
    */
   getMany(db: TenantTx | TenantClient, ids: readonly string[], options: ReadOptions = {}): Promise<(Single | null)[]> {
-    return batched.getMany(this.batchedReads, db, ids, options);
+    return batched.getMany(this.reader, db, ids, options);
   }
 
   /**
@@ -240,38 +159,16 @@ export class ResourceService {
    * statement, plus one per child collection read.
    */
   listBy(db: TenantTx | TenantClient, column: string, keys: readonly string[], options: ReadOptions & batched.ListByOptions = {}): Promise<Single[][]> {
-    return batched.listBy(this.batchedReads, db, column, keys, options);
+    return batched.listBy(this.reader, db, column, keys, options);
   }
 
   /** A page of the list (the spec's list parameters); `maxLimit` widens limit for a service's own bounded reads. */
   list(ctx: RequestContext, request: ListRequest, options: ListOptions = {}): Promise<ListResult<Single>> {
-    return runAsTenant(ctx.principal.accountId, () => this.listWithin(request, options, []));
-  }
-
-  /** A page of the list, within fixed column values (a nested list's parent), in the caller's tenant context. */
-  private async listWithin(request: ListRequest, options: ListOptions, within: ListQuery['within']): Promise<ListResult<Single>> {
-    {
-      const projection = this.projection(options.fields);
-      const page = await runList<RecordRow>(
-        this.deps.raw,
-        projection.listSpec,
-        { request, maxLimit: options.maxLimit, within },
-        { cursors: this.deps.cursors, customFieldDefinitions: () => customFieldDefinitions(this.deps.db, this.def.className) },
-      );
-      const children = await this.loadChildren(this.deps.raw, page.data.map((row) => row.id), projection);
-      return { ...page, data: page.data.map((row) => this.served(row, children, projection)) };
-    }
+    return runAsTenant(ctx.principal.accountId, () => this.reader.list(request, options, []));
   }
 
   private storage(values: Record<string, unknown>): Record<string, unknown> {
-    const data: Record<string, unknown> = {};
-    const writeOnly = new Set(this.def.writeOnly ?? []);
-    for (const [key, value] of Object.entries(values)) {
-      if (writeOnly.has(key)) continue;
-      const field = this.def.fields[key];
-      data[key] = field ? toStorage(field, value) : value;
-    }
-    return data;
+    return storageValues(this.def.fields, values, this.def.writeOnly);
   }
 
   private async transaction<T>(fn: (tx: TenantTx) => Promise<T>): Promise<T> {
@@ -389,14 +286,8 @@ export class ResourceService {
         checkExpected(existing, expected);
         const payload = (await this.single(tx, existing)).record;
         await def.hooks?.beforeDelete?.({ tx, ctx, row: existing, ...this.hookDeps });
-        const where = { id, lock_version: expected.lockVersion, updated_at: expected.updatedAt, ...this.live };
-        const changed = def.conventions.softDelete
-          ? await this.delegate(tx).updateMany({
-              where,
-              data: { deleted_at: this.deps.clock.now(), updated_at: this.nextUpdatedAt(existing), lock_version: { increment: 1 } },
-            })
-          : await this.delegate(tx).deleteMany({ where });
-        if (changed.count === 0) throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
+        const changed = await this.deleteRow(tx, existing, { lock_version: expected.lockVersion, updated_at: expected.updatedAt });
+        if (changed === 0) throw new AppError('precondition.failed', `If-Match does not match the current ETag ${etagOf(existing)}`);
         await def.hooks?.afterDelete?.({ tx, ctx, row: existing, ...this.hookDeps });
         await this.releaseFiles(tx, id);
         await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: id, action: 'deleted', payload });
@@ -413,19 +304,21 @@ export class ResourceService {
     const rows = await this.delegate(tx).findMany({ where: { ...where, ...this.live } });
     for (const row of rows) {
       const payload = (await this.single(tx, row)).record;
-      if (def.conventions.softDelete) {
-        await this.delegate(tx).updateMany({
-          where: { id: row.id, ...this.live },
-          data: { deleted_at: this.deps.clock.now(), updated_at: this.nextUpdatedAt(row), lock_version: { increment: 1 } },
-        });
-      } else {
-        await this.delegate(tx).deleteMany({ where: { id: row.id } });
-      }
+      await this.deleteRow(tx, row);
       await def.hooks?.afterDelete?.({ tx, ctx, row, ...this.hookDeps });
       await this.releaseFiles(tx, row.id);
       await appendEvent(tx, ctx, { resource: def.className, topicPrefix: def.name, recordId: row.id, action: 'deleted', payload });
     }
     return rows.length;
+  }
+
+  /** Deletes a live row (soft delete: marks it deleted, as a write) when it still matches `version`; answers how many. */
+  private async deleteRow(tx: TenantTx, row: RecordRow, version: Record<string, unknown> = {}): Promise<number> {
+    const where = { id: row.id, ...version, ...this.live };
+    const changed = this.def.conventions.softDelete
+      ? await this.delegate(tx).updateMany({ where, data: { deleted_at: this.deps.clock.now(), updated_at: this.nextUpdatedAt(row), lock_version: { increment: 1 } } })
+      : await this.delegate(tx).deleteMany({ where });
+    return changed.count;
   }
 
   /** A deleted record's attachment files are released in the delete's transaction (the purge job removes them). */
@@ -497,7 +390,6 @@ export class ResourceService {
 
   /** updated_at moves forward on every write, even within the same millisecond, so ETags never repeat. */
   private nextUpdatedAt(existing: RecordRow): Date {
-    const now = this.deps.clock.now().getTime();
-    return new Date(Math.max(now, existing.updated_at.getTime() + 1));
+    return nextUpdatedAt(this.deps.clock.now(), existing.updated_at);
   }
 }

@@ -1,5 +1,5 @@
 import { maxLength, type FieldSpec } from './fields.ts';
-import type { FilterSpec, SortSpec } from './listing.ts';
+import type { FilterSpec, ListSpec, SortSpec } from './listing.ts';
 import type { ScopeResource } from './scopes.ts';
 import type { ErrorCode, FieldErrors } from './errors.ts';
 import type { RequestContext } from './context.ts';
@@ -335,6 +335,21 @@ export function outputFields(def: ResourceDefinition): RecordFieldInfo[] {
     { name: 'updated_at', kind: 'datetime', nullable: false, description: 'When the record was last changed.' },
   );
   return out;
+}
+
+/** How the kernel's list statements read a resource's table (src/kernel/list-sql.ts). */
+export function listSpecOf(def: ResourceDefinition): ListSpec {
+  return {
+    resource: def.plural,
+    table: def.table,
+    columns: selectColumns(def),
+    live: def.conventions.softDelete ? 'deleted_at IS NULL' : undefined,
+    filters: def.list.filters,
+    sorts: def.list.sorts,
+    defaultSort: def.list.defaultSort,
+    searchColumn: def.list.search ? 'search_text' : undefined,
+    customFields: def.conventions.customFields,
+  };
 }
 
 /** SQL columns read for a record (serialised fields plus what the ETag needs). */

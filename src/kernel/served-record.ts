@@ -1,6 +1,7 @@
 import { RecordSerializer } from './record-serialization.ts';
 import type { ChildRead } from './child-collections.ts';
 import type { ListSpec } from './listing.ts';
+import { childOutputFields, outputFields, type ResourceDefinition } from './resource.ts';
 
 // What the resource services serve and take besides bodies: a record with its ETag, the options of a read, the
 // values a composing service trusts, and how a read of some fields is planned (src/kernel/resource-service.ts).
@@ -53,4 +54,47 @@ export interface Projection {
   /** Child collections to read, with their entry fields; undefined: all. */
   children: ChildRead | undefined;
   serializer: RecordSerializer;
+}
+
+/** The projections of a resource's reads, made once per set of fields (undefined: every field). */
+export class Projections {
+  private readonly made = new Map<string, Projection>();
+  private readonly full: Projection;
+
+  constructor(
+    private readonly def: ResourceDefinition,
+    private readonly listSpec: ListSpec,
+  ) {
+    this.full = { columns: listSpec.columns, listSpec, children: undefined, serializer: new RecordSerializer(def) };
+  }
+
+  of(fields: readonly string[] | undefined): Projection {
+    if (fields === undefined) return this.full;
+    const key = fields.join(',');
+    let projection = this.made.get(key);
+    if (!projection) {
+      projection = this.plan(fields);
+      this.made.set(key, projection);
+    }
+    return projection;
+  }
+
+  private plan(fields: readonly string[]): Projection {
+    const served = new Map(outputFields(this.def).map((field) => [field.name, field]));
+    const own = new Set<string>();
+    const children = new Map<string, string[] | undefined>();
+    for (const name of fields) {
+      const [collection, entry] = name.split('.', 2);
+      const field = served.get(collection);
+      if (!field || (entry !== undefined && (!field.children || !childOutputFields(field.children).some((f) => f.name === entry)))) {
+        throw new Error(`${this.def.plural} serve no field ${name}`);
+      }
+      if (field.kind !== 'children') own.add(name);
+      else if (entry === undefined) children.set(collection, undefined);
+      else if (!children.has(collection)) children.set(collection, [entry]);
+      else children.get(collection)?.push(entry);
+    }
+    const columns = [...new Set(['id', ...this.listSpec.columns.filter((column) => own.has(column)), 'lock_version', 'updated_at'])];
+    return { columns, listSpec: { ...this.listSpec, columns }, children, serializer: new RecordSerializer(this.def, { own, children }) };
+  }
 }
