@@ -2,14 +2,14 @@
 // that imports it back (type-only imports count). Checked by test/architecture/dependencies.test.ts, which runs
 // dependency-cruiser with this file; `npx depcruise src` prints the same report.
 //
-//   kernel  <-  resources  <-  domain (domain.ts, events/, db/, files/)  <-  http/  <-  adapters (rest/, graphql/)
+//   kernel  <-  resources  <-  domain (domain.ts, events/, db/, files/)  <-  http/  <-  adapters (rest/, graphql/, mcp/)
 //           <-  documents about both APIs (pages/, docs/)  <-  app (app.ts, config.ts, ops/, cli/)  <-  main
 const layers = [
   { name: 'kernel', path: '^src/(kernel|generated)/' },
   { name: 'resources', path: '^src/resources/' },
   { name: 'domain', path: '^src/(domain\\.ts$|events/|db/|files/)' },
   { name: 'http', path: '^src/http/' },
-  { name: 'adapters', path: '^src/(rest|graphql)/' },
+  { name: 'adapters', path: '^src/(rest|graphql|mcp)/' },
   { name: 'documents', path: '^src/(pages|docs)/' },
   { name: 'app', path: '^src/(app\\.ts$|config\\.ts$|ops/|cli/(?!main\\.ts$))' },
   { name: 'main', path: '^src/(main\\.ts|cli/main\\.ts)$' },

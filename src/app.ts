@@ -22,6 +22,7 @@ import { buildOpenApiDocument } from './rest/openapi/document.ts';
 import { requestId } from './rest/request-id.ts';
 import { sendProblem } from './rest/problem.ts';
 import { GRAPHQL_PATH, mountGraphql } from './graphql/transport/server.ts';
+import { mountMcp } from './mcp/server.ts';
 import { pagesRouter } from './pages/index.ts';
 import { errorPages } from './pages/errors.ts';
 import { graphiqlIde } from './pages/graphiql.ts';
@@ -150,7 +151,9 @@ export function buildApp(deps: AppDeps): App {
   const ops = mountOps(app, { database: deps.database, domain, config, logger });
   // The landing page, the API reference and the GraphiQL assets (src/pages/); mounted first for /api/v2/docs.
   app.use(pagesRouter(config));
-  const openapi = () => buildOpenApiDocument({ errorsUrl: config.ERRORS_URL, versions: domain.versions.supported, publicUrl: config.PUBLIC_URL });
+  // Built once, with its first use (REST serves it; the MCP tools' input schemas are read from it).
+  let openapiDocument: object | undefined;
+  const openapi = () => (openapiDocument ??= buildOpenApiDocument({ errorsUrl: config.ERRORS_URL, versions: domain.versions.supported, publicUrl: config.PUBLIC_URL }));
   // The AsyncAPI document (src/docs/asyncapi.ts) is loaded with its first request, as it is built then.
   const asyncapi = async () => (await import('./docs/asyncapi.ts')).asyncApiDocument({ publicUrl: config.PUBLIC_URL, apiVersion: CURRENT_VERSION });
   app.use('/api/v2', buildApiRouter(domain, config, logger, { openapi, asyncapi }));
@@ -160,6 +163,8 @@ export function buildApp(deps: AppDeps): App {
     reportOperation: ops.metrics.graphqlOperation,
     ide: graphiqlIde(),
   });
+  // The Model Context Protocol endpoint for agents (src/mcp/): tools generated from the same declarations.
+  mountMcp(app, domain, config, logger, { openapi });
   app.use('/errors', errorPages(config));
   // Any other path: the catalog's 404 as problem+json, like an unknown path under /api/v2.
   app.use((req, res) => {

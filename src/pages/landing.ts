@@ -12,6 +12,7 @@ export const landingLinks = [
   { href: '/board', name: 'Dispatch board', about: "The day's jobs in one column per technician, kept live; drag a card to reassign or reschedule it. Needs an API key with jobs:read and jobs:write." },
   { href: '/api/v2/openapi.json', name: 'OpenAPI document', about: 'OpenAPI 3.1 (JSON) of the REST API: generate a client from it or import it into your HTTP tool.' },
   { href: '/api/v2/asyncapi.json', name: 'AsyncAPI document', about: 'AsyncAPI 3.0 (JSON) of the events: every webhook topic and its body, and the GraphQL subscriptions.' },
+  { href: '/llms.txt', name: 'llms.txt', about: 'A short index of the API for language-model tools and agents: the documents, and the MCP endpoint at /mcp (Streamable HTTP, tools generated from the same declarations, only those the key may call).' },
   { href: '/errors', name: 'Error catalog', about: 'Every error code the API answers (the code of a problem+json answer, extensions.code in GraphQL): what it means and what to do.' },
   { href: '/healthz', name: 'Health', about: 'Whether this server is up.' },
 ] as const;
@@ -25,7 +26,8 @@ export function landingPage(config: PagesConfig): string {
 <p>Fieldline is a multi-tenant field-service management API: customers, sites, contacts, jobs, estimates, invoices
 and payments for HVAC, plumbing, electrical and maintenance companies. Each company is an account whose data only
 its own API keys can reach. Integrations use the REST API under <code>/api/v2</code>; the same data is available
-through GraphQL at <code>/graphql</code>.</p>
+through GraphQL at <code>/graphql</code>, and agents reach it through the Model Context Protocol at
+<code>/mcp</code> (see <a href="/llms.txt">llms.txt</a>).</p>
 
 <h2>Start here</h2>
 <table>
