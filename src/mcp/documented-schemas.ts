@@ -25,7 +25,15 @@ export interface DocumentedOperation {
   /** The JSON request body's schema, when the operation takes one. */
   body?: JsonSchema;
   bodyRequired: boolean;
+  /** The JSON body of its success answer (the first 2xx that has one), when it answers one. */
+  response?: JsonSchema;
 }
+
+// Formats JSON Schema 2020-12 itself defines, which agents' validators know (Ajv with ajv-formats, as the SDK's
+// client uses). The document's OpenAPI-registry formats (int32, int64, decimal) are dropped from the copies handed
+// to agents: each such field also has its type, bounds or pattern and a description, so nothing is lost, and a
+// validator meeting an unknown format logs a warning for every schema it compiles.
+const JSON_SCHEMA_FORMATS = new Set(['date-time', 'date', 'time', 'duration', 'email', 'idn-email', 'hostname', 'idn-hostname', 'ipv4', 'ipv6', 'uri', 'uri-reference', 'iri', 'iri-reference', 'uuid', 'uri-template', 'json-pointer', 'relative-json-pointer', 'regex']);
 
 const MAX_DEPTH = 64;
 
@@ -60,7 +68,8 @@ export class DocumentedSchemas {
       // Siblings of $ref (a description) are kept beside the target's keywords, as OpenAPI 3.1 reads them.
       return { ...target, ...this.resolve(siblings, depth + 1) } as T;
     }
-    return Object.fromEntries(Object.entries(object).map(([key, item]) => [key, this.resolve(item, depth + 1)])) as T;
+    const entries = Object.entries(object).filter(([key, item]) => !(key === 'format' && typeof item === 'string' && !JSON_SCHEMA_FORMATS.has(item)));
+    return Object.fromEntries(entries.map(([key, item]) => [key, this.resolve(item, depth + 1)])) as T;
   }
 
   /** The operation at `path` (under the API's base, `/customers/{id}`) and `method`, or undefined. */
@@ -76,12 +85,19 @@ export class DocumentedSchemas {
     });
     const requestBody = operation.requestBody ? (this.resolve(operation.requestBody) as Record<string, unknown>) : undefined;
     const content = requestBody?.content as Record<string, { schema?: JsonSchema }> | undefined;
+    const responses = (operation.responses as Record<string, unknown> | undefined) ?? {};
+    const success = Object.keys(responses)
+      .filter((status) => /^2\d\d$/.test(status))
+      .sort()
+      .map((status) => (this.resolve(responses[status]) as { content?: Record<string, { schema?: JsonSchema }> }).content?.['application/json']?.schema)
+      .find((schema) => schema !== undefined);
     return {
       summary: operation.summary as string | undefined,
       description: operation.description as string | undefined,
       parameters,
       body: content?.['application/json']?.schema,
       bodyRequired: requestBody?.required === true,
+      response: success,
     };
   }
 }

@@ -79,7 +79,16 @@ export function mountMcp(app: Express, domain: Domain, config: McpConfig, logger
       const granted = context().principal.key.scopes;
       // Only what the key may call; a call without the scope still answers the scope error (the key may change).
       const visible = [...toolsOf().values()].filter((tool) => tool.scopes.every((scope) => grants(granted, scope)));
-      return { tools: visible.map(({ name, description, inputSchema, annotations }) => ({ name, title: annotations.title, description, inputSchema: inputSchema as { type: 'object' }, annotations })) };
+      return {
+        tools: visible.map(({ name, description, inputSchema, outputSchema, annotations }) => ({
+          name,
+          title: annotations.title,
+          description,
+          inputSchema: inputSchema as { type: 'object' },
+          ...(outputSchema ? { outputSchema: outputSchema as { type: 'object' } } : {}),
+          annotations,
+        })),
+      };
     });
 
     server.setRequestHandler(CallToolRequestSchema, async (request) => {

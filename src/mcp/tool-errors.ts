@@ -2,10 +2,10 @@ import type { Logger } from 'pino';
 import { wireText } from '../kernel/api-text.ts';
 import { AppError, detailIn, docSlug, type ErrorSubject, type FieldErrors } from '../kernel/errors.ts';
 
-// The domain's structured errors in MCP's words: a tool error (isError) whose structured content is the problem
-// (the catalog's code, status and title, the detail, the field errors and the code's own members such as
-// required_scope or max_limit) and whose text says the same in one line, so an agent can correct its call. An
-// unknown failure is internal.error with the request id, never its message or stack.
+// The domain's structured errors in MCP's words: a tool error (isError) whose text says the error in one line and
+// then carries the problem as JSON (the catalog's code, status and title, the detail, the field errors and the
+// code's own members such as required_scope or max_limit), so an agent can correct its call. An unknown failure is
+// internal.error with the request id, never its message or stack.
 
 /** A list refusal's subject, named as the list tools' arguments are (the OpenAPI list parameters' names). */
 function argumentName(subject: ErrorSubject): string {
@@ -47,14 +47,15 @@ export function problemOf(error: AppError, requestId: string, errorsUrl: string)
   };
 }
 
-/** The tool result of a refused call. */
+/**
+ * The tool result of a refused call: one text block, the error in one line and then the problem as JSON
+ * (`{"error": {...}}`). Not as structured content: that is what the tool's output schema describes, and clients
+ * (the SDK's among them) validate any structured content against it, error or not.
+ */
 export function toolError(error: AppError, requestId: string, errorsUrl: string) {
   const problem = problemOf(error, requestId, errorsUrl);
   const errors = problem.errors as FieldErrors | undefined;
   const fields = errors ? ` Fields: ${Object.entries(errors).map(([field, messages]) => `${field} ${messages.join('; ')}`).join(', ')}.` : '';
-  return {
-    isError: true,
-    content: [{ type: 'text' as const, text: `${error.code} (${error.status} ${error.title}): ${String(problem.detail ?? error.title)}${fields}` }],
-    structuredContent: { error: problem },
-  };
+  const line = `${error.code} (${error.status} ${error.title}): ${String(problem.detail ?? error.title)}${fields}`;
+  return { isError: true, content: [{ type: 'text' as const, text: `${line}\n${JSON.stringify({ error: problem })}` }] };
 }

@@ -1,18 +1,16 @@
 import { type Domain, describeCaller, lookupKinds, type LookupKind } from '../domain.ts';
 import type { ActionDefinition, ActionInput } from '../kernel/action.ts';
 import { wireText } from '../kernel/api-text.ts';
-import { addError, NOT_PERMITTED, throwIfErrors } from '../kernel/body.ts';
 import type { RequestContext } from '../kernel/context.ts';
-import { AppError, validationError, type FieldErrors } from '../kernel/errors.ts';
-import { hasAttachmentValues, withDownloadLinks } from '../kernel/file-links.ts';
-import type { ListRequestDraft } from '../kernel/listing.ts';
 import { nestedScopes, parentsOf } from '../kernel/nesting.ts';
 import { bucketOf, type Bucket } from '../kernel/rate-limit.ts';
-import { Single } from '../kernel/resource-service.ts';
 import { bodyKeyOf, restPath, serves, type ResourceDefinition } from '../kernel/resource.ts';
 import type { Scope } from '../kernel/scopes.ts';
 import { snakeCase } from '../kernel/naming.ts';
-import { DocumentedSchemas, type DocumentedOperation, type JsonSchema } from './documented-schemas.ts';
+import { DocumentedSchemas, type JsonSchema } from './documented-schemas.ts';
+import { etagArg, idArg, listRequestOf, onlyKnown, recordArg, type Args } from './tool-arguments.ts';
+import { actionOutcome, listOutcome, recordsOutcome, singleOutcome, wired, json, type ToolOutcome } from './tool-results.ts';
+import { annotations, bodyMember, deletedSchema, doneSchema, etagSchema, idempotencyKeySchema, idSchema, objectSchema, outputOf, queryProperties, text, words, type ToolAnnotations } from './tool-schemas.ts';
 
 // The MCP tools, generated from the resource declarations (src/domain.ts `resources`): for each resource the
 // standard operations it serves (list_<plural>, get_<name>, create_<name>, update_<name>, delete_<name>), the list
@@ -21,11 +19,7 @@ import { DocumentedSchemas, type DocumentedOperation, type JsonSchema } from './
 // resource: `me`, the lookups and the system options. Each tool calls the same service as the REST route it stands
 // for, with the same values, and its input schema is that route's (the OpenAPI document: documented-schemas.ts).
 
-/** What a tool answers: the structured content (the REST wire format of its data) and a short text. */
-export interface ToolOutcome {
-  structured: Record<string, unknown>;
-  text: string;
-}
+export type { ToolOutcome } from './tool-results.ts';
 
 export interface ToolCall {
   domain: Domain;
@@ -33,18 +27,12 @@ export interface ToolCall {
   args: Record<string, unknown>;
 }
 
-export interface ToolAnnotations {
-  title: string;
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
-  openWorldHint: boolean;
-}
-
 export interface McpTool {
   name: string;
   description: string;
   inputSchema: JsonSchema;
+  /** The structured content of a successful call: the REST answer's body as the document describes it (with the etag). */
+  outputSchema?: JsonSchema;
   annotations: ToolAnnotations;
   /** Every scope the caller needs (tools/list shows the tool only to a key holding them all). */
   scopes: readonly Scope[];
@@ -52,146 +40,6 @@ export interface McpTool {
   bucket: Bucket;
   run(call: ToolCall): Promise<ToolOutcome>;
 }
-
-type Args = Record<string, unknown>;
-
-// ---- argument readers: the adapter's own input, refused with the codes REST gives for the same mistakes ----
-
-/** Refuses any argument the tool does not take (validation.failed naming it), as REST refuses an unknown member. */
-function onlyKnown(args: Args, known: readonly string[]): void {
-  const errors: FieldErrors = {};
-  for (const name of Object.keys(args)) if (!known.includes(name)) addError(errors, name, NOT_PERMITTED);
-  throwIfErrors(errors);
-}
-
-/** A record id: a string, else no record has it (as an id REST cannot find). */
-function idArg(args: Args, name = 'id'): string {
-  const value = args[name];
-  if (value === undefined) throw validationError({ [name]: ['is missing'] });
-  if (typeof value !== 'string') throw new AppError('resource.not_found', 'No record has this id.');
-  return value;
-}
-
-/** The record under the resource's body key, an object. */
-function recordArg(args: Args, key: string, required = true): Record<string, unknown> {
-  const value = args[key];
-  if (value === undefined && !required) return {};
-  if (value === undefined) throw validationError({ [key]: ['is missing'] });
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw validationError({ [key]: ['must be an object'] });
-  return value as Record<string, unknown>;
-}
-
-/** The etag argument (If-Match of REST): absent, the service answers precondition.required. */
-function etagArg(args: Args): string | undefined {
-  const value = args.etag;
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw validationError({ etag: ['must be a string'] });
-  return value;
-}
-
-const LIST_CONTROLS = ['cursor', 'limit', 'sort', 'q'] as const;
-
-/**
- * A list tool's arguments as the kernel's list request: the list parameters of the OpenAPI operation, by the same
- * names (`cursor`, `limit`, `sort`, `q`, `<filter>`, `<filter>[<operator>]`, `custom_fields[<definition id>]`).
- */
-function listRequestOf(args: Args): ListRequestDraft {
-  const request: ListRequestDraft = { filters: [], customFields: [] };
-  const text = (name: string, value: unknown): string | string[] => {
-    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value as string[];
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
-    throw new AppError('filter.invalid', `${name}: must be a string`);
-  };
-  for (const [key, value] of Object.entries(args)) {
-    if (value === undefined || value === null) continue;
-    if ((LIST_CONTROLS as readonly string[]).includes(key)) {
-      const given = text(key, value);
-      if (Array.isArray(given)) throw new AppError('filter.invalid', `${key}: must be a string`);
-      request[key as (typeof LIST_CONTROLS)[number]] = given;
-      continue;
-    }
-    const m = /^([a-z_]+)(?:\[([^\][]+)\])?$/.exec(key);
-    if (!m || (LIST_CONTROLS as readonly string[]).includes(m[1])) throw new AppError('filter.invalid', `unknown parameter: ${key}`);
-    const [, field, modifier] = m;
-    if (field === 'custom_fields') {
-      const given = text(key, value);
-      if (!modifier || Array.isArray(given)) throw new AppError('filter.invalid', `unknown parameter: ${key}`);
-      request.customFields.push({ id: modifier, value: given });
-      continue;
-    }
-    request.filters.push({ field, op: modifier, value: text(key, value) });
-  }
-  return request;
-}
-
-// ---- rendering: the REST wire format of the records ----
-
-/** A record as REST serves it (JSON values: decimals as strings, dates as ISO text), with its download links. */
-async function wired(domain: Domain, single: Single): Promise<Single> {
-  const record = single.record;
-  if (!hasAttachmentValues(record.custom_fields)) return single;
-  const sign = await domain.attachments.signer();
-  return new Single({ ...record, custom_fields: withDownloadLinks(record.custom_fields, sign) }, single.etag);
-}
-
-const json = (value: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
-
-function singleOutcome(def: ResourceDefinition, single: Single, verb: string): ToolOutcome {
-  const record = json(single.record);
-  const structured = { data: record, etag: single.etag };
-  return { structured, text: `${def.className} ${String(record.id)} ${verb} (etag ${single.etag}).\n${JSON.stringify(record)}` };
-}
-
-function listOutcome(what: string, data: unknown[], hasMore: boolean, nextCursor: string | null): ToolOutcome {
-  const structured = { data: json(data) as unknown as unknown[], has_more: hasMore, next_cursor: nextCursor };
-  const more = hasMore ? ` More: call again with cursor "${nextCursor}".` : '';
-  return { structured, text: `${data.length} ${what}.${more}\n${JSON.stringify(structured.data)}` };
-}
-
-// ---- schemas: the operation's input from the document ----
-
-function objectSchema(properties: Record<string, JsonSchema>, required: string[]): JsonSchema {
-  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
-}
-
-/** The record's body member (under the body key) of an operation's request body, as the document describes it. */
-function bodyMember(operation: DocumentedOperation | undefined, key: string): JsonSchema | undefined {
-  const properties = operation?.body?.properties as Record<string, JsonSchema> | undefined;
-  return properties?.[key] ?? operation?.body;
-}
-
-/** The list parameters (query) of an operation as tool properties, by their names in the document. */
-function queryProperties(operation: DocumentedOperation | undefined): Record<string, JsonSchema> {
-  const properties: Record<string, JsonSchema> = {};
-  for (const parameter of operation?.parameters ?? []) {
-    if (parameter.in !== 'query') continue;
-    properties[parameter.name] = { ...parameter.schema, ...(parameter.description ? { description: parameter.description } : {}) };
-  }
-  return properties;
-}
-
-const idSchema = (noun: string): JsonSchema => ({ type: 'string', format: 'uuid', description: `Id of the ${noun} (UUID v7). Unknown or another account's: resource.not_found.` });
-const etagSchema = (tool: string): JsonSchema => ({
-  type: 'string',
-  description: `The record's current etag, as get_${tool} (or the last write) answered it. Without it: precondition.required; stale (the record changed since): precondition.failed, read it again first.`,
-});
-const idempotencyKeySchema: JsonSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 255,
-  description:
-    'Required: a key of your choosing, unique per intended create (a UUID). A retry with the same key and arguments answers the first result again instead of creating twice; the same key with other arguments is idempotency_key.in_use. Kept 24 hours.',
-};
-
-const words = (name: string) => name.replace(/_/g, ' ');
-const text = (...parts: (string | undefined)[]) => parts.filter(Boolean).map((part) => wireText(part!.trim())).join(' ');
-const annotations = (title: string, kind: 'read' | 'create' | 'update' | 'delete', idempotent: boolean): ToolAnnotations => ({
-  title,
-  readOnlyHint: kind === 'read',
-  destructiveHint: kind === 'delete',
-  idempotentHint: kind === 'read' || idempotent,
-  openWorldHint: false,
-});
 
 // ---- the standard operations of a resource ----
 
@@ -216,6 +64,7 @@ function resourceTools(domain: Domain, documented: DocumentedSchemas, def: Resou
       name: `list_${def.plural}`,
       description: text(`List ${words(def.plural)}: a page, newest first unless sorted; has_more and next_cursor give the next page (pass cursor, keep the other arguments).`, about),
       inputSchema: objectSchema(properties, []),
+      outputSchema: outputOf(operation, null),
       annotations: annotations(`List ${words(def.plural)}`, 'read', true),
       scopes: read,
       bucket: readBucket,
@@ -232,6 +81,7 @@ function resourceTools(domain: Domain, documented: DocumentedSchemas, def: Resou
       name: `get_${def.name}`,
       description: text(`Get one ${noun} by id, with its etag (pass it to update_${def.name} or delete_${def.name}).`, about),
       inputSchema: objectSchema({ id: idSchema(noun) }, ['id']),
+      outputSchema: outputOf(documented.operation('get', item), 'etag'),
       annotations: annotations(`Get a ${noun}`, 'read', true),
       scopes: read,
       bucket: readBucket,
@@ -242,7 +92,8 @@ function resourceTools(domain: Domain, documented: DocumentedSchemas, def: Resou
     });
   }
   if (serves(def, 'create')) {
-    const member = bodyMember(documented.operation('post', collection), key) ?? { type: 'object' };
+    const operation = documented.operation('post', collection);
+    const member = bodyMember(operation, key) ?? { type: 'object' };
     const properties: Record<string, JsonSchema> = { [key]: member };
     const required = [key];
     if (def.idempotentCreate) {
@@ -253,6 +104,7 @@ function resourceTools(domain: Domain, documented: DocumentedSchemas, def: Resou
       name: `create_${def.name}`,
       description: text(`Create ${def.idempotentCreate ? 'an idempotent (financial) ' : 'a '}${noun}: its fields under "${key}".`, about),
       inputSchema: objectSchema(properties, required),
+      outputSchema: outputOf(operation, 'etag'),
       annotations: annotations(`Create a ${noun}`, 'create', def.idempotentCreate === true),
       scopes: write,
       bucket: writeBucket,
@@ -272,11 +124,13 @@ function resourceTools(domain: Domain, documented: DocumentedSchemas, def: Resou
     });
   }
   if (serves(def, 'update')) {
-    const member = bodyMember(documented.operation('patch', item), key) ?? { type: 'object' };
+    const operation = documented.operation('patch', item);
+    const member = bodyMember(operation, key) ?? { type: 'object' };
     tools.push({
       name: `update_${def.name}`,
       description: text(`Update a ${noun}: the fields to change under "${key}", and the etag of the version you read (a stale etag is refused: read again).`, about),
       inputSchema: objectSchema({ id: idSchema(noun), etag: etagSchema(def.name), [key]: member }, ['id', 'etag', key]),
+      outputSchema: outputOf(operation, 'etag'),
       annotations: annotations(`Update a ${noun}`, 'update', true),
       scopes: write,
       bucket: writeBucket,
@@ -293,6 +147,7 @@ function resourceTools(domain: Domain, documented: DocumentedSchemas, def: Resou
       name: `delete_${def.name}`,
       description: text(`Delete a ${noun}${def.conventions.softDelete ? ' (soft delete: no longer served)' : ''}, given the etag of the version you read.`, about),
       inputSchema: objectSchema({ id: idSchema(noun), etag: etagSchema(def.name) }, ['id', 'etag']),
+      outputSchema: deletedSchema,
       annotations: annotations(`Delete a ${noun}`, 'delete', true),
       scopes: write,
       bucket: writeBucket,
@@ -308,11 +163,13 @@ function resourceTools(domain: Domain, documented: DocumentedSchemas, def: Resou
   for (const { type, parent } of parentsOf(def, all)) {
     const under = `/${restPath(parent)}/{id}/${def.plural}`;
     const parentNoun = words(parent.name);
-    const listProperties = { id: idSchema(parentNoun), ...queryProperties(documented.operation('get', under)) };
+    const listOperation = documented.operation('get', under);
+    const listProperties = { id: idSchema(parentNoun), ...queryProperties(listOperation) };
     tools.push({
       name: `list_${parent.name}_${def.plural}`,
       description: text(`List the ${words(def.plural)} of a ${parentNoun} (id: the ${parentNoun}'s), paged as every list.`, about),
       inputSchema: objectSchema(listProperties, ['id']),
+      outputSchema: outputOf(listOperation, null),
       annotations: annotations(`List the ${words(def.plural)} of a ${parentNoun}`, 'read', true),
       scopes: nestedScopes(def, parent, 'read'),
       bucket: readBucket,
@@ -323,11 +180,13 @@ function resourceTools(domain: Domain, documented: DocumentedSchemas, def: Resou
         return listOutcome(words(def.plural), page.data.map((single) => single.record), page.hasMore, page.nextCursor);
       },
     });
-    const member = bodyMember(documented.operation('post', under), key) ?? { type: 'object' };
+    const createOperation = documented.operation('post', under);
+    const member = bodyMember(createOperation, key) ?? { type: 'object' };
     tools.push({
       name: `create_${parent.name}_${def.name}`,
       description: text(`Add a ${noun} to a ${parentNoun} (id: the ${parentNoun}'s): its fields under "${key}".`, about),
       inputSchema: objectSchema({ id: idSchema(parentNoun), [key]: member }, ['id', key]),
+      outputSchema: outputOf(createOperation, 'etag'),
       annotations: annotations(`Add a ${noun} to a ${parentNoun}`, 'create', false),
       scopes: nestedScopes(def, parent, 'write'),
       bucket: writeBucket,
@@ -374,6 +233,7 @@ function actionTool(domain: Domain, documented: DocumentedSchemas, def: Resource
     name,
     description: text(action.summary, action.description, action.response.description),
     inputSchema: objectSchema(properties, required),
+    outputSchema: action.response.status === 204 ? doneSchema : outputOf(operation, 'records' in action.response ? 'etags' : null),
     annotations: annotations(action.summary, kind, kind === 'read' || kind === 'delete' || action.idempotent === true),
     scopes: action.scopes,
     bucket: def.rateBucket ?? bucketOf(action.method),
@@ -393,33 +253,17 @@ function actionTool(domain: Domain, documented: DocumentedSchemas, def: Resource
   };
 }
 
-function recordsOutcome(action: ActionDefinition, records: Record<string, Single>, replayed = false): ToolOutcome {
-  const data = Object.fromEntries(Object.entries(records).map(([key, single]) => [key, json(single.record)]));
-  const etags = Object.fromEntries(Object.entries(records).map(([key, single]) => [key, single.etag]));
-  return { structured: { data, etags }, text: `${action.summary}: done${replayed ? ' (replayed: this key was used before)' : ''}.\n${JSON.stringify(data)}` };
-}
-
-function actionOutcome(action: ActionDefinition, result: unknown): ToolOutcome {
-  const response = action.response;
-  if (response.status === 204) return { structured: { done: true }, text: `${action.summary}: done.` };
-  if ('records' in response) return recordsOutcome(action, result as Record<string, Single>);
-  if ('list' in response) {
-    const data = json(result) as unknown as unknown[];
-    return { structured: { data, has_more: false, next_cursor: null }, text: `${action.summary}: ${data.length}.\n${JSON.stringify(data)}` };
-  }
-  const data = json(result);
-  return { structured: { data }, text: `${action.summary}: done.\n${JSON.stringify(data)}` };
-}
 
 // ---- what is not a resource: the caller, the lookups, the system options ----
 
-function handWrittenTools(): McpTool[] {
+function handWrittenTools(documented: DocumentedSchemas): McpTool[] {
   const readAny = { scopes: [] as Scope[], bucket: 'read' as Bucket };
   const tools: McpTool[] = [
     {
       name: 'me',
       description: 'The caller: the account, the user and the API key (its scopes, the API version it is pinned to). Any valid key.',
       inputSchema: objectSchema({}, []),
+      outputSchema: outputOf(documented.operation('get', '/me'), null),
       annotations: annotations('Who am I', 'read', true),
       ...readAny,
       async run({ ctx, args }) {
@@ -434,6 +278,7 @@ function handWrittenTools(): McpTool[] {
       name: `list_${kind}`,
       description: `The account's ${words(kind)} (tenant-configured lookups), all of them, not paged; related_name narrows them to one record class (e.g. Job). Any valid key.`,
       inputSchema: objectSchema({ related_name: { type: 'string', description: 'The record class the entries belong to (Job, Customer ...).' } }, []),
+      outputSchema: outputOf(documented.operation('get', `/${kind}`), null),
       annotations: annotations(`List ${words(kind)}`, 'read', true),
       ...readAny,
       async run({ domain, ctx, args }) {
@@ -448,6 +293,7 @@ function handWrittenTools(): McpTool[] {
     name: 'list_system_options',
     description: 'The system options catalog (fixed choices of system fields), not paged; system_type narrows it to one type. Any valid key.',
     inputSchema: objectSchema({ system_type: { type: 'string', description: 'One system type.' } }, []),
+    outputSchema: outputOf(documented.operation('get', '/system_options'), null),
     annotations: annotations('List system options', 'read', true),
     ...readAny,
     async run({ domain, args }) {
@@ -464,7 +310,7 @@ function handWrittenTools(): McpTool[] {
 export function buildTools(domain: Domain, openapi: object): Map<string, McpTool> {
   const documented = new DocumentedSchemas(openapi);
   const definitions = [...domain.resources.values()].map((service) => service.def);
-  const tools = [...handWrittenTools(), ...definitions.flatMap((def) => resourceTools(domain, documented, def, definitions))];
+  const tools = [...handWrittenTools(documented), ...definitions.flatMap((def) => resourceTools(domain, documented, def, definitions))];
   const byName = new Map<string, McpTool>();
   for (const tool of tools) {
     if (byName.has(tool.name)) throw new Error(`mcp: two tools are named ${tool.name}`);

@@ -24,13 +24,16 @@ export async function callOk(client: Client, name: string, args: Record<string, 
   return result.structuredContent as Record<string, any>;
 }
 
-/** Calls a tool and insists that it was refused; answers the problem it carries. */
+/** Calls a tool and insists that it was refused; answers the problem its text carries (a line, then the JSON). */
 export async function callError(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
   const result = (await client.callTool({ name, arguments: args })) as CallResult;
   expect(result.isError, `${name} should fail: ${JSON.stringify(result.content)}`).toBe(true);
-  const problem = (result.structuredContent as { error: Record<string, any> }).error;
-  // The text says the same code, for clients that read only text.
-  expect((result.content as { text: string }[])[0].text).toContain(problem.code);
+  expect(result.structuredContent, 'an error carries no structured content (the output schema describes results)').toBeUndefined();
+  const text = (result.content as { text: string }[])[0].text;
+  const newline = text.indexOf('\n');
+  const problem = (JSON.parse(text.slice(newline + 1)) as { error: Record<string, any> }).error;
+  // The first line says the same code, for a reader of the text.
+  expect(text.slice(0, newline)).toContain(problem.code);
   return problem;
 }
 

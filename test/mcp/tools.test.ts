@@ -41,6 +41,16 @@ describe('MCP over Streamable HTTP (POST /mcp, stateless)', () => {
     await expect(mcpClient(t, 'svc_not-a-key')).rejects.toThrow();
   });
 
+  it('refuses an unknown Fieldline-Version header with version.invalid, as REST does', async () => {
+    const res = await fetch(`${t.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tenant.token}`, 'fieldline-version': '1999-01-01' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).code).toBe('version.invalid');
+  });
+
   it('answers GET and DELETE with 405 (no sessions, no server-initiated stream), Allow: POST', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${t.url}/mcp`, { method, headers: { authorization: `Bearer ${tenant.token}`, accept: 'text/event-stream' } });
@@ -94,6 +104,29 @@ describe('tools/list: the tools generated from the declarations, only those the 
     expect(Object.keys(list.properties).length).toBeGreaterThanOrEqual(restParameters.length - 1);
     expect(byName.get('update_customer')!.inputSchema.required).toEqual(['id', 'etag', 'customer']);
     expect(byName.get('create_invoice')!.inputSchema.required).toEqual(['invoice', 'idempotency_key']);
+  });
+
+  it('describes the structured result of every tool by an output schema that stands alone, in JSON Schema formats only', async () => {
+    const { tools } = await agent.listTools();
+    const standard = new Set(['date-time', 'date', 'time', 'email', 'uri', 'uri-reference', 'uuid']);
+    for (const tool of tools) {
+      expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
+      const text = JSON.stringify([tool.inputSchema, tool.outputSchema]);
+      expect(text, tool.name).not.toContain('$ref');
+      for (const [, format] of text.matchAll(/"format":"([^"]+)"/g)) expect(standard, `${tool.name}: format ${format}`).toContain(format);
+    }
+    expect(tools.find((tool) => tool.name === 'get_customer')!.outputSchema).toMatchObject({ required: ['data', 'etag'] });
+  });
+
+  it('answers every list tool that needs no argument with structured content its output schema accepts (the SDK client validates it)', async () => {
+    await createCustomer(api, { organization: unique('Listed') });
+    const { tools } = await agent.listTools();
+    const lists = tools.filter((tool) => tool.annotations?.readOnlyHint && !(tool.inputSchema.required ?? []).length);
+    expect(lists.length).toBeGreaterThan(20);
+    for (const tool of lists) {
+      const result = await callOk(agent, tool.name, {});
+      expect(Array.isArray(result.data) || typeof result.data === 'object', tool.name).toBe(true);
+    }
   });
 
   it('shows a read-only key no write tool', async () => {
