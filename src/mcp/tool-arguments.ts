@@ -43,7 +43,8 @@ export const LIST_CONTROLS = ['cursor', 'limit', 'sort', 'q'] as const;
 
 /**
  * A list tool's arguments as the kernel's list request: the list parameters of the OpenAPI operation, by the same
- * names (`cursor`, `limit`, `sort`, `q`, `<filter>`, `<filter>[<operator>]`, `custom_fields[<definition id>]`).
+ * names (`cursor`, `limit`, `sort`, `q`, `<filter>`, `<filter>[<operator>]`), and `custom_fields` as an object keyed by
+ * definition ids.
  */
 export function listRequestOf(args: Args): ListRequestDraft {
   const request: ListRequestDraft = { filters: [], customFields: [] };
@@ -60,15 +61,20 @@ export function listRequestOf(args: Args): ListRequestDraft {
       request[key as (typeof LIST_CONTROLS)[number]] = given;
       continue;
     }
+    if (key === 'custom_fields') {
+      // The document's deepObject parameter (`custom_fields[<field_id>]=<value>` in a query string) is an object
+      // argument here: `{"custom_fields": {"<field_id>": "<value>"}}`.
+      if (typeof value !== 'object' || Array.isArray(value)) throw new AppError('filter.invalid', 'custom_fields: must be an object keyed by custom field definition ids');
+      for (const [id, given] of Object.entries(value)) {
+        const one = text(`custom_fields[${id}]`, given);
+        if (Array.isArray(one)) throw new AppError('filter.invalid', `custom_fields[${id}]: must be a string`);
+        request.customFields.push({ id, value: one });
+      }
+      continue;
+    }
     const m = /^([a-z_]+)(?:\[([^\][]+)\])?$/.exec(key);
     if (!m || (LIST_CONTROLS as readonly string[]).includes(m[1])) throw new AppError('filter.invalid', `unknown parameter: ${key}`);
     const [, field, modifier] = m;
-    if (field === 'custom_fields') {
-      const given = text(key, value);
-      if (!modifier || Array.isArray(given)) throw new AppError('filter.invalid', `unknown parameter: ${key}`);
-      request.customFields.push({ id: modifier, value: given });
-      continue;
-    }
     request.filters.push({ field, op: modifier, value: text(key, value) });
   }
   return request;

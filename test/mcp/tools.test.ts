@@ -181,6 +181,16 @@ describe('tool calls: the REST rules through MCP', () => {
     expect(await callError(agent, 'list_customers', { colour: 'red' })).toMatchObject({ code: 'validation.failed', errors: { colour: ['is not a permitted field'] } });
   });
 
+  it('filters a list by custom fields given as the documented object keyed by definition ids', async () => {
+    const field = (await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: 'Customer', name: unique('Region '), type: 'text' })).id;
+    const north = await createCustomer(api, { organization: unique('North co'), custom_fields: { [field]: 'North' } });
+    await createCustomer(api, { organization: unique('South co'), custom_fields: { [field]: 'South' } });
+    const page = await callOk(agent, 'list_customers', { custom_fields: { [field]: 'North' } });
+    expect(page.data.map((record: any) => record.id)).toEqual([north.id]);
+    expect(await callError(agent, 'list_customers', { custom_fields: { [randomUUID()]: 'North' } })).toMatchObject({ code: 'filter.invalid', status: 400 });
+    expect(await callError(agent, 'list_customers', { custom_fields: 'North' })).toMatchObject({ code: 'filter.invalid' });
+  });
+
   it('creates an invoice once per idempotency_key (a retry replays it) and refuses one without a key (idempotency_key.required)', async () => {
     const customer = await createCustomer(api, { organization: unique('Billed') });
     const key = randomUUID();
