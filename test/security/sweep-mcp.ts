@@ -44,7 +44,7 @@ export interface McpSweep {
   operations: Map<string, Operation>;
   positions: McpPosition[];
   skipped: { label: string; reason: string }[];
-  checks: (Check & { position: McpPosition; unreachable: string | null })[];
+  checks: (Check & { position: McpPosition })[];
 }
 
 /** The operation a tool stands for: the one whose operationId is the tool's name in camelCase. */
@@ -180,9 +180,9 @@ interface Answer {
 }
 
 /**
- * The parts of a tool result: the problem of a refusal is its structured content's `error`, or the JSON its text
- * carries after the first line (the adapter has carried it both ways: src/mcp/tool-errors.ts). JSON in the text is
- * compared as values, so that normalise drops its request_id as it does in the structured content.
+ * The parts of a tool result: the problem of a refusal is the JSON its text carries after the first line
+ * (src/mcp/tool-errors.ts). JSON in the text is compared as values, so that normalise drops its request_id as it
+ * does in the structured content.
  */
 function answerOf(result: CallResult): Answer {
   const lines = (result.content as { type: string; text?: string }[]).flatMap((c) => (c.text ?? '').split('\n'));
@@ -199,7 +199,7 @@ function answerOf(result: CallResult): Answer {
   return {
     isError: result.isError === true,
     structuredContent: structured,
-    problem: structured?.error ?? carried?.error,
+    problem: carried?.error,
     text: lines.filter((_, i) => parsed[i] === undefined).join('\n'),
     json: parsed.filter((v) => v !== undefined),
   };
@@ -218,6 +218,9 @@ function vacuity(position: McpPosition, result: Answer): string | null {
     return Array.isArray(result.structuredContent?.data) && result.structuredContent.data.length > 0 ? 'a random filter value did not empty the list' : null;
   }
   if (error.code === 'resource.not_found') return null;
+  // A list argument that names no record of the caller's (an unknown custom field id) is refused naming it, as REST
+  // refuses the query parameter.
+  if (error.code === 'filter.invalid' && position.where === 'query' && typeof error.detail === 'string' && error.detail.includes(String(position.path[0]))) return null;
   if (error.code === 'validation.failed' && error.errors && typeof error.errors === 'object') {
     // The field by its name, its path in the body member (`asset_ids.0`), or the placeholder (a custom_fields key).
     const last = String(position.path.filter((seg) => typeof seg === 'string').pop());
@@ -226,18 +229,7 @@ function vacuity(position: McpPosition, result: Answer): string | null {
     const named = keys.some((k) => k === last || k.endsWith(`.${last}`) || path.endsWith(`.${k}`) || k.includes('<ID>') || (position.variant && k === position.variant.field));
     return named ? null : `validation.failed names ${keys.join(', ')}, not ${position.path.join('.')}`;
   }
-  return `refused with ${error.code}, not resource.not_found or a validation error naming the argument`;
-}
-
-/**
- * Why a vacuous pair could not have proved anything through MCP: the tool refuses the argument itself, in the shape
- * its own input schema documents, whatever the value (filter.invalid naming the argument as a whole). That is a
- * defect of the tool, not of tenant isolation (both values are refused alike); reported apart from the vacuous.
- */
-function unreachable(position: McpPosition, result: Answer): string | null {
-  const error = result.isError ? result.problem : undefined;
-  const name = String(position.path[0]);
-  return error?.code === 'filter.invalid' && typeof error.detail === 'string' && error.detail.startsWith(`${name}:`) ? `the tool refuses ${name} as its input schema documents it (${error.code}: ${error.detail})` : null;
+  return `refused with ${error.code}, not resource.not_found or an error naming the argument`;
 }
 
 /** `cursorsB`: B's next_cursor of each list tool (mcpCursors in sweep-cursors.ts). */
@@ -339,7 +331,6 @@ export async function runMcpSweep(model: Model, clientA: McpClient, a: Side, b: 
       foreign: f.normalised,
       random: r.normalised,
       vacuous,
-      unreachable: vacuous !== null ? unreachable(position, r.normalised) : null,
     };
   });
   return { tools, operations, positions, skipped, checks };
