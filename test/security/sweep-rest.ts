@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Client } from '../helpers/http.ts';
 import { camel, garbageCursor, normalise, pool, randomIdLike, randomMarker, setAt, spread, type Catalog, type IdValue, type Ref } from './sweep-kit.ts';
 import { collectionKind, restPositions, resourceKind, type Model, type Operation, type RestPosition } from './sweep-openapi.ts';
@@ -87,10 +88,18 @@ export interface RestSweep {
 
 export async function runRestSweep(model: Model, api: Client, a: Side, b: Side, userKind: string, width: number): Promise<RestSweep> {
   const shared = sharedKinds(a.catalog, b.catalog);
+  // A's records: the first of each kind, the next one when a body names the kind again (a transfer's from and to
+  // locations must differ, as in the MCP half); a child entry of the operation's record, a lookup entry of its class.
   const fillFor = (operation: Operation) => {
     const target = pathValues(model, operation, a.catalog).id;
-    return (kind: string, opts: { childOf?: boolean; relatedName?: string }) =>
-      pick(a.catalog, kind, { parent: opts.childOf ? target : undefined, relatedName: opts.relatedName })?.id;
+    const named = new Map<string, number>();
+    return (kind: string, opts: { childOf?: boolean; relatedName?: string }) => {
+      if (opts.childOf || opts.relatedName) return pick(a.catalog, kind, { parent: opts.childOf ? target : undefined, relatedName: opts.relatedName })?.id;
+      const refs = a.catalog.refs.get(kind) ?? [];
+      const n = named.get(kind) ?? 0;
+      named.set(kind, n + 1);
+      return (refs[n] ?? refs[0])?.id;
+    };
   };
   const { positions, templates } = restPositions(model, fillFor, userKind);
   const skipped: RestSweep['skipped'] = [];
@@ -134,6 +143,9 @@ export async function runRestSweep(model: Model, api: Client, a: Side, b: Side, 
     }
     const template = templates.get(op);
     const ifMatch = op.params.some((p) => p.in === 'header' && /^if-match$/i.test(p.name));
+    // A financial create answers 428 idempotency_key.required before it reads anything: each request gets a fresh key,
+    // so that the pair is decided by the position itself.
+    const idempotent = op.params.some((p) => p.in === 'header' && /^idempotency-key$/i.test(p.name));
     const last = op.params.filter((p) => p.in === 'path').pop()?.name;
     const multipart = op.op.requestBody?.content?.['multipart/form-data'] !== undefined;
     const build = (value: IdValue, foreign: IdValue): { method: string; url: string; body?: unknown; raw?: Uint8Array<ArrayBuffer>; headers: Record<string, string> } => {
@@ -153,7 +165,7 @@ export async function runRestSweep(model: Model, api: Client, a: Side, b: Side, 
           if (position.variant) setAt(body, [...segs.slice(0, -1), position.variant.field], position.variant.value);
         }
       }
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = idempotent ? { 'idempotency-key': randomUUID() } : {};
       if (ifMatch && last) {
         // The ETag of the record the path names: B's own ETag when B's record is named, for both values.
         const named = where === 'path' && name === last ? String(foreign) : aPath[last];
@@ -179,6 +191,7 @@ export async function runRestSweep(model: Model, api: Client, a: Side, b: Side, 
     const f = normalise(foreignRes, [foreign]);
     const r = normalise(randomRes, [random]);
     const req = build(foreign);
+    if (req.headers['idempotency-key']) req.headers['idempotency-key'] = '<fresh>';
     return {
       label: position.label,
       request: `${req.method} /api/v2${req.url}${Object.keys(req.headers).length ? ` ${JSON.stringify(req.headers)}` : ''}${req.body !== undefined ? ` ${JSON.stringify(req.body)}` : ''}`,
