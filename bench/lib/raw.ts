@@ -9,8 +9,10 @@ import type { Target } from './http.ts';
 interface Pending {
   request: Buffer;
   scheduled: number;
-  resolve: (result: { status: number; ms: number }) => void;
+  resolve: (result: { status: number; ms: number; body?: string }) => void;
   reject: (error: Error) => void;
+  /** Decode the body for the caller (RawPool.request); a GET of RawPool.get reads the status only. */
+  body?: boolean;
 }
 
 class Connection {
@@ -69,7 +71,8 @@ class Connection {
     this.received = 0;
     const current = this.current;
     this.current = null;
-    current?.resolve({ status: Number(head.slice(9, 12)), ms: performance.now() - current.scheduled });
+    const elapsed = current ? performance.now() - current.scheduled : 0;
+    current?.resolve({ status: Number(head.slice(9, 12)), ms: elapsed, ...(current.body ? { body: data.toString('utf8', headerEnd + 4, total) } : {}) });
     this.onIdle(this);
   }
 
@@ -124,6 +127,16 @@ export class RawPool {
   get(request: Buffer, scheduled = performance.now()): Promise<{ status: number; ms: number }> {
     return new Promise((resolve, reject) => {
       const pending: Pending = { request, scheduled, resolve, reject };
+      const connection = this.idle.shift();
+      if (connection) connection.send(pending);
+      else this.queue.push(pending);
+    });
+  }
+
+  /** Any request's bytes (a POST with its body); resolves with the status, the time to the last byte and the body. */
+  request(request: Buffer): Promise<{ status: number; ms: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { request, scheduled: performance.now(), resolve: (r) => resolve({ ...r, body: r.body ?? '' }), reject, body: true };
       const connection = this.idle.shift();
       if (connection) connection.send(pending);
       else this.queue.push(pending);
