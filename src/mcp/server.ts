@@ -3,7 +3,16 @@ import type { Express, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ErrorCode as RpcCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode as RpcCode,
+  InitializeRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  PingRequestSchema,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Domain } from '../domain.ts';
 import { admittedContext, identifyCaller, rateHeaders, type Identity } from '../http/admission.ts';
 import { declaresBody, readBodyText } from '../http/body-reader.ts';
@@ -48,6 +57,33 @@ type JsonRpcMessage = { jsonrpc?: unknown; id?: unknown; method?: unknown; param
 function toolCalls(body: unknown): JsonRpcMessage[] {
   const messages = Array.isArray(body) ? body : [body];
   return messages.filter((message): message is JsonRpcMessage => typeof message === 'object' && message !== null && (message as JsonRpcMessage).method === 'tools/call');
+}
+
+/** The SDK's schema of each request this server answers, by method. */
+const requestSchemas: Record<string, { safeParse(value: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+  'resources/list': ListResourcesRequestSchema,
+  'resources/read': ReadResourceRequestSchema,
+};
+
+/**
+ * The JSON-RPC answer to a request whose params do not fit the method (-32602 Invalid params, naming what is
+ * wrong), or undefined. The SDK parses params with the same schemas, but answers a misfit as -32603 Internal error;
+ * an agent should learn that its call was wrong, not that the server failed. One message only: batches are not in
+ * the current protocol, and the SDK answers them itself.
+ */
+function invalidParams(body: unknown): object | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const message = body as JsonRpcMessage;
+  const schema = typeof message.method === 'string' && Object.hasOwn(requestSchemas, message.method) ? requestSchemas[message.method] : undefined;
+  if (!schema || (typeof message.id !== 'string' && typeof message.id !== 'number')) return undefined;
+  const parsed = schema.safeParse(message);
+  if (parsed.success) return undefined;
+  const issues = (parsed.error?.issues ?? []).map((issue) => `${issue.path.map(String).join('.') || 'message'}: ${issue.message}`);
+  return { jsonrpc: '2.0', id: message.id, error: { code: RpcCode.InvalidParams, message: `Invalid params for ${message.method}: ${issues.join('; ')}` } };
 }
 
 function sendProblem(req: Request, res: Response, error: AppError, errorsUrl: string): void {
@@ -133,7 +169,8 @@ export function mountMcp(app: Express, domain: Domain, config: McpConfig, logger
       const body = parseJsonRequest(text);
       const calls = toolCalls(body);
       // A call of an unknown tool, or a batch, is charged to the first call's bucket (batches are not in the current protocol).
-      const bucket: Bucket = calls.length > 0 ? (toolsOf().get(String(calls[0].params?.name))?.bucket ?? 'read') : 'read';
+      const named = calls[0]?.params?.name;
+      const bucket: Bucket = (typeof named === 'string' ? toolsOf().get(named)?.bucket : undefined) ?? 'read';
       const identity = await identifyCaller(domain, { authorization: req.get('authorization'), ip: req.ip ?? 'unknown', bucket, points: Math.max(1, calls.length) });
       if (identity.decision) res.set(rateHeaders(identity.decision));
       // Authentication and the API version are checked before any message is read: an MCP client asks for a key on 401.
@@ -141,6 +178,11 @@ export function mountMcp(app: Express, domain: Domain, config: McpConfig, logger
       if (identity.rateError) {
         for (const [name, value] of Object.entries(identity.rateError.headers)) res.setHeader(name, value);
         if (calls.length === 0) throw identity.rateError;
+      }
+      const malformed = invalidParams(body);
+      if (malformed) {
+        res.status(200).json(malformed);
+        return;
       }
       const server = serverFor(req, identity);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -79,3 +79,11 @@ export function listRequestOf(args: Args): ListRequestDraft {
   }
   return request;
 }
+
+/** A text list parameter (a lookup's related_name): absent, or a string (a number or boolean as its text). */
+export function textParameter(args: Args, name: string): string | undefined {
+  const value = args[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  throw new AppError('filter.invalid', `${name}: must be a string`);
+}

@@ -8,7 +8,7 @@ import { bodyKeyOf, restPath, serves, type ResourceDefinition } from '../kernel/
 import type { Scope } from '../kernel/scopes.ts';
 import { snakeCase } from '../kernel/naming.ts';
 import { DocumentedSchemas, type JsonSchema } from './documented-schemas.ts';
-import { etagArg, idArg, listRequestOf, onlyKnown, recordArg, type Args } from './tool-arguments.ts';
+import { etagArg, idArg, listRequestOf, onlyKnown, recordArg, textParameter, type Args } from './tool-arguments.ts';
 import { actionOutcome, listOutcome, recordsOutcome, singleOutcome, wired, json, type ToolOutcome } from './tool-results.ts';
 import { annotations, bodyMember, deletedSchema, doneSchema, etagSchema, idempotencyKeySchema, idSchema, objectSchema, outputOf, queryProperties, text, words, type ToolAnnotations } from './tool-schemas.ts';
 
@@ -283,7 +283,7 @@ function handWrittenTools(documented: DocumentedSchemas): McpTool[] {
       ...readAny,
       async run({ domain, ctx, args }) {
         onlyKnown(args, ['related_name']);
-        const relatedName = args.related_name === undefined ? undefined : String(args.related_name);
+        const relatedName = textParameter(args, 'related_name');
         const data = (await domain.lookups.list(ctx, kind, { relatedName })).data;
         return listOutcome(words(kind), data, false, null);
       },
@@ -298,7 +298,7 @@ function handWrittenTools(documented: DocumentedSchemas): McpTool[] {
     ...readAny,
     async run({ domain, args }) {
       onlyKnown(args, ['system_type']);
-      const systemType = args.system_type === undefined ? undefined : String(args.system_type);
+      const systemType = textParameter(args, 'system_type');
       const data = (await domain.lookups.systemOptions({ systemType })).data;
       return listOutcome('system options', data, false, null);
     },

@@ -7,7 +7,7 @@
 // required members, the body member's properties, ids of records seeded through the REST API, the current etag for
 // update/delete, a fresh idempotency_key) and then mutates them, and sends them as a raw JSON-RPC tools/call. Every
 // answer must be: an HTTP answer below 500 (a 4xx being a problem+json of the catalog); a JSON-RPC result, never a
-// JSON-RPC error; a tool error whose structuredContent.error.code is in the document's x-error-codes catalog with
+// JSON-RPC error; a tool error whose problem (the JSON its text carries) has a code in the document's x-error-codes catalog with
 // that status, never internal.error, and whose text names the code and shows no stack frame, file path, SQL or
 // driver name; and a refused call, or any call of a read-only tool, leaves the database fingerprint unchanged
 // (World and WriteWatch of the REST fuzz, test/fuzz/fuzz-world.ts). A last test sends raw JSON-RPC mutations to

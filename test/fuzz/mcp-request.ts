@@ -7,7 +7,7 @@ import type { OpenApiModel } from './openapi-model.ts';
 // Sends MCP tool calls as a client would put them on the wire (raw JSON-RPC over POST /mcp, the Streamable HTTP
 // headers, the arguments' JSON tree serialised as is) and checks the answer: an HTTP answer below 500; a 4xx is a
 // problem+json of the catalog; a 200 carries a JSON-RPC result (never a JSON-RPC error for a tool call: the
-// adapter answers every refusal as a tool error); a tool error's structuredContent.error has a catalog code with
+// adapter answers every refusal as a tool error); a tool error's problem (the JSON of its text) has a catalog code with
 // its status (never internal.error), and its text names the code and shows nothing of the internals. A refused
 // call, and any call of a read-only tool, leaves the database fingerprint as it was.
 
@@ -130,8 +130,17 @@ export function checkToolAnswer(model: OpenApiModel, r: McpReceived): { failures
     const failures = result.structuredContent && typeof result.structuredContent === 'object' ? [] : [{ check: 'no-structured-content', detail: text.slice(0, 200) }];
     return { failures, answer: 'ok', refused: false };
   }
-  const problem = result.structuredContent?.error;
+  // A refusal's problem is the JSON its text carries after the first line (src/mcp/tool-errors.ts); structured
+  // content is what the output schema describes, so an error has none.
   const failures: McpFailure[] = [];
+  const newline = text.indexOf('\n');
+  let problem: any;
+  try {
+    problem = newline < 0 ? undefined : JSON.parse(text.slice(newline + 1))?.error;
+  } catch {
+    failures.push({ check: 'problem-not-json', detail: text.slice(0, 200) });
+  }
+  if (result.structuredContent !== undefined) failures.push({ check: 'error-with-structured-content', detail: JSON.stringify(result.structuredContent).slice(0, 200) });
   const code = problem?.code;
   if (typeof code !== 'string' || !model.codePattern.test(code)) failures.push({ check: 'bad-code-format', detail: `code ${JSON.stringify(code)}` });
   else if (!model.catalog.has(code)) failures.push({ check: 'unknown-code', detail: `code ${code} is not in the catalog` });
@@ -139,7 +148,7 @@ export function checkToolAnswer(model: OpenApiModel, r: McpReceived): { failures
     if (model.catalog.get(code) !== problem.status) failures.push({ check: 'catalog-status-mismatch', detail: `${code} is catalogued with ${model.catalog.get(code)}, the tool error says ${problem.status}` });
     if (problem.status >= 500) failures.push({ check: 'internal-error', detail: `${code} (${problem.status}): ${text.slice(0, 200)}` });
   }
-  if (typeof code === 'string' && !text.includes(code)) failures.push({ check: 'text-without-code', detail: text.slice(0, 200) });
+  if (typeof code === 'string' && !text.slice(0, newline).includes(code)) failures.push({ check: 'text-without-code', detail: text.slice(0, 200) });
   const shown = `${text}\n${JSON.stringify(problem ?? {})}`;
   const leak = INTERNALS.find((pattern) => pattern.test(shown));
   if (leak) failures.push({ check: 'internals-shown', detail: `${leak}: ${shown.slice(0, 300)}` });

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { highRateLimits, useTenant, useTestApp } from '../helpers/app.ts';
-import { userClient } from '../helpers/factories/accounts.ts';
 import { createCustomer } from '../helpers/factories/customers.ts';
 import { unique } from '../helpers/factories/records.ts';
 import { callError, callOk, mcpClient, readText } from './helpers.ts';
@@ -49,6 +48,24 @@ describe('MCP over Streamable HTTP (POST /mcp, stateless)', () => {
     });
     expect(res.status).toBe(400);
     expect((await res.json()).code).toBe('version.invalid');
+  });
+
+  it('answers params that do not fit the method with JSON-RPC -32602 Invalid params naming the member, not an internal error', async () => {
+    const send = async (message: object) =>
+      fetch(`${t.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tenant.token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, ...message }),
+      });
+    for (const message of [{ method: 'tools/call', params: { name: 'me', arguments: [] } }, { method: 'tools/call' }, { method: 'resources/read', params: { uri: 5 } }]) {
+      const res = await send(message);
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      expect(body, JSON.stringify(message)).toMatchObject({ id: 3, error: { code: -32602 } });
+      expect(body.error.message).toMatch(/^Invalid params for /);
+    }
+    const lookup = await callError(agent, 'list_statuses', { related_name: { toString: 1 } });
+    expect(lookup).toMatchObject({ code: 'filter.invalid', status: 400 });
   });
 
   it('answers GET and DELETE with 405 (no sessions, no server-initiated stream), Allow: POST', async () => {
