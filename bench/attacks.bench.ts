@@ -22,9 +22,9 @@ import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { startChild, type Child } from './lib/children.ts';
-import { benchCleanup } from './lib/cleanup.ts';
+import { benchCleanup, runBench } from './lib/cleanup.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
-import { startWindow, waitForQuiet } from './lib/machine.ts';
+import { startWindow, waitForQuiet, loadAverage, loadReport } from './lib/machine.ts';
 import { categoryOf, PROFILER, selfTimeByGroup, type CpuProfile } from './lib/profile.ts';
 import { RawPool } from './lib/raw.ts';
 import { ms, quantile, table } from './lib/stats.ts';
@@ -459,7 +459,7 @@ async function main(): Promise<void> {
     // not a git checkout
   }
   log(`code ${revision} (${process.cwd()}); node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), database server ${new URL(settings.serverUrl).host}`);
-  const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadBefore = loadAverage();
   log(`machine load average ${loadBefore}`);
   benchDb = await createBenchDatabase(settings.serverUrl);
   log(`created database ${benchDb.name}`);
@@ -640,7 +640,7 @@ async function main(): Promise<void> {
   });
   const settledOk = settled - idle <= TARGETS.settleMb;
   if (!settledOk) missed.push(`RSS ${settings.settleSeconds} s after the attacks was ${mb(settled)} MB, ${mb(settled - idle)} MB above idle ${mb(idle)} MB (target within ${TARGETS.settleMb} MB)`);
-  const loadAfter = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadAfter = loadAverage();
   const others = results.flatMap(({ one, ten }) => [one.other, ten.other]).filter((o): o is number => o !== null);
   const disturbed = others.length ? Math.max(...others) : 0;
 
@@ -667,9 +667,7 @@ baseline: bystander alone p50 ${ms(baseline.p50)} ms, p99 ${ms(baseline.p99)} ms
 RSS: idle ${mb(idle)} MB before the attacks, peak ${mb(seriesPeak)} MB over the series, ${mb(settled)} MB ${settings.settleSeconds} s after the last attack (${settledOk ? 'within' : 'not within'} ${TARGETS.settleMb} MB of idle${
     backWithinAt !== null ? `; first within at ${backWithinAt} s` : ''
   })
-machine load average: ${loadBefore} before, ${loadAfter} after; other processes took up to ${Math.round(disturbed * 100)}% of the machine during a run${
-    disturbed > 0.1 ? ' — WARNING: runs were disturbed by other work; latencies are unreliable, server CPU seconds much less so' : ''
-  }
+${loadReport(loadBefore, disturbed, 'latencies are unreliable, server CPU seconds much less so', loadAfter)}
 ${missed.length ? missed.map((m) => `TARGET MISSED: ${m}`).join('\n') : 'all targets met'}
 `);
   if (profiles.length) console.log(`${profiles.join('\n\n')}\n`);
@@ -702,14 +700,4 @@ function otherNote(other: number | null): string {
   return other === null ? '' : `; other processes ${Math.round(other * 100)}% of the machine`;
 }
 
-main().then(
-  async () => {
-    await cleanup();
-    process.exit(0);
-  },
-  async (error: unknown) => {
-    console.error(`bench failed: ${(error as Error)?.stack ?? String(error)}`);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBench(main, cleanup);

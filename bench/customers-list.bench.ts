@@ -9,12 +9,12 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { hashToken } from '../src/kernel/api-keys.ts';
 import { startChild, type Child } from './lib/children.ts';
-import { benchCleanup } from './lib/cleanup.ts';
+import { benchCleanup, runBench } from './lib/cleanup.ts';
 import { createBenchDatabase, seedCustomers, SEED, type BenchDatabase } from './lib/db.ts';
 import { get, keepAlive, type Target } from './lib/http.ts';
 import { openLoop, sequential, type OpenLoopResult } from './lib/raw.ts';
 import { closedLoop, type ClosedLoopResult } from './lib/load.ts';
-import { startWindow, waitForQuiet } from './lib/machine.ts';
+import { startWindow, waitForQuiet, loadAverage, loadReport } from './lib/machine.ts';
 import { categoryOf, PROFILER, selfTimeByGroup, type CpuProfile } from './lib/profile.ts';
 import { compareQueryPaths } from './lib/query-path.ts';
 import { median, ms, rate, table } from './lib/stats.ts';
@@ -251,7 +251,7 @@ async function profileServers(servers: [Child, Target][]): Promise<void> {
 async function main(): Promise<void> {
   const { seconds, rounds, connections } = settings;
   log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), database server ${new URL(settings.serverUrl).host}`);
-  loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  loadBefore = loadAverage();
   log(`machine load average ${loadBefore}${busyWarning()}`);
   benchDb = await createBenchDatabase(settings.serverUrl);
   log(`created database ${benchDb.name}`);
@@ -447,9 +447,7 @@ bare / app server CPU per request: ${((cpuOf('bare') / cpuOf('app')) * 100).toFi
       ? `\nvariant / bare throughput: ${(pairedRatio('variant') * 100).toFixed(1)}%; variant / app throughput: ${(median(closed.get('variant')!.map((r, i) => r.rps / closed.get('app')![i].rps)) * 100).toFixed(1)}%; variant server CPU ${Math.round(cpuOf('variant'))} µs/req (${Math.round(cpuOf('app') - cpuOf('variant'))} µs less than the app)`
       : ''
   }
-machine load average: ${loadBefore} before, ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} after; other processes took up to ${Math.round(disturbed * 100)}% of the machine during a run${
-    disturbed > 0.1 ? ' — WARNING: the runs were disturbed by other work; req/s and open-loop latencies are unreliable, server CPU µs/req much less so' : ''
-  }
+${loadReport(loadBefore, disturbed, 'req/s and open-loop latencies are unreliable, server CPU µs/req much less so')}
 
 == page 1 vs page ${settings.pages} (app, ${settings.samples} alternating requests each, concurrency 1) ==
 ${table([
@@ -474,14 +472,4 @@ Prisma adds ${(paths[0].cpuMicrosPerQuery - paths[1].cpuMicrosPerQuery).toFixed(
   if (missed.length === 0) console.log('all targets met');
 }
 
-main().then(
-  async () => {
-    await cleanup();
-    process.exit(0);
-  },
-  async (error: unknown) => {
-    console.error(`bench failed: ${(error as Error)?.stack ?? String(error)}`);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBench(main, cleanup);

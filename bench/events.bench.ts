@@ -31,7 +31,7 @@ import { openDatabase, type Database } from '../src/db/client.ts';
 import { startChild, startHeapFlags, type Child } from './lib/children.ts';
 import { benchCleanup } from './lib/cleanup.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
-import { startWindow } from './lib/machine.ts';
+import { startWindow, loadAverage } from './lib/machine.ts';
 import { selfTimeByGroup, type CpuProfile } from './lib/profile.ts';
 import { ms, quantile, table } from './lib/stats.ts';
 
@@ -351,7 +351,7 @@ function sampleWaits(url: string): { stop(): Promise<string[][]> } {
 
 async function main(): Promise<void> {
   log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), database server ${new URL(settings.serverUrl).host}`);
-  log(`machine load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(`machine load average ${loadAverage()}`);
   benchDb = await createBenchDatabase(settings.serverUrl);
   log(`created database ${benchDb.name}`);
 

@@ -16,11 +16,11 @@ import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { meterSchema, OperationCost } from '../src/graphql/schema/meter.ts';
 import { startChild, type Child } from './lib/children.ts';
-import { benchCleanup } from './lib/cleanup.ts';
+import { benchCleanup, runBench } from './lib/cleanup.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
 import { BOARD, createDispatchAccount, DISPATCH, seedDispatch, WINDOW } from './lib/dispatch-seed.ts';
 import type { Target } from './lib/http.ts';
-import { startWindow, waitForQuiet } from './lib/machine.ts';
+import { startWindow, waitForQuiet, loadAverage, loadReport } from './lib/machine.ts';
 import { categoryOf, PROFILER, selfTimeByGroup } from './lib/profile.ts';
 import { openLoop, RawPool, type OpenLoopResult } from './lib/raw.ts';
 import { median, ms, quantile, rate, table } from './lib/stats.ts';
@@ -274,7 +274,7 @@ interface Server {
 async function main(): Promise<void> {
   const { seconds, rounds, connections } = settings;
   log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), database server ${new URL(settings.serverUrl).host}`);
-  const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadBefore = loadAverage();
   log(`machine load average ${loadBefore}`);
   benchDb = await createBenchDatabase(settings.serverUrl);
   log(`created database ${benchDb.name}`);
@@ -481,9 +481,7 @@ ${table([
 extensions.cost of the board, with limits: ${JSON.stringify(costs.get(L)!.board)}
 extensions.cost of the board, without:     ${JSON.stringify(costs.get(W)!.board)}
 extensions.cost of customers(limit: 25), with limits: ${JSON.stringify(costs.get(L)!.small)}
-machine load average: ${loadBefore} before, ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} after; other processes took up to ${Math.round(disturbed * 100)}% of the machine during a run${
-    disturbed > 0.1 ? ' — WARNING: disturbed by other work; req/s and latencies are unreliable, server CPU µs/req much less so' : ''
-  }`);
+${loadReport(loadBefore, disturbed, 'req/s and latencies are unreliable, server CPU µs/req much less so')}`);
 
   // ---- profile: where the limits' time goes --------------------------------------------------------------------
   const cpuRow = (path: string) => rows.find((r) => r.path.startsWith(path) && r.metric.startsWith('server CPU'))!;
@@ -636,14 +634,4 @@ ${table([
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-main().then(
-  async () => {
-    await cleanup();
-    process.exit(0);
-  },
-  async (error: unknown) => {
-    console.error(`bench failed: ${(error as Error)?.stack ?? String(error)}`);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBench(main, cleanup);

@@ -11,7 +11,8 @@ import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import type { IdempotencyStore, IdempotentRecords } from '../src/kernel/idempotency.ts';
-import { benchCleanup } from './lib/cleanup.ts';
+import { benchCleanup, runBench } from './lib/cleanup.ts';
+import { loadAverage } from './lib/machine.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
 import type { Target } from './lib/http.ts';
 import { RawPool } from './lib/raw.ts';
@@ -507,24 +508,14 @@ replay (same key, same body: the stored answer) vs GET /invoices/{id}:
 }
 
 async function main(): Promise<void> {
-  log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${loadAverage()}`);
   for (const kind of settings.databases) {
     if (kind !== 'postgresql' && kind !== 'pglite') throw new Error(`BENCH_DATABASES: unknown database ${kind} (postgresql, pglite)`);
     await measure(kind);
   }
-  log(`load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(`load average after: ${loadAverage()}`);
   for (const line of missed) console.log(`TARGET MISSED: ${line}`);
   if (missed.length === 0) console.log('all targets met (the claim adds at most one round trip)');
 }
 
-main().then(
-  async () => {
-    await cleanup();
-    process.exit(0);
-  },
-  async (error: unknown) => {
-    console.error(`bench failed: ${(error as Error)?.stack ?? String(error)}`);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBench(main, cleanup);

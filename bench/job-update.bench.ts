@@ -14,9 +14,9 @@ import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { startChild, type Child } from './lib/children.ts';
-import { benchCleanup } from './lib/cleanup.ts';
+import { benchCleanup, runBench } from './lib/cleanup.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
-import { startWindow, waitForQuiet } from './lib/machine.ts';
+import { startWindow, waitForQuiet, loadAverage, loadReport } from './lib/machine.ts';
 import { median, ms, quantile, rate, table } from './lib/stats.ts';
 
 const env = process.env;
@@ -379,7 +379,7 @@ function noise(values: number[]): string {
 async function main(): Promise<void> {
   const { seconds, rounds, connections, warmupSeconds } = settings;
   log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), database server ${new URL(settings.serverUrl).host}`);
-  const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadBefore = loadAverage();
   log(`machine load average ${loadBefore}`);
   benchDb = await createBenchDatabase(settings.serverUrl);
   log(`created database ${benchDb.name}`);
@@ -478,20 +478,8 @@ ${table([
 
 GraphQL / REST server CPU per update: ${(cpuOf('graphql') / cpuOf('rest')).toFixed(2)}x (ratio of medians; median of the ${rounds} per-round ratios ${pairedCpu.toFixed(2)}x); GraphQL spends ${Math.round(cpuOf('graphql') - cpuOf('rest'))} µs more per update
 GraphQL / REST throughput: ${(rps('graphql') / rps('rest')).toFixed(2)}x (median of per-round ratios ${pairedRps.toFixed(2)}x)
-machine load average: ${loadBefore} before, ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} after; other processes took up to ${Math.round(disturbed * 100)}% of the machine during a run${
-    disturbed > 0.1 ? ' — WARNING: the runs were disturbed by other work; req/s and latencies are unreliable, server CPU µs/req much less so' : ''
-  }
+${loadReport(loadBefore, disturbed, 'req/s and latencies are unreliable, server CPU µs/req much less so')}
 `);
 }
 
-main().then(
-  async () => {
-    await cleanup();
-    process.exit(0);
-  },
-  async (error: unknown) => {
-    console.error(`bench failed: ${(error as Error)?.stack ?? String(error)}`);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBench(main, cleanup);

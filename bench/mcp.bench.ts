@@ -10,10 +10,10 @@ import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { startChild, type Child } from './lib/children.ts';
-import { benchCleanup } from './lib/cleanup.ts';
+import { benchCleanup, runBench } from './lib/cleanup.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
 import type { Target } from './lib/http.ts';
-import { startWindow, waitForQuiet } from './lib/machine.ts';
+import { startWindow, waitForQuiet, loadAverage, loadReport } from './lib/machine.ts';
 import { RawPool } from './lib/raw.ts';
 import { median, ms, quantile, rate, table } from './lib/stats.ts';
 
@@ -196,7 +196,7 @@ const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}x`;
 async function main(): Promise<void> {
   const { seconds, rounds, warmupSeconds, samples } = settings;
   log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), database server ${new URL(settings.serverUrl).host}`);
-  const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadBefore = loadAverage();
   log(`machine load average ${loadBefore}`);
   benchDb = await createBenchDatabase(settings.serverUrl);
   log(`created database ${benchDb.name}`);
@@ -307,20 +307,8 @@ Closed loop: ${seconds} s per run, ${rounds} runs per kind and connection count 
 ${table([['measure', 'REST', 'MCP', 'MCP overhead per call', 'MCP / REST'], ...seqRows, ...loopRows], (c) => c > 0)}
 
 MCP overhead per call: ${us(seqOf('mcp', 'p50') - seqOf('rest', 'p50'))} µs of sequential p50 latency (${ratio(seqOf('mcp', 'p50'), seqOf('rest', 'p50'))}); ${cpuOverhead.map((o) => `${Math.round(o)} µs`).join(' / ')} of server CPU at ${settings.connections.join(' / ')} connections (${settings.connections.map((c) => ratio(m(loopOf('mcp', c).cpu), m(loopOf('rest', c).cpu))).join(' / ')})
-machine load average: ${loadBefore} before, ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} after; other processes took up to ${Math.round(disturbed * 100)}% of the machine during a run${
-    disturbed > 0.1 ? ' — WARNING: the runs were disturbed by other work; calls/s and latencies are unreliable, server CPU µs/call much less so' : ''
-  }
+${loadReport(loadBefore, disturbed, 'calls/s and latencies are unreliable, server CPU µs/call much less so')}
 `);
 }
 
-main().then(
-  async () => {
-    await cleanup();
-    process.exit(0);
-  },
-  async (error: unknown) => {
-    console.error(`bench failed: ${(error as Error)?.stack ?? String(error)}`);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runBench(main, cleanup);

@@ -24,7 +24,7 @@ import { openDatabase, type Database } from '../src/db/client.ts';
 import { startChild, type Child } from './lib/children.ts';
 import { benchCleanup } from './lib/cleanup.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
-import { startWindow, waitForQuiet } from './lib/machine.ts';
+import { startWindow, waitForQuiet, loadAverage } from './lib/machine.ts';
 import { median, ms, quantile, rate, table } from './lib/stats.ts';
 
 const env = process.env;
@@ -476,7 +476,7 @@ async function countFiles(dir: string): Promise<{ objects: number; partial: numb
 async function main(): Promise<boolean> {
   const { seconds, rounds, connections, warmupSeconds, refuseClients } = settings;
   log(`node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), database server ${new URL(settings.serverUrl).host}`);
-  const loadBefore = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const loadBefore = loadAverage();
   log(`machine load average ${loadBefore}`);
   benchDb = await createBenchDatabase(settings.serverUrl);
   filesDir = await mkdtemp(path.join(os.tmpdir(), 'fieldline-bench-files-'));
@@ -683,7 +683,7 @@ ${table([
 app RSS ${mb(declaredStart.rss)} MB before it, peak ${mb(declaredPeak.peak)} MB (+${mb(declaredPeak.peak - declaredStart.rss)} MB); app read ${readDelta(declaredReadBefore, declaredReadAfter)}. Time to the answer: median ${ms(median(refusals.map((r) => r.ms)))} ms, max ${ms(Math.max(...refusals.map((r) => r.ms)))} ms; sent median ${mb(median(refusals.map((r) => r.bodySent)))} MB, max ${mb(Math.max(...refusals.map((r) => r.bodySent)))} MB.
 after the refusals: ${afterRefusals}
 
-machine: load average ${loadBefore} before, ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} after; other processes took up to ${Math.round(disturbed * 100)}% of the machine during a measured run (${otherLoad.map((o) => `${Math.round(o * 100)}%`).join(', ')})${
+machine: load average ${loadBefore} before, ${loadAverage()} after; other processes took up to ${Math.round(disturbed * 100)}% of the machine during a measured run (${otherLoad.map((o) => `${Math.round(o * 100)}%`).join(', ')})${
     disturbed > 0.1 ? ' — WARNING: disturbed by other work; req/s and latencies are unreliable' : ''
   }
 `);

@@ -50,3 +50,20 @@ export function benchCleanup(held: () => Held, log: (message: string) => void): 
   }
   return cleanup;
 }
+
+/**
+ * Runs a bench's main: on success the cleanup and exit 0; on failure the stack on stderr, the cleanup and exit 1.
+ */
+export function runBench(main: () => Promise<void>, cleanup: () => Promise<void>): void {
+  main().then(
+    async () => {
+      await cleanup();
+      process.exit(0);
+    },
+    async (error: unknown) => {
+      console.error(`bench failed: ${(error as Error)?.stack ?? String(error)}`);
+      await cleanup();
+      process.exit(1);
+    },
+  );
+}

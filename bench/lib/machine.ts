@@ -62,3 +62,17 @@ export async function waitForQuiet(ownPids: () => Promise<number[]>, maxMs: numb
   }
   return performance.now() - started;
 }
+
+/** The machine's load averages (1, 5, 15 minutes), as the benches print them. */
+export function loadAverage(): string {
+  return os.loadavg().map((l) => l.toFixed(2)).join(' ');
+}
+
+/**
+ * The closing line every bench prints about the machine: the load averages before and after, the largest share of
+ * the machine other processes took during a measured run, and, above 10%, which figures that makes unreliable.
+ */
+export function loadReport(loadBefore: string, disturbed: number, unreliable: string, loadAfter = loadAverage()): string {
+  const warning = disturbed > 0.1 ? ` — WARNING: the runs were disturbed by other work; ${unreliable}` : '';
+  return `machine load average: ${loadBefore} before, ${loadAfter} after; other processes took up to ${Math.round(disturbed * 100)}% of the machine during a run${warning}`;
+}
