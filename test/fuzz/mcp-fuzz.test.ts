@@ -23,35 +23,24 @@
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant } from '../helpers/app.ts';
-import { startReceiver } from '../helpers/webhook-receivers.ts';
-import { World, WriteWatch } from './fuzz-world.ts';
+import type { Tenant } from '../helpers/app.ts';
+import { deriveSeed, fuzzKnobs, startFuzzApp } from './fuzz-setup.ts';
+import { World } from './fuzz-world.ts';
 import { kindsOf, mcpKinds, planArbitrary, shapeOf, type McpToolModel } from './mcp-arbitraries.ts';
 import { describeCall, MCP_HEADERS, runCall } from './mcp-request.ts';
 import { rawCases, rawEnvelopeArb, sendRaw } from './mcp-raw.ts';
 import { buildModel } from './openapi-model.ts';
 import type { GenContext } from './openapi-arbitraries.ts';
 
-const SEED = Number(process.env.FUZZ_SEED ?? 20260430);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2);
 // Valid calls are most of what reaches the services and succeeds (an update with a few random fields is often a
 // business refusal): four times the runs of a mutation kind.
 const VALID_RUNS = RUNS * 4;
-const MAX_SHRINKS = Number(process.env.FUZZ_MAX_SHRINKS ?? 20);
-const ONLY_TOOLS = process.env.FUZZ_TOOLS?.split(',').map((s) => s.trim()).filter(Boolean);
-const ONLY_KINDS = process.env.FUZZ_KINDS?.split(',').map((s) => s.trim()).filter(Boolean);
-const REPLAY_PATH = process.env.FUZZ_PATH;
-const narrowed = Boolean(ONLY_TOOLS || ONLY_KINDS || REPLAY_PATH);
+const { seed: SEED, maxShrinks: MAX_SHRINKS, only: ONLY_TOOLS, kinds: ONLY_KINDS, replayPath: REPLAY_PATH, narrowed } = fuzzKnobs('FUZZ_TOOLS');
 
 // The tools come from the running app, so they are known before the tests are declared: the app starts, and an
-// all-scope key lists them, while this file is collected. Webhook endpoints point at an echo receiver on 127.0.0.1.
-const receiver = await startReceiver({ kind: 'echo' });
-const writes = new WriteWatch();
-const testApp = await startTestApp({
-  onQuery: writes.note,
-  rateLimits: { read: 10_000_000, write: 10_000_000, webhook_ingest: 10_000_000 },
-  env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_VERIFY_TIMEOUT_MS: '1000', WEBHOOK_TIMEOUT_MS: '1000' },
-});
+// all-scope key lists them, while this file is collected (fuzz-setup.ts).
+const { receiver, writes, testApp } = await startFuzzApp();
 const model = buildModel(await (await fetch(`${testApp.url}/api/v2/openapi.json`)).json());
 const tenant: Tenant = await testApp.tenant({ name: 'MCP Fuzz Tenant' });
 const listed = await fetch(`${testApp.url}/mcp`, {
@@ -70,11 +59,7 @@ const seen = new Map<string, Map<string, number>>();
 /** Distinct failures (tool, kind, tag, check) -> the smallest reproduction. */
 const distinct = new Map<string, string>();
 
-function deriveSeed(...parts: string[]): number {
-  let h = 0x811c9dc5;
-  for (const ch of `${testApp.database.kind}|${parts.join('|')}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
-  return (SEED ^ h) | 0;
-}
+const seedOf = (...parts: string[]) => deriveSeed(SEED, testApp.database.kind, ...parts);
 
 /** fast-check's report without the stack frames it embeds, and the replay command. */
 function report(error: unknown, label: string, replay: string): string {
@@ -137,7 +122,7 @@ describe('MCP fuzz', () => {
               }
               throw new Error(`${outcome.failures.map((f) => `[${f.check}] ${f.detail}`).join('\n')}\n(${kind}: ${plan.tag})\n${example}`);
             }),
-            { seed: deriveSeed(shape.tool.name, kind), numRuns: kind === 'valid' ? VALID_RUNS : RUNS, includeErrorInReport: true, ...(REPLAY_PATH ? { path: REPLAY_PATH } : {}) },
+            { seed: seedOf(shape.tool.name, kind), numRuns: kind === 'valid' ? VALID_RUNS : RUNS, includeErrorInReport: true, ...(REPLAY_PATH ? { path: REPLAY_PATH } : {}) },
           );
         } catch (error) {
           failures.push(report(error, `${shape.tool.name} · ${kind}`, `FUZZ_TOOLS=${shape.tool.name} FUZZ_KINDS=${kind}`));
@@ -159,7 +144,7 @@ describe('MCP fuzz', () => {
           const outcome = await sendRaw(model, world, testApp.url, tenant.token, raw);
           if (outcome.failures.length > 0) throw new Error(`${outcome.failures.map((f) => `[${f.check}] ${f.detail}`).join('\n')}\n${outcome.shown}`);
         }),
-        { seed: deriveSeed('raw'), numRuns: RUNS * 20, includeErrorInReport: true, ...(REPLAY_PATH ? { path: REPLAY_PATH } : {}) },
+        { seed: seedOf('raw'), numRuns: RUNS * 20, includeErrorInReport: true, ...(REPLAY_PATH ? { path: REPLAY_PATH } : {}) },
       );
     } catch (error) {
       failures.push(report(error, 'raw JSON-RPC envelopes', ''));

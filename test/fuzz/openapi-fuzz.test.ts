@@ -28,31 +28,19 @@
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type Tenant } from '../helpers/app.ts';
-import { startReceiver } from '../helpers/webhook-receivers.ts';
+import type { Tenant } from '../helpers/app.ts';
 import { writeFileSync } from 'node:fs';
-import { World, WriteWatch } from './fuzz-world.ts';
+import { deriveSeed, fuzzKnobs, startFuzzApp } from './fuzz-setup.ts';
+import { World } from './fuzz-world.ts';
 import { describeOutcome, runPlan } from './fuzz-request.ts';
 import { kinds, kindsFor, planArbitrary, type GenContext } from './openapi-arbitraries.ts';
 import { buildModel } from './openapi-model.ts';
 
-const SEED = Number(process.env.FUZZ_SEED ?? 20260430);
-const MAX_SHRINKS = Number(process.env.FUZZ_MAX_SHRINKS ?? 20);
-const ONLY_OPS = process.env.FUZZ_OPS?.split(',').map((s) => s.trim()).filter(Boolean);
-const ONLY_KINDS = process.env.FUZZ_KINDS?.split(',').map((s) => s.trim()).filter(Boolean);
-const REPLAY_PATH = process.env.FUZZ_PATH;
-const narrowed = Boolean(ONLY_OPS || ONLY_KINDS || REPLAY_PATH);
+const { seed: SEED, maxShrinks: MAX_SHRINKS, only: ONLY_OPS, kinds: ONLY_KINDS, replayPath: REPLAY_PATH, narrowed } = fuzzKnobs('FUZZ_OPS');
 
 // The document comes from the running app, so the operations (one test each) are known before the tests are
-// declared: the app starts while this file is collected.
-// Webhook endpoints are registered at an echo receiver on 127.0.0.1 (the app may reach private addresses here).
-const receiver = await startReceiver({ kind: 'echo' });
-const writes = new WriteWatch();
-const testApp = await startTestApp({
-  onQuery: writes.note,
-  rateLimits: { read: 10_000_000, write: 10_000_000, webhook_ingest: 10_000_000 },
-  env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_VERIFY_TIMEOUT_MS: '1000', WEBHOOK_TIMEOUT_MS: '1000' },
-});
+// declared: the app starts while this file is collected (fuzz-setup.ts).
+const { receiver, writes, testApp } = await startFuzzApp();
 const documentResponse = await fetch(`${testApp.url}/api/v2/openapi.json`);
 const model = buildModel(await documentResponse.json());
 const operations = model.operations.filter((op) => !ONLY_OPS || ONLY_OPS.includes(op.label));
@@ -78,11 +66,7 @@ const distinct = new Map<string, DistinctFailure>();
 /** Answers seen per operation: "status code" -> count (the fuzz is not vacuous). */
 const seen = new Map<string, Map<string, number>>();
 
-function deriveSeed(label: string, kind: string): number {
-  let h = 0x811c9dc5;
-  for (const ch of `${testApp.database.kind}|${label}|${kind}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
-  return (SEED ^ h) | 0;
-}
+const seedOf = (label: string, kind: string) => deriveSeed(SEED, testApp.database.kind, label, kind);
 
 beforeAll(async () => {
   tenant = await testApp.tenant({ name: 'Fuzz Tenant' });
@@ -154,7 +138,7 @@ describe('OpenAPI fuzz', () => {
       const failures: string[] = [];
       const opKinds = kindsFor(op).filter((k) => !ONLY_KINDS || ONLY_KINDS.includes(k));
       for (const kind of opKinds) {
-        const seed = deriveSeed(op.label, kind);
+        const seed = seedOf(op.label, kind);
         const arbitrary = fc.limitShrink(planArbitrary(ctx, op, kind), MAX_SHRINKS);
         try {
           await fc.assert(
