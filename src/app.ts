@@ -20,7 +20,7 @@ import { mountOps, type Ops } from './ops/index.ts';
 import { buildApiRouter } from './rest/api-router.ts';
 import { buildOpenApiDocument } from './rest/openapi/document.ts';
 import { requestId } from './rest/request-id.ts';
-import { sendProblem } from './rest/problem.ts';
+import { sendProblem } from './http/problem.ts';
 import { GRAPHQL_PATH, mountGraphql } from './graphql/transport/server.ts';
 import { mountMcp } from './mcp/server.ts';
 import { pagesRouter } from './pages/index.ts';

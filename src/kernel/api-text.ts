@@ -20,7 +20,7 @@ export type FieldNaming = (wireName: string) => string;
 
 /**
  * Error texts use markers too (a field error's message, a problem's detail: "must not be before {scheduled_start}"),
- * rendered by each adapter as it answers: REST with wire names (src/rest/problem.ts), GraphQL with its own names.
+ * rendered by each adapter as it answers: REST with wire names (src/http/problem.ts), GraphQL with its own names.
  */
 
 /** The text with every marker replaced by the field's name in one API (each dotted segment on its own). */

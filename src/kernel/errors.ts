@@ -152,6 +152,23 @@ export function detailIn(error: AppError, name: (subject: ErrorSubject) => strin
 }
 
 /**
+ * A list refusal's subject by the name of its list parameter, as REST's query string and MCP's list tool arguments
+ * both name them: limit, cursor, sort, q, status[in], custom_fields[<id>].
+ */
+export function listParameterName(subject: ErrorSubject): string {
+  switch (subject.kind) {
+    case 'filter':
+      return subject.op === undefined ? subject.field : `${subject.field}[${subject.op}]`;
+    case 'custom_field':
+      return `custom_fields[${subject.id}]`;
+    case 'parameter':
+      return subject.name;
+    default:
+      return subject.kind;
+  }
+}
+
+/**
  * The most fields one validation.failed names. A body may hold any number of unknown fields (40,000 keys of
  * custom_fields fit in a 1 MB body), and each would be an entry of `errors`, a word of the detail and, on GraphQL, a
  * userError: megabytes of answer and a second of CPU. The first MAX_FIELD_ERRORS are named, and the detail says

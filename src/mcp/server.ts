@@ -17,14 +17,14 @@ import type { Domain } from '../domain.ts';
 import { admittedContext, identifyCaller, rateHeaders, type Identity } from '../http/admission.ts';
 import { declaresBody, readBodyText } from '../http/body-reader.ts';
 import { parseJsonRequest } from '../http/json-depth.ts';
-import { noteErrorCode } from '../http/request-log.ts';
+import { asAppError, sendProblem } from '../http/problem.ts';
 import { bodyReadRefusal, mediaTypeRefusal } from '../http/request-body.ts';
 import { grants } from '../kernel/scopes.ts';
 import { AppError } from '../kernel/errors.ts';
 import type { Bucket } from '../kernel/rate-limit.ts';
 import { CURRENT_VERSION, VERSION_HEADER } from '../kernel/versioning.ts';
 import { mcpDocuments } from './guides.ts';
-import { asAppError, problemOf, toolError } from './tool-errors.ts';
+import { toolError } from './tool-errors.ts';
 import { buildTools, type McpTool } from './tools.ts';
 
 // POST /mcp: the Model Context Protocol's Streamable HTTP transport (the official SDK), stateless. Each request
@@ -86,11 +86,10 @@ function invalidParams(body: unknown): object | undefined {
   return { jsonrpc: '2.0', id: message.id, error: { code: RpcCode.InvalidParams, message: `Invalid params for ${message.method}: ${issues.join('; ')}` } };
 }
 
-function sendProblem(req: Request, res: Response, error: AppError, errorsUrl: string): void {
-  noteErrorCode(res, error.code);
-  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  if (error.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
-  res.status(error.status).type('application/problem+json').send(JSON.stringify({ type: `${errorsUrl}/${error.code}`, instance: req.originalUrl.split('?')[0], ...problemOf(error, req.requestId, errorsUrl) }));
+/** An HTTP-level refusal as REST's problem+json; a 401 asks for the bearer key, as MCP clients expect. */
+function refuse(req: Request, res: Response, error: unknown, errorsUrl: string, logger: Logger): void {
+  if (error instanceof AppError && error.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  sendProblem(req, res, error, errorsUrl, logger);
 }
 
 export function mountMcp(app: Express, domain: Domain, config: McpConfig, logger: Logger, documents: McpDocuments): void {
@@ -194,13 +193,13 @@ export function mountMcp(app: Express, domain: Domain, config: McpConfig, logger
       await transport.handleRequest(req as IncomingMessage, res, body);
     } catch (error) {
       if (res.headersSent) return;
-      sendProblem(req, res, asAppError(error, req.requestId, logger), config.ERRORS_URL);
+      refuse(req, res, error, config.ERRORS_URL, logger);
     }
   });
 
   const notServed = (req: Request, res: Response) => {
     res.setHeader('Allow', 'POST');
-    sendProblem(req, res, new AppError('method.not_allowed', `${req.method} is not served on ${MCP_PATH}: the server is stateless (no sessions, no server-initiated stream); POST each message.`), config.ERRORS_URL);
+    refuse(req, res, new AppError('method.not_allowed', `${req.method} is not served on ${MCP_PATH}: the server is stateless (no sessions, no server-initiated stream); POST each message.`), config.ERRORS_URL, logger);
   };
   app.get(MCP_PATH, notServed);
   app.delete(MCP_PATH, notServed);

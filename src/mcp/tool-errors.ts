@@ -1,49 +1,17 @@
-import type { Logger } from 'pino';
-import { wireText } from '../kernel/api-text.ts';
-import { AppError, detailIn, docSlug, type ErrorSubject, type FieldErrors } from '../kernel/errors.ts';
+import type { AppError, FieldErrors } from '../kernel/errors.ts';
+import { problemMembers } from '../http/problem.ts';
 
 // The domain's structured errors in MCP's words: a tool error (isError) whose text says the error in one line and
-// then carries the problem as JSON (the catalog's code, status and title, the detail, the field errors and the
-// code's own members such as required_scope or max_limit), so an agent can correct its call. An unknown failure is
-// internal.error with the request id, never its message or stack.
+// then carries the problem as JSON, with the members of REST's problem+json (src/http/problem.ts: the catalog's
+// code, status and title, the detail, the field errors, doc_url, request_id and the code's own members such as
+// required_scope or max_limit) so an agent can correct its call, and `retry_after_seconds` for what REST says in
+// a Retry-After header. An unknown failure is internal.error with the request id (asAppError), never its message.
 
-/** A list refusal's subject, named as the list tools' arguments are (the OpenAPI list parameters' names). */
-function argumentName(subject: ErrorSubject): string {
-  switch (subject.kind) {
-    case 'filter':
-      return subject.op === undefined ? subject.field : `${subject.field}[${subject.op}]`;
-    case 'custom_field':
-      return `custom_fields[${subject.id}]`;
-    case 'parameter':
-      return subject.name;
-    default:
-      return subject.kind;
-  }
-}
-
-/** The error as the catalog's AppError (an unknown failure is logged by kind and becomes internal.error). */
-export function asAppError(error: unknown, requestId: string, logger: Logger): AppError {
-  if (error instanceof AppError) return error;
-  const e = error as { name?: string; code?: string; message?: string };
-  logger.error({ request_id: requestId, err_name: e?.name, err_code: e?.code }, 'unhandled error in an MCP tool');
-  logger.debug({ request_id: requestId, err_message: String(e?.message ?? '').slice(0, 500) }, 'unhandled error detail');
-  return new AppError('internal.error', 'An unexpected error occurred; quote the request_id when reporting it.');
-}
-
-/** The problem of an error: code, status, title, detail, field errors, doc_url, request_id and the code's own members. */
+/** The problem of a refused tool call. */
 export function problemOf(error: AppError, requestId: string, errorsUrl: string): Record<string, unknown> {
-  const detail = detailIn(error, argumentName);
-  const errors = error.extra.errors as FieldErrors | undefined;
   return {
-    code: error.code,
-    status: error.status,
-    title: error.title,
-    detail: detail === null ? null : wireText(detail),
-    ...error.extra,
-    ...(errors ? { errors: Object.fromEntries(Object.entries(errors).map(([field, messages]) => [field, messages.map((message) => wireText(message))])) } : {}),
+    ...problemMembers(error, requestId, errorsUrl),
     ...(error.headers['Retry-After'] ? { retry_after_seconds: Number(error.headers['Retry-After']) } : {}),
-    doc_url: `${errorsUrl}/${docSlug(error.code)}`,
-    request_id: requestId,
   };
 }
 

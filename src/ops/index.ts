@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import type { Domain } from '../domain.ts';
 import { AppError } from '../kernel/errors.ts';
-import { sendProblem } from '../rest/problem.ts';
+import { sendProblem } from '../http/problem.ts';
 import { OpsMetrics } from './metrics.ts';
 import { Readiness } from './readiness.ts';
 import { WorkerRegistry } from './workers.ts';

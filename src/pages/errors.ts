@@ -34,7 +34,7 @@ function json(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-/** The problem+json body of a code's example, as src/rest/problem.ts renders an AppError. */
+/** The problem+json body of a code's example, as src/http/problem.ts renders an AppError. */
 function problemBody(code: ErrorCode, doc: ErrorDoc, errorsUrl: string): Record<string, unknown> {
   const { status, title } = errorCatalog[code];
   const { example } = doc;

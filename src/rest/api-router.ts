@@ -10,7 +10,7 @@ import type { ActionDefinition, ActionRecords } from '../kernel/action.ts';
 import { bodyKeyOf, restPath, serves } from '../kernel/resource.ts';
 import { nestedScopes, parentsOf } from '../kernel/nesting.ts';
 import { authorize, ctx, identify, jsonBody } from './gate.ts';
-import { sendProblem } from './problem.ts';
+import { sendProblem } from '../http/problem.ts';
 import { actionInputOf } from './action-input.ts';
 import { recordFromBody } from './record-body.ts';
 import { EncodedBody } from '../http/encoded-body.ts';

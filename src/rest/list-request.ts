@@ -1,4 +1,3 @@
-import type { ErrorSubject } from '../kernel/errors.ts';
 import { AppError } from '../kernel/errors.ts';
 import type { ListRequest, ListRequestDraft } from '../kernel/listing.ts';
 import { assertStorableParameters } from '../kernel/storable.ts';
@@ -6,7 +5,7 @@ import { assertStorableParameters } from '../kernel/storable.ts';
 // A list's query string -> the kernel's list request (kernel/listing.ts ListRequest): the spec's cursor, limit,
 // sort, q, `<filter>` / `<filter>[<operator>]` and `custom_fields[<definition id>]` parameters. What only a query
 // string can get wrong (a parameter given twice, a name of no list parameter's shape) is refused here; the rest
-// is the kernel's, whose refusals name their subject as restSubjectName does.
+// is the kernel's, whose refusals name their subject as listParameterName (src/kernel/errors.ts) does.
 
 const invalid = (detail: string) => new AppError('filter.invalid', detail);
 
@@ -57,18 +56,4 @@ function onlyParameter(entries: [string, string][], name: string, what: string):
     found = value;
   }
   return found;
-}
-
-/** A list refusal's subject as the query string names it: limit, cursor, sort, q, status[in], custom_fields[<id>]. */
-export function restSubjectName(subject: ErrorSubject): string {
-  switch (subject.kind) {
-    case 'filter':
-      return subject.op === undefined ? subject.field : `${subject.field}[${subject.op}]`;
-    case 'custom_field':
-      return `custom_fields[${subject.id}]`;
-    case 'parameter':
-      return subject.name;
-    default:
-      return subject.kind;
-  }
 }

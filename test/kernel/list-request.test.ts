@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { detailIn, subjectError, type ErrorSubject } from '../../src/kernel/errors.ts';
+import { detailIn, listParameterName, subjectError, type ErrorSubject } from '../../src/kernel/errors.ts';
 import { graphqlSubjectName } from '../../src/graphql/schema/list-arguments.ts';
-import { listRequestOf, restSubjectName } from '../../src/rest/list-request.ts';
+import { listRequestOf } from '../../src/rest/list-request.ts';
 
 // A list request in the kernel's terms and its refusals' subjects, as each API names them (src/kernel/listing.ts
 // ListRequest, src/rest/list-request.ts, src/graphql/schema/list-arguments.ts), without starting the app.
@@ -51,7 +51,7 @@ describe('a list request', () => {
     ];
     for (const [subject, rest, graphql] of cases) {
       const error = subjectError('filter.invalid', subject, (name) => `${name}: is wrong`);
-      expect([detailIn(error, restSubjectName), detailIn(error, graphqlSubjectName)]).toEqual([`${rest}: is wrong`, `${graphql}: is wrong`]);
+      expect([detailIn(error, listParameterName), detailIn(error, graphqlSubjectName)]).toEqual([`${rest}: is wrong`, `${graphql}: is wrong`]);
     }
   });
 });
