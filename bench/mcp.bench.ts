@@ -14,6 +14,7 @@ import { benchCleanup, runBench } from './lib/cleanup.ts';
 import { createBenchDatabase, type BenchDatabase } from './lib/db.ts';
 import type { Target } from './lib/http.ts';
 import { startWindow, waitForQuiet, loadAverage, loadReport } from './lib/machine.ts';
+import { categoryOf, PROFILER, selfTimeByGroup, type CpuProfile } from './lib/profile.ts';
 import { RawPool } from './lib/raw.ts';
 import { median, ms, quantile, rate, table } from './lib/stats.ts';
 
@@ -31,6 +32,8 @@ const settings = {
   rounds: Number(env.BENCH_ROUNDS ?? 3),
   /** Total seconds the bench may wait for a quiet machine before measured runs (at most 10 s before each; 0: never). */
   quietWaitSeconds: Number(env.BENCH_QUIET_WAIT_SECONDS ?? 30),
+  /** BENCH_PROFILE=1: after the measured runs, one closed-loop run of each kind under the V8 profiler (CPU by area). */
+  profile: env.BENCH_PROFILE === '1',
 };
 const HOST = '127.0.0.1';
 const unlimited = 1_000_000_000;
@@ -137,6 +140,40 @@ async function closedLoop(target: Target, kind: Kind, calls: Calls, connections:
   }
   const elapsed = (performance.now() - started) / 1000;
   return { rps: latencies.length / elapsed, ok: latencies.length, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) };
+}
+
+/**
+ * BENCH_PROFILE=1: a closed-loop run of each kind (4 connections) under the V8 sampling profiler. Each package's or
+ * file's share of the samples (the profiler's own work removed) is applied to the server CPU per call measured over
+ * the same run, so the figures are µs of real CPU per call; printed side by side, largest MCP difference first.
+ */
+async function profileKinds(app: Child, target: Target, calls: Calls): Promise<void> {
+  const perCall = new Map<Kind, Map<string, number>>();
+  for (const kind of KINDS) {
+    await app.ask('profile', { action: 'start' });
+    const before = await app.ask<{ micros: number }>('cpu');
+    const r = await closedLoop(target, kind, calls, 4, settings.seconds);
+    const after = await app.ask<{ micros: number }>('cpu');
+    const { profile } = await app.ask<{ profile: CpuProfile }>('profile', { action: 'stop' });
+    const all = selfTimeByGroup(profile);
+    const sampledAll = all.reduce((a, g) => a + g.micros, 0);
+    const groups = all.filter((g) => categoryOf(g.group) !== PROFILER);
+    const sampled = groups.reduce((a, g) => a + g.micros, 0);
+    const cpu = ((after.micros - before.micros) / r.ok) * (sampled / sampledAll);
+    perCall.set(kind, new Map(groups.map((g) => [g.group, (g.micros / sampled) * cpu])));
+  }
+  const rest = perCall.get('rest')!;
+  const mcp = perCall.get('mcp')!;
+  const places = [...new Set([...rest.keys(), ...mcp.keys()])].sort((a, b) => (mcp.get(b) ?? 0) - (rest.get(b) ?? 0) - ((mcp.get(a) ?? 0) - (rest.get(a) ?? 0)));
+  const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+  console.log(`\n== server CPU per call by package or file, µs (profiled closed-loop runs of ${settings.seconds} s, 4 connections) ==`);
+  console.log(
+    table([
+      ['where', 'REST', 'MCP', 'MCP - REST'],
+      ...places.slice(0, 20).map((place) => [place, (rest.get(place) ?? 0).toFixed(1), (mcp.get(place) ?? 0).toFixed(1), ((mcp.get(place) ?? 0) - (rest.get(place) ?? 0)).toFixed(1)]),
+      ['total', total(rest).toFixed(1), total(mcp).toFixed(1), (total(mcp) - total(rest)).toFixed(1)],
+    ]),
+  );
 }
 
 // ---- setup: the account through the domain's admin, the customers through the REST API of the server under test ----
@@ -271,6 +308,7 @@ async function main(): Promise<void> {
       }
     }
   }
+  if (settings.profile) await profileKinds(app, target, calls);
   await app.stop();
 
   // ---- report ----
