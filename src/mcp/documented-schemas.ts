@@ -19,12 +19,9 @@ export interface DocumentedParameter {
 
 /** What the document says an operation takes. */
 export interface DocumentedOperation {
-  summary?: string;
-  description?: string;
   parameters: DocumentedParameter[];
   /** The JSON request body's schema, when the operation takes one. */
   body?: JsonSchema;
-  bodyRequired: boolean;
   /** The JSON body of its success answer (the first 2xx that has one), when it answers one. */
   response?: JsonSchema;
 }
@@ -91,13 +88,6 @@ export class DocumentedSchemas {
       .sort()
       .map((status) => (this.resolve(responses[status]) as { content?: Record<string, { schema?: JsonSchema }> }).content?.['application/json']?.schema)
       .find((schema) => schema !== undefined);
-    return {
-      summary: operation.summary as string | undefined,
-      description: operation.description as string | undefined,
-      parameters,
-      body: content?.['application/json']?.schema,
-      bodyRequired: requestBody?.required === true,
-      response: success,
-    };
+    return { parameters, body: content?.['application/json']?.schema, response: success };
   }
 }

@@ -21,6 +21,11 @@ export async function wired(domain: Domain, single: Single): Promise<Single> {
   return new Single({ ...record, custom_fields: withDownloadLinks(record.custom_fields, sign) }, single.etag);
 }
 
+/** The records of a page as REST serves them, with their download links. */
+export async function wiredRecords(domain: Domain, page: readonly Single[]): Promise<Record<string, unknown>[]> {
+  return Promise.all(page.map(async (single) => (await wired(domain, single)).record));
+}
+
 export const json = (value: unknown): Record<string, unknown> => JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
 
 export function singleOutcome(def: ResourceDefinition, single: Single, verb: string): ToolOutcome {

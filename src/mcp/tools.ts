@@ -9,7 +9,7 @@ import type { Scope } from '../kernel/scopes.ts';
 import { snakeCase } from '../kernel/naming.ts';
 import { DocumentedSchemas, type JsonSchema } from './documented-schemas.ts';
 import { etagArg, idArg, listRequestOf, onlyKnown, recordArg, textParameter, type Args } from './tool-arguments.ts';
-import { actionOutcome, listOutcome, recordsOutcome, singleOutcome, wired, json, type ToolOutcome } from './tool-results.ts';
+import { actionOutcome, listOutcome, recordsOutcome, singleOutcome, wired, wiredRecords, json, type ToolOutcome } from './tool-results.ts';
 import { annotations, bodyMember, deletedSchema, doneSchema, etagSchema, idempotencyKeySchema, idSchema, objectSchema, outputOf, queryProperties, text, words, type ToolAnnotations } from './tool-schemas.ts';
 
 // The MCP tools, generated from the resource declarations (src/domain.ts `resources`): for each resource the
@@ -71,8 +71,7 @@ function resourceTools(domain: Domain, documented: DocumentedSchemas, def: Resou
       async run({ ctx, args }) {
         onlyKnown(args, Object.keys(properties));
         const page = await service.list(ctx, listRequestOf(args));
-        const data = await Promise.all(page.data.map(async (single) => (await wired(domain, single)).record));
-        return listOutcome(words(def.plural), data, page.hasMore, page.nextCursor);
+        return listOutcome(words(def.plural), await wiredRecords(domain, page.data), page.hasMore, page.nextCursor);
       },
     });
   }
@@ -177,7 +176,7 @@ function resourceTools(domain: Domain, documented: DocumentedSchemas, def: Resou
         onlyKnown(args, Object.keys(listProperties));
         const { id: _id, ...rest } = args;
         const page = await service.listUnder(ctx, type, idArg(args), listRequestOf(rest));
-        return listOutcome(words(def.plural), page.data.map((single) => single.record), page.hasMore, page.nextCursor);
+        return listOutcome(words(def.plural), await wiredRecords(domain, page.data), page.hasMore, page.nextCursor);
       },
     });
     const createOperation = documented.operation('post', under);
