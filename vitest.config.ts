@@ -29,7 +29,13 @@ export default defineConfig({
   // graphql 16 ships CommonJS (main) and ESM (module) builds. Node, and so every dependency (yoga, Pothos,
   // graphql-tools), loads the CommonJS one; without this alias vitest would give our sources the ESM one, and
   // the two copies' GraphQLError/GraphQLSchema classes would not recognise each other.
-  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
+  // rrule likewise: Node loads its CommonJS bundle (main), where our sources take the default export.
+  resolve: {
+    alias: [
+      { find: /^graphql$/, replacement: 'graphql/index.js' },
+      { find: /^rrule$/, replacement: 'rrule/dist/es5/rrule.js' },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, ...(process.env.TEST_DATABASE_ONLY === '1' ? sameOnEveryDatabase : [])],

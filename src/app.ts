@@ -182,7 +182,7 @@ export function buildApp(deps: AppDeps): App {
   };
   // The job queue (webhook deliveries, the outbox dispatcher, retention and idempotency-key purges) starts with the
   // first listen(); /readyz reports it as the `webhooks` worker.
-  const queue = new EventQueue({ database: deps.database, settings: domain.settings, clock: domain.clock, deliverer: domain.webhooks.deliverer, files: domain.attachments, logger });
+  const queue = new EventQueue({ database: deps.database, settings: domain.settings, clock: domain.clock, deliverer: domain.webhooks.deliverer, files: domain.attachments, recurring: domain.recurring, logger });
   let queueStart: Promise<void> | null = null;
   ops.workers.register('webhooks', () => queue.isRunning());
   // The outbox tail of GraphQL subscriptions (src/events/tail.ts) starts with it: one reader per process.

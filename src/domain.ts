@@ -25,6 +25,7 @@ import { DispatchBoardService } from './resources/jobs/dispatch-board.service.ts
 import { BillingService } from './resources/invoices/billing.service.ts';
 import { ReceivingService } from './resources/purchase-orders/receiving.service.ts';
 import { LookupService } from './resources/lookups/lookup.service.ts';
+import { RecurringService } from './resources/recurring/recurring.service.ts';
 import { resources as declaredResources } from './resources/index.ts';
 import { WebhookDeliverer } from './resources/webhooks/delivery.ts';
 import { EventFeedService } from './events/event-feed.service.ts';
@@ -92,6 +93,7 @@ export function buildDomain(options: DomainOptions) {
     billing: new BillingService(db, lookup('invoice')),
     receiving: new ReceivingService(db, clock, lookup('purchase_order'), lookup('purchase_order_receipt')),
     dispatchBoard: new DispatchBoardService(lookup('job')),
+    recurring: new RecurringService(db, options.prisma, clock, lookup, options.logger),
     locator: new RecordLocator(resources, options.raw ?? db),
     idempotency: new IdempotencyStore(options.raw ?? db, clock, { lockMs: options.idempotencyLockMs ?? 60_000 }),
     eventFeed: new EventFeedService(options.raw ?? db, cursors),

@@ -1395,6 +1395,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/recurring_jobs": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recurring jobs
+         * @description Keyset-paginated list of recurring jobs.
+         */
+        get: operations["listRecurringJobs"];
+        put?: never;
+        /** Create a recurring job */
+        post: operations["createRecurringJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recurring_jobs/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a recurring job */
+        get: operations["getRecurringJob"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a recurring job
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deleteRecurringJob"];
+        options?: never;
+        head?: never;
+        /** Update a recurring job */
+        patch: operations["updateRecurringJob"];
+        trace?: never;
+    };
+    "/recurring_jobs/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a recurring job
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setRecurringJobAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a recurring job
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearRecurringJobAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/estimates": {
         parameters: {
             query?: never;
@@ -1570,6 +1660,96 @@ export interface paths {
          * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
          */
         delete: operations["clearInvoiceAttachment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recurring_invoices": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recurring invoices
+         * @description Keyset-paginated list of recurring invoices.
+         */
+        get: operations["listRecurringInvoices"];
+        put?: never;
+        /** Create a recurring invoice */
+        post: operations["createRecurringInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recurring_invoices/{id}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /** Get a recurring invoice */
+        get: operations["getRecurringInvoice"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a recurring invoice
+         * @description Soft delete: the record is discarded and no longer served.
+         */
+        delete: operations["deleteRecurringInvoice"];
+        options?: never;
+        head?: never;
+        /** Update a recurring invoice */
+        patch: operations["updateRecurringInvoice"];
+        trace?: never;
+    };
+    "/recurring_invoices/{id}/custom_fields/{field_id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an attachment field of a recurring invoice
+         * @description Stores the file and sets the attachment custom field to it, answering the record with its new ETag (and appending its updated event). The body is multipart/form-data with exactly one file part (any part name): none or several, 422 validation.failed; not multipart, 415. The file's content type is judged from its bytes and must be one the definition's options allow (empty: any), else 422; a file over the definition's max_size_bytes (default 26214400) is refused with 413 as it streams. The filename is kept without directories or control characters. The field's previous file is removed. The value is {file_id, filename, content_type, size, sha256, url}: url is a signed link to GET /files/{file_id}, valid 1 hour from the read that served it.
+         */
+        put: operations["setRecurringInvoiceAttachment"];
+        post?: never;
+        /**
+         * Clear an attachment field of a recurring invoice
+         * @description Clears the attachment custom field, answering the record with its new ETag; its file is removed.
+         */
+        delete: operations["clearRecurringInvoiceAttachment"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2963,6 +3143,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/recurring_jobs/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause the series
+         * @description Stops creating jobs: status paused. Occurrences created already stay; those that fall in the pause are never created. Pausing a paused template changes nothing. Refused on an ended one (recurring.ended).
+         */
+        post: operations["pauseRecurringJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recurring_jobs/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume the series
+         * @description Creates jobs again from today: status active, and the occurrences inside the horizon are created before the answer. Resuming an active template changes nothing. Refused on an ended one (recurring.ended).
+         */
+        post: operations["resumeRecurringJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recurring_jobs/{id}/skip": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Skip one occurrence
+         * @description Marks one occurrence skipped: its job is never created. date must be an occurrence of the schedule, today or later (validation.failed otherwise); one whose job was created already is refused (recurring.occurrence_created: delete the job instead). Skipping a skipped occurrence changes nothing.
+         */
+        post: operations["skipRecurringJobOccurrence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recurring_jobs/{id}/occurrences": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Preview the next occurrences
+         * @description The next occurrences of the schedule from today (in the account's time zone), without creating anything: each with its date, what has become of it (upcoming, created with its job, skipped, failed) and, for a job with a start time, its scheduled start. At most 10 (limit: 1 to 100). An ended template has none. Not paginated.
+         */
+        get: operations["listRecurringJobOccurrences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/estimates/{id}/convert": {
         parameters: {
             query?: never;
@@ -3015,6 +3307,118 @@ export interface paths {
          * @description A financial create: the Idempotency-Key header is required (a retry with the same key replays the first answer). In one transaction: creates an invoice from an estimate whose status is Accepted (customer, site, contact, reference, customer notes, tax rate and a copy of every line as stored, at the estimate's prices and tax rates, so the invoice's amount equals the estimate's), records the estimate on the invoice (estimate_id) and the invoice on the estimate (converted_invoice_id, converted_at). The invoice obeys the rules of an invoice create (a violation is validation.failed naming the field). An estimate in another status is refused with estimate.not_accepted; an estimate converts once, to a job or an invoice: again is refused with estimate.already_converted (an estimate converted into a job is billed by invoicing the job). Answers 201 with Location of the new invoice (no ETag).
          */
         post: operations["invoiceEstimate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recurring_invoices/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause the series
+         * @description Stops creating invoices: status paused. Occurrences created already stay; those that fall in the pause are never created. Pausing a paused template changes nothing. Refused on an ended one (recurring.ended).
+         */
+        post: operations["pauseRecurringInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recurring_invoices/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume the series
+         * @description Creates invoices again from today: status active, and the occurrences inside the horizon are created before the answer. Resuming an active template changes nothing. Refused on an ended one (recurring.ended).
+         */
+        post: operations["resumeRecurringInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recurring_invoices/{id}/skip": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Skip one occurrence
+         * @description Marks one occurrence skipped: its invoice is never created. date must be an occurrence of the schedule, today or later (validation.failed otherwise); one whose invoice was created already is refused (recurring.occurrence_created: delete the invoice instead). Skipping a skipped occurrence changes nothing.
+         */
+        post: operations["skipRecurringInvoiceOccurrence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/recurring_invoices/{id}/occurrences": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Preview the next occurrences
+         * @description The next occurrences of the schedule from today (in the account's time zone), without creating anything: each with its date, what has become of it (upcoming, created with its invoice, skipped, failed) and, for a job with a start time, its scheduled start. At most 10 (limit: 1 to 100). An ended template has none. Not paginated.
+         */
+        get: operations["listRecurringInvoiceOccurrences"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4540,9 +4944,7 @@ export interface webhooks {
         put?: never;
         /**
          * recurring_invoice.created
-         * @description A recurring invoice was created; `data.object` is the record as REST serves it. Registered; available when the API serves recurring invoices.
-         *
-         *     recurring_invoice.created is registered but not available yet: the API does not serve recurring invoices. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A recurring invoice was created; `data.object` is the record as REST serves it.
          */
         post: operations["recurringInvoiceCreatedWebhook"];
         delete?: never;
@@ -4562,9 +4964,7 @@ export interface webhooks {
         put?: never;
         /**
          * recurring_invoice.deleted
-         * @description A recurring invoice was deleted; `data.object` is the record as it was before. Registered; available when the API serves recurring invoices.
-         *
-         *     recurring_invoice.deleted is registered but not available yet: the API does not serve recurring invoices. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A recurring invoice was deleted; `data.object` is the record as it was before.
          */
         post: operations["recurringInvoiceDeletedWebhook"];
         delete?: never;
@@ -4584,9 +4984,7 @@ export interface webhooks {
         put?: never;
         /**
          * recurring_invoice.updated
-         * @description A recurring invoice was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves recurring invoices.
-         *
-         *     recurring_invoice.updated is registered but not available yet: the API does not serve recurring invoices. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A recurring invoice was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
          */
         post: operations["recurringInvoiceUpdatedWebhook"];
         delete?: never;
@@ -4606,9 +5004,7 @@ export interface webhooks {
         put?: never;
         /**
          * recurring_job.created
-         * @description A recurring job was created; `data.object` is the record as REST serves it. Registered; available when the API serves recurring jobs.
-         *
-         *     recurring_job.created is registered but not available yet: the API does not serve recurring jobs. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A recurring job was created; `data.object` is the record as REST serves it.
          */
         post: operations["recurringJobCreatedWebhook"];
         delete?: never;
@@ -4628,9 +5024,7 @@ export interface webhooks {
         put?: never;
         /**
          * recurring_job.deleted
-         * @description A recurring job was deleted; `data.object` is the record as it was before. Registered; available when the API serves recurring jobs.
-         *
-         *     recurring_job.deleted is registered but not available yet: the API does not serve recurring jobs. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A recurring job was deleted; `data.object` is the record as it was before.
          */
         post: operations["recurringJobDeletedWebhook"];
         delete?: never;
@@ -4650,9 +5044,7 @@ export interface webhooks {
         put?: never;
         /**
          * recurring_job.updated
-         * @description A recurring job was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out). Registered; available when the API serves recurring jobs.
-         *
-         *     recurring_job.updated is registered but not available yet: the API does not serve recurring jobs. Subscribing to it while it is not available answers 422 topic.not_available.
+         * @description A recurring job was changed; `data.object` is the record after the change and `data.changed_fields` names the fields whose values moved (wire names; updated_at is left out).
          */
         post: operations["recurringJobUpdatedWebhook"];
         delete?: never;
@@ -5896,28 +6288,44 @@ export interface components {
         RecurringInvoiceCreatedEvent: {
             /** @constant */
             type?: "recurring_invoice.created";
+            data?: {
+                object?: components["schemas"]["RecurringInvoice"];
+            };
         } & components["schemas"]["Event"];
         RecurringInvoiceDeletedEvent: {
             /** @constant */
             type?: "recurring_invoice.deleted";
+            data?: {
+                object?: components["schemas"]["RecurringInvoice"];
+            };
         } & components["schemas"]["Event"];
         RecurringInvoiceUpdatedEvent: {
             /** @constant */
             type?: "recurring_invoice.updated";
-            data?: components["schemas"]["EventChangedFields"];
+            data?: {
+                object?: components["schemas"]["RecurringInvoice"];
+            } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
         RecurringJobCreatedEvent: {
             /** @constant */
             type?: "recurring_job.created";
+            data?: {
+                object?: components["schemas"]["RecurringJob"];
+            };
         } & components["schemas"]["Event"];
         RecurringJobDeletedEvent: {
             /** @constant */
             type?: "recurring_job.deleted";
+            data?: {
+                object?: components["schemas"]["RecurringJob"];
+            };
         } & components["schemas"]["Event"];
         RecurringJobUpdatedEvent: {
             /** @constant */
             type?: "recurring_job.updated";
-            data?: components["schemas"]["EventChangedFields"];
+            data?: {
+                object?: components["schemas"]["RecurringJob"];
+            } & components["schemas"]["EventChangedFields"];
         } & components["schemas"]["Event"];
         SalesOrderCreatedEvent: {
             /** @constant */
@@ -6289,7 +6697,7 @@ export interface components {
                  */
                 id: string;
                 /** @description Granted scopes, `<resource>`:read|write. */
-                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "deals:read" | "deals:write" | "tasks:read" | "tasks:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "assets:read" | "assets:write" | "projects:read" | "projects:write" | "tickets:read" | "tickets:write" | "jobs:read" | "jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write" | "notes:write")[];
+                scopes: ("customers:read" | "customers:write" | "sites:read" | "sites:write" | "contacts:read" | "contacts:write" | "leads:read" | "leads:write" | "deals:read" | "deals:write" | "tasks:read" | "tasks:write" | "vendors:read" | "vendors:write" | "items:read" | "items:write" | "tax_rates:read" | "tax_rates:write" | "systems:read" | "systems:write" | "assets:read" | "assets:write" | "projects:read" | "projects:write" | "tickets:read" | "tickets:write" | "jobs:read" | "jobs:write" | "recurring_jobs:read" | "recurring_jobs:write" | "estimates:read" | "estimates:write" | "invoices:read" | "invoices:write" | "recurring_invoices:read" | "recurring_invoices:write" | "payments:read" | "payments:write" | "sales_orders:read" | "sales_orders:write" | "inventory:read" | "inventory:write" | "purchase_orders:read" | "purchase_orders:write" | "webhooks:read" | "webhooks:write" | "notes:write")[];
                 /**
                  * Format: date-time
                  * @description When the key expires; null when it never does.
@@ -8119,6 +8527,16 @@ export interface components {
              * @description The ticket this job was converted from.
              */
             readonly ticket_id: string | null;
+            /**
+             * Format: uuid
+             * @description The recurring job that created this job; null for a job made otherwise.
+             */
+            readonly recurring_job_id: string | null;
+            /**
+             * Format: date
+             * @description The occurrence of recurring_job_id this job was created for; null for a job made otherwise. Calendar date YYYY-MM-DD.
+             */
+            readonly occurrence_date: string | null;
             /** @description The status: the display_name of a live Job status (GET /statuses?related_name=Job). */
             status: string;
             /** @description Labels (display_name values of GET /labels?related_name=Job). */
@@ -8144,7 +8562,7 @@ export interface components {
              */
             updated_at: string;
         };
-        /** @description One lineitem of a Job, Estimate, Invoice or SalesOrder. */
+        /** @description One lineitem of a Job, RecurringJob, Estimate, Invoice, RecurringInvoice or SalesOrder. */
         Lineitem: {
             /**
              * Format: uuid
@@ -8348,7 +8766,7 @@ export interface components {
         LineitemUpdate: {
             /**
              * Format: uuid
-             * @description Id of an existing lineitem of this Job, Estimate, Invoice or SalesOrder; any other id gives 422 validation.failed.
+             * @description Id of an existing lineitem of this Job, RecurringJob, Estimate, Invoice, RecurringInvoice or SalesOrder; any other id gives 422 validation.failed.
              */
             id: string;
             item_id?: components["schemas"]["Lineitem"]["item_id"];
@@ -8371,6 +8789,260 @@ export interface components {
         } | components["schemas"]["JobAssignmentCreate"];
         JobUpdateRequest: {
             job: components["schemas"]["JobUpdate"];
+        };
+        /** @description A job that repeats: a job template (customer, site, scope, line items, assignees ...) and the schedule each job is created on, once per occurrence. */
+        RecurringJob: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /** @description The number of the record, unique in the account: the next in sequence unless given on create; never changes. */
+            number: string;
+            /**
+             * Format: uuid
+             * @description The customer the job is for. Must be the id of a Customer.
+             */
+            customer_id: string | null;
+            /**
+             * Format: uuid
+             * @description The site where the work is done. Must be the id of a Site.
+             */
+            site_id: string | null;
+            /**
+             * Format: uuid
+             * @description The on-site contact. Must be the id of a Contact.
+             */
+            contact_id: string | null;
+            /**
+             * Format: uuid
+             * @description The system (equipment) the work is on. Must be the id of a System.
+             */
+            system_id: string | null;
+            /**
+             * Format: uuid
+             * @description The project the job belongs to; null when none. Must be the id of a Project.
+             */
+            project_id: string | null;
+            /** @description Short title of the job. */
+            title: string | null;
+            /** @description Scope of work: what is to be done. */
+            scope_of_work: string | null;
+            /** @description Description of the work; internal. */
+            work_description: string | null;
+            /** @description Notes about the customer for this job; internal. */
+            customer_notes: string | null;
+            /** @description Partner-defined reference. */
+            reference: string | null;
+            /** @description Kind of job (free text, e.g. Repair). */
+            job_type: string | null;
+            /** @description Priority (free text, e.g. High). */
+            priority: string | null;
+            /** @description The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form. */
+            rule: string;
+            /**
+             * Format: date
+             * @description The first date of the series (its DTSTART, a calendar date). Calendar date YYYY-MM-DD.
+             */
+            start_date: string;
+            /** @description The local start time of each visit (HH:MM, 24-hour) in the account's time zone; it stays the same wall-clock time across daylight saving changes. Null: the jobs are not scheduled (their due_date is the occurrence). */
+            start_time: string | null;
+            /**
+             * Format: int32
+             * @description How long each visit is scheduled for, in minutes (its scheduled end is the start plus this).
+             */
+            duration_minutes: number | null;
+            /**
+             * Format: date
+             * @description The last date an occurrence may fall on (inclusive); null with count null: the series never ends. Calendar date YYYY-MM-DD.
+             */
+            end_date: string | null;
+            /**
+             * Format: int32
+             * @description How many occurrences the series has from start_date, skipped ones included (RFC 5545 COUNT); null: no count.
+             */
+            count: number | null;
+            /**
+             * Format: int32
+             * @description How many days ahead occurrences are created: each one is created once today (in the account's time zone) is at most this many days before it.
+             */
+            horizon_days: number;
+            /**
+             * @description active, paused or ended: changed by the pause and resume actions and by the scheduler (ended).
+             * @enum {string}
+             */
+            readonly status: "active" | "paused" | "ended";
+            /**
+             * Format: decimal
+             * @description Sum of the line totals of the template: what each occurrence starts with.
+             */
+            readonly amount: string;
+            /** @description Labels (display_name values of GET /labels?related_name=RecurringJob). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=RecurringJob). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description The lines of the record (items, quantities, prices and tax), in order. In the order last written. */
+            lineitems: components["schemas"]["Lineitem"][];
+            /** @description Users each job is assigned to, each once. In the order last written. */
+            assignments: components["schemas"]["RecurringJobAssignment"][];
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        /** @description One assignment of a RecurringJob. */
+        RecurringJobAssignment: {
+            /**
+             * Format: uuid
+             * @description Id of the assignment; send it back to keep or change the entry.
+             */
+            id: string;
+            /**
+             * Format: int64
+             * @description Id of the assigned user (a user of the account).
+             */
+            user_id: number;
+        };
+        RecurringJobResponse: {
+            data: components["schemas"]["RecurringJob"];
+        };
+        RecurringJobList: {
+            data: components["schemas"]["RecurringJob"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description RecurringJob create body (under the key "recurring_job"). */
+        RecurringJobCreate: {
+            /**
+             * Format: uuid
+             * @description The customer the job is for. Default: the site's customer. Must be the id of a Customer.
+             */
+            customer_id?: string | null;
+            /**
+             * Format: uuid
+             * @description The site where the work is done. Required unless the AddressRequired module is No; taken from system_id when omitted; must belong to customer_id. Must be the id of a Site.
+             */
+            site_id?: string | null;
+            contact_id?: components["schemas"]["RecurringJob"]["contact_id"];
+            /**
+             * Format: uuid
+             * @description The system (equipment) the work is on. Required when the System module is on; must belong to the site. Must be the id of a System.
+             */
+            system_id?: string | null;
+            /**
+             * Format: uuid
+             * @description The project the job belongs to; null when none. Must be a project of customer_id. Must be the id of a Project.
+             */
+            project_id?: string | null;
+            title?: components["schemas"]["RecurringJob"]["title"];
+            scope_of_work?: components["schemas"]["RecurringJob"]["scope_of_work"];
+            work_description?: components["schemas"]["RecurringJob"]["work_description"];
+            customer_notes?: components["schemas"]["RecurringJob"]["customer_notes"];
+            reference?: components["schemas"]["RecurringJob"]["reference"];
+            job_type?: components["schemas"]["RecurringJob"]["job_type"];
+            priority?: components["schemas"]["RecurringJob"]["priority"];
+            /** @description The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form. FREQ DAILY, WEEKLY, MONTHLY or YEARLY, with INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYYEARDAY, BYWEEKNO, BYSETPOS and WKST as RFC 5545 defines them. DTSTART, UNTIL, COUNT, TZID, BYHOUR, BYMINUTE and BYSECOND are refused: start_date, end_date, count and the account time zone say them. The series must have at least one occurrence. */
+            rule: string;
+            start_date: components["schemas"]["RecurringJob"]["start_date"];
+            /** @description The local start time of each visit (HH:MM, 24-hour) in the account's time zone; it stays the same wall-clock time across daylight saving changes. Null: the jobs are not scheduled (their due_date is the occurrence). HH:MM from 00:00 to 23:59. A time a daylight saving change skips is read as the time after the change (02:30 on a night that goes from 02:00 to 03:00 is 03:30). */
+            start_time?: string | null;
+            /**
+             * Format: int32
+             * @description How long each visit is scheduled for, in minutes (its scheduled end is the start plus this). Default: 60 when start_time is set.
+             */
+            duration_minutes?: number | null;
+            /**
+             * Format: date
+             * @description The last date an occurrence may fall on (inclusive); null with count null: the series never ends. Not before start_date; not with count. Calendar date YYYY-MM-DD.
+             */
+            end_date?: string | null;
+            /**
+             * Format: int32
+             * @description How many occurrences the series has from start_date, skipped ones included (RFC 5545 COUNT); null: no count. Not with end_date.
+             */
+            count?: number | null;
+            /**
+             * Format: int32
+             * @description How many days ahead occurrences are created: each one is created once today (in the account's time zone) is at most this many days before it. Default 30.
+             */
+            horizon_days?: number;
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
+            number?: string;
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=RecurringJob; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=RecurringJob), one key per definition at most. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
+            lineitems?: components["schemas"]["LineitemCreate"][];
+            /** @description Users each job is assigned to, each once. On update a snapshot, as lineitems: an entry with id keeps that assignment, an entry without id adds one, assignments whose id is absent are removed; omit the field to keep them. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
+            assignments?: components["schemas"]["RecurringJobAssignmentCreate"][];
+        };
+        /** @description A new assignment. Not accepted: id. */
+        RecurringJobAssignmentCreate: {
+            /**
+             * Format: int64
+             * @description Id of the assigned user (a user of the account). Each user once per job; the user must be active unless already assigned to the job.
+             */
+            user_id: number;
+        };
+        RecurringJobCreateRequest: {
+            recurring_job: components["schemas"]["RecurringJobCreate"];
+        };
+        /** @description RecurringJob update body (under the key "recurring_job"). */
+        RecurringJobUpdate: {
+            customer_id?: components["schemas"]["RecurringJobCreate"]["customer_id"];
+            site_id?: components["schemas"]["RecurringJobCreate"]["site_id"];
+            contact_id?: components["schemas"]["RecurringJob"]["contact_id"];
+            system_id?: components["schemas"]["RecurringJobCreate"]["system_id"];
+            project_id?: components["schemas"]["RecurringJobCreate"]["project_id"];
+            title?: components["schemas"]["RecurringJob"]["title"];
+            scope_of_work?: components["schemas"]["RecurringJob"]["scope_of_work"];
+            work_description?: components["schemas"]["RecurringJob"]["work_description"];
+            customer_notes?: components["schemas"]["RecurringJob"]["customer_notes"];
+            reference?: components["schemas"]["RecurringJob"]["reference"];
+            job_type?: components["schemas"]["RecurringJob"]["job_type"];
+            priority?: components["schemas"]["RecurringJob"]["priority"];
+            rule?: components["schemas"]["RecurringJobCreate"]["rule"];
+            start_date?: components["schemas"]["RecurringJob"]["start_date"];
+            start_time?: components["schemas"]["RecurringJobCreate"]["start_time"];
+            duration_minutes?: components["schemas"]["RecurringJobCreate"]["duration_minutes"];
+            end_date?: components["schemas"]["RecurringJobCreate"]["end_date"];
+            count?: components["schemas"]["RecurringJobCreate"]["count"];
+            horizon_days?: components["schemas"]["RecurringJobCreate"]["horizon_days"];
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
+            number?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=RecurringJob. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=RecurringJob), one key per definition at most; merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            lineitems?: components["schemas"]["LineitemUpdate"][];
+            /** @description Users each job is assigned to, each once. On update a snapshot, as lineitems: an entry with id keeps that assignment, an entry without id adds one, assignments whose id is absent are removed; omit the field to keep them. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            assignments?: components["schemas"]["RecurringJobAssignmentUpdate"][];
+        };
+        /** @description An entry of the assignment snapshot: with id it updates that entry, without id it creates one. */
+        RecurringJobAssignmentUpdate: {
+            /**
+             * Format: uuid
+             * @description Id of an existing assignment of this RecurringJob; any other id gives 422 validation.failed.
+             */
+            id: string;
+            user_id?: components["schemas"]["RecurringJobAssignmentCreate"]["user_id"];
+        } | components["schemas"]["RecurringJobAssignmentCreate"];
+        RecurringJobUpdateRequest: {
+            recurring_job: components["schemas"]["RecurringJobUpdate"];
         };
         /** @description A pre-sale quote. amount is computed by the server from the lines and tax; an accepted estimate converts to a job. */
         Estimate: {
@@ -8630,6 +9302,16 @@ export interface components {
              */
             readonly sales_order_id: string | null;
             /**
+             * Format: uuid
+             * @description The recurring invoice that created this invoice; null for an invoice made otherwise.
+             */
+            readonly recurring_invoice_id: string | null;
+            /**
+             * Format: date
+             * @description The occurrence of recurring_invoice_id this invoice was created for (its invoice_date); null for an invoice made otherwise. Calendar date YYYY-MM-DD.
+             */
+            readonly occurrence_date: string | null;
+            /**
              * Format: decimal
              * @description Sum of the line totals (tax included), computed by the server, in the account's currency.
              */
@@ -8733,6 +9415,180 @@ export interface components {
         };
         InvoiceUpdateRequest: {
             invoice: components["schemas"]["InvoiceUpdate"];
+        };
+        /** @description An invoice that repeats (a service plan, a maintenance agreement): an invoice template and the schedule each invoice is created on, once per occurrence. */
+        RecurringInvoice: {
+            /**
+             * Format: uuid
+             * @description Server-generated UUID v7.
+             */
+            id: string;
+            /** @description The number of the record, unique in the account: the next in sequence unless given on create; never changes. */
+            number: string;
+            /**
+             * Format: uuid
+             * @description The customer who owes the invoice. Must be the id of a Customer.
+             */
+            customer_id: string;
+            /**
+             * Format: uuid
+             * @description The service address the invoice is for. Must be the id of a Site.
+             */
+            site_id: string | null;
+            /**
+             * Format: uuid
+             * @description The billing contact. Must be the id of a Contact.
+             */
+            contact_id: string | null;
+            /** @description Partner-defined reference (e.g. the ERP document number). */
+            reference: string | null;
+            /** @description Customer-facing notes, shown on the invoice. */
+            customer_notes: string | null;
+            /**
+             * Format: uuid
+             * @description The default tax rate of new lines. Must be the id of a TaxRate.
+             */
+            tax_rate_id: string | null;
+            /**
+             * Format: int32
+             * @description Days from each invoice's date to its due date; null: the account's payment terms when the invoice is created.
+             */
+            payment_terms_days: number | null;
+            /** @description The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form. */
+            rule: string;
+            /**
+             * Format: date
+             * @description The first date of the series (its DTSTART, a calendar date). Calendar date YYYY-MM-DD.
+             */
+            start_date: string;
+            /**
+             * Format: date
+             * @description The last date an occurrence may fall on (inclusive); null with count null: the series never ends. Calendar date YYYY-MM-DD.
+             */
+            end_date: string | null;
+            /**
+             * Format: int32
+             * @description How many occurrences the series has from start_date, skipped ones included (RFC 5545 COUNT); null: no count.
+             */
+            count: number | null;
+            /**
+             * Format: int32
+             * @description How many days ahead occurrences are created: each one is created once today (in the account's time zone) is at most this many days before it.
+             */
+            horizon_days: number;
+            /**
+             * @description active, paused or ended: changed by the pause and resume actions and by the scheduler (ended).
+             * @enum {string}
+             */
+            readonly status: "active" | "paused" | "ended";
+            /**
+             * Format: decimal
+             * @description Sum of the line totals of the template: what each occurrence starts with.
+             */
+            readonly amount: string;
+            /** @description Labels (display_name values of GET /labels?related_name=RecurringInvoice). */
+            labels: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=RecurringInvoice). */
+            custom_fields: {
+                [key: string]: components["schemas"]["CustomFieldValue"];
+            };
+            /** @description The lines of the record (items, quantities, prices and tax), in order. In the order last written. */
+            lineitems: components["schemas"]["Lineitem"][];
+            /**
+             * Format: date-time
+             * @description When the record was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the record was last changed.
+             */
+            updated_at: string;
+        };
+        RecurringInvoiceResponse: {
+            data: components["schemas"]["RecurringInvoice"];
+        };
+        RecurringInvoiceList: {
+            data: components["schemas"]["RecurringInvoice"][];
+            has_more: components["schemas"]["HasMore"];
+            next_cursor: components["schemas"]["NextCursor"];
+        };
+        /** @description RecurringInvoice create body (under the key "recurring_invoice"). */
+        RecurringInvoiceCreate: {
+            customer_id: components["schemas"]["RecurringInvoice"]["customer_id"];
+            /**
+             * Format: uuid
+             * @description The service address the invoice is for. Must belong to customer_id. Must be the id of a Site.
+             */
+            site_id?: string | null;
+            contact_id?: components["schemas"]["RecurringInvoice"]["contact_id"];
+            reference?: components["schemas"]["RecurringInvoice"]["reference"];
+            customer_notes?: components["schemas"]["RecurringInvoice"]["customer_notes"];
+            /**
+             * Format: uuid
+             * @description The default tax rate of new lines. Must be an active tax rate when it is set. Must be the id of a TaxRate.
+             */
+            tax_rate_id?: string | null;
+            payment_terms_days?: components["schemas"]["RecurringInvoice"]["payment_terms_days"];
+            /** @description The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form. FREQ DAILY, WEEKLY, MONTHLY or YEARLY, with INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYYEARDAY, BYWEEKNO, BYSETPOS and WKST as RFC 5545 defines them. DTSTART, UNTIL, COUNT, TZID, BYHOUR, BYMINUTE and BYSECOND are refused: start_date, end_date, count and the account time zone say them. The series must have at least one occurrence. */
+            rule: string;
+            start_date: components["schemas"]["RecurringInvoice"]["start_date"];
+            /**
+             * Format: date
+             * @description The last date an occurrence may fall on (inclusive); null with count null: the series never ends. Not before start_date; not with count. Calendar date YYYY-MM-DD.
+             */
+            end_date?: string | null;
+            /**
+             * Format: int32
+             * @description How many occurrences the series has from start_date, skipped ones included (RFC 5545 COUNT); null: no count. Not with end_date.
+             */
+            count?: number | null;
+            /**
+             * Format: int32
+             * @description How many days ahead occurrences are created: each one is created once today (in the account's time zone) is at most this many days before it. Default 0.
+             */
+            horizon_days?: number;
+            /** @description Omitted: the next in sequence; given: kept, unique in the account. */
+            number?: string;
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=RecurringInvoice; an unknown label gives 422 validation.failed. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=RecurringInvoice), one key per definition at most. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
+            lineitems?: components["schemas"]["LineitemCreate"][];
+        };
+        RecurringInvoiceCreateRequest: {
+            recurring_invoice: components["schemas"]["RecurringInvoiceCreate"];
+        };
+        /** @description RecurringInvoice update body (under the key "recurring_invoice"). */
+        RecurringInvoiceUpdate: {
+            customer_id?: components["schemas"]["RecurringInvoice"]["customer_id"];
+            site_id?: components["schemas"]["RecurringInvoiceCreate"]["site_id"];
+            contact_id?: components["schemas"]["RecurringInvoice"]["contact_id"];
+            reference?: components["schemas"]["RecurringInvoice"]["reference"];
+            customer_notes?: components["schemas"]["RecurringInvoice"]["customer_notes"];
+            tax_rate_id?: components["schemas"]["RecurringInvoiceCreate"]["tax_rate_id"];
+            payment_terms_days?: components["schemas"]["RecurringInvoice"]["payment_terms_days"];
+            rule?: components["schemas"]["RecurringInvoiceCreate"]["rule"];
+            start_date?: components["schemas"]["RecurringInvoice"]["start_date"];
+            end_date?: components["schemas"]["RecurringInvoiceCreate"]["end_date"];
+            count?: components["schemas"]["RecurringInvoiceCreate"]["count"];
+            horizon_days?: components["schemas"]["RecurringInvoiceCreate"]["horizon_days"];
+            /** @description Only the current value (a no-op); another gives 422 number.immutable. */
+            number?: string;
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=RecurringInvoice. */
+            labels?: string[];
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=RecurringInvoice), one key per definition at most; merged into the stored values. */
+            custom_fields?: {
+                [key: string]: components["schemas"]["CustomFieldWriteValue"];
+            };
+            /** @description The lines of the record (items, quantities, prices and tax), in order. On update a snapshot: an entry with id changes that line, an entry without id adds one, lines whose id is absent are removed, [] removes all; omit the field to keep the lines. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
+            lineitems?: components["schemas"]["LineitemUpdate"][];
+        };
+        RecurringInvoiceUpdateRequest: {
+            recurring_invoice: components["schemas"]["RecurringInvoiceUpdate"];
         };
         /** @description Money a customer paid, and what it applies to the customer's invoices (applications). */
         Payment: {
@@ -9875,6 +10731,67 @@ export interface components {
                 invoice: components["schemas"]["Invoice"];
             };
         };
+        /** @description Empty. */
+        PauseRecurringJobRequest: Record<string, never>;
+        PauseRecurringJobResponse: {
+            /** @description recurring_job: the template, paused. */
+            data: {
+                recurring_job: components["schemas"]["RecurringJob"];
+            };
+        };
+        /** @description Empty. */
+        ResumeRecurringJobRequest: Record<string, never>;
+        ResumeRecurringJobResponse: {
+            /** @description recurring_job: the template, active. */
+            data: {
+                recurring_job: components["schemas"]["RecurringJob"];
+            };
+        };
+        /** @description The occurrence: date. */
+        SkipRecurringJobOccurrenceFields: {
+            /**
+             * Format: date
+             * @description The date of the occurrence to skip. An occurrence of the schedule, today or later, not created yet. Calendar date YYYY-MM-DD.
+             */
+            date: string;
+        };
+        /** @description Either the fields themselves or the same fields under the key "skip". A body with "skip" and any other member is ambiguous: 422 validation.failed naming each other member. Unknown fields are refused in both shapes. */
+        SkipRecurringJobOccurrenceRequest: components["schemas"]["SkipRecurringJobOccurrenceFields"] | {
+            skip: components["schemas"]["SkipRecurringJobOccurrenceFields"];
+        };
+        /** @description One occurrence of a recurring template: its date and what has become of it. */
+        RecurringOccurrence: {
+            /** @description The date of the occurrence (YYYY-MM-DD). */
+            date: string;
+            /**
+             * @description upcoming, created, skipped, missed or failed.
+             * @enum {string}
+             */
+            state: "upcoming" | "created" | "skipped" | "missed" | "failed";
+            /**
+             * Format: uuid
+             * @description The id of the job or invoice created for it; null unless created.
+             */
+            record_id: string | null;
+            /**
+             * Format: date-time
+             * @description When its visit starts (a recurring job with a start time: that local time in the account's time zone); null otherwise.
+             */
+            scheduled_start: string | null;
+            /** @description Why the record was refused (failed); null otherwise. */
+            reason: string | null;
+        };
+        RecurringOccurrenceResponse: {
+            data: components["schemas"]["RecurringOccurrence"];
+        };
+        RecurringOccurrenceList: {
+            /** @description The occurrences, by date. */
+            data: components["schemas"]["RecurringOccurrence"][];
+            /** @description Always false: the list is not paginated. */
+            has_more: boolean;
+            /** @description Always null: the list is not paginated. */
+            next_cursor: null;
+        };
         /** @description Empty: the job is made from the estimate alone. No body or {} is accepted; any field answers 422 validation.failed (errors.body). */
         ConvertEstimateRequest: Record<string, never>;
         ConvertEstimateResponse: {
@@ -9908,6 +10825,34 @@ export interface components {
                 estimate: components["schemas"]["Estimate"];
                 invoice: components["schemas"]["Invoice"];
             };
+        };
+        /** @description Empty. */
+        PauseRecurringInvoiceRequest: Record<string, never>;
+        PauseRecurringInvoiceResponse: {
+            /** @description recurring_invoice: the template, paused. */
+            data: {
+                recurring_invoice: components["schemas"]["RecurringInvoice"];
+            };
+        };
+        /** @description Empty. */
+        ResumeRecurringInvoiceRequest: Record<string, never>;
+        ResumeRecurringInvoiceResponse: {
+            /** @description recurring_invoice: the template, active. */
+            data: {
+                recurring_invoice: components["schemas"]["RecurringInvoice"];
+            };
+        };
+        /** @description The occurrence: date. */
+        SkipRecurringInvoiceOccurrenceFields: {
+            /**
+             * Format: date
+             * @description The date of the occurrence to skip. An occurrence of the schedule, today or later, not created yet. Calendar date YYYY-MM-DD.
+             */
+            date: string;
+        };
+        /** @description Either the fields themselves or the same fields under the key "skip". A body with "skip" and any other member is ambiguous: 422 validation.failed naming each other member. Unknown fields are refused in both shapes. */
+        SkipRecurringInvoiceOccurrenceRequest: components["schemas"]["SkipRecurringInvoiceOccurrenceFields"] | {
+            skip: components["schemas"]["SkipRecurringInvoiceOccurrenceFields"];
         };
         /** @description Invoice fields that override or add to the values taken from the sales order (invoice_date, due_date, reference ...), with the rules of an invoice create; lineitems are the order's and cannot be given. Optional. */
         InvoiceSalesOrderInvoice: {
@@ -10664,6 +11609,20 @@ export interface components {
                 "application/json": components["schemas"]["JobResponse"];
             };
         };
+        /** @description The recurring job. */
+        RecurringJob: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RecurringJobResponse"];
+            };
+        };
         /** @description The estimate. */
         Estimate: {
             headers: {
@@ -10742,6 +11701,20 @@ export interface components {
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The recurring invoice. */
+        RecurringInvoice: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RecurringInvoiceResponse"];
             };
         };
         /** @description The payment. */
@@ -11001,7 +11974,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description estimate.not_accepted, estimate.already_converted */
+        /** @description recurring.ended */
         Problem409_13: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11014,7 +11987,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, estimate.not_accepted, estimate.already_converted */
+        /** @description recurring.occurrence_created */
         Problem409_14: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11027,7 +12000,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, sales_order.already_invoiced */
+        /** @description estimate.not_accepted, estimate.already_converted */
         Problem409_15: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11040,7 +12013,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description idempotency_key.in_use, purchase_order.cancelled */
+        /** @description idempotency_key.in_use, estimate.not_accepted, estimate.already_converted */
         Problem409_16: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11053,8 +12026,34 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description endpoint.disabled, endpoint.paused */
+        /** @description idempotency_key.in_use, sales_order.already_invoiced */
         Problem409_17: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description idempotency_key.in_use, purchase_order.cancelled */
+        Problem409_18: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description endpoint.disabled, endpoint.paused */
+        Problem409_19: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -11080,7 +12079,7 @@ export interface components {
             };
         };
         /** @description endpoint.disabled */
-        Problem409_18: {
+        Problem409_20: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -11277,6 +12276,8 @@ export interface components {
         "asset_id.eq": string;
         /** @description Filter: project_id equals the value. */
         "project_id.eq": string;
+        /** @description Filter: recurring_job_id equals the value. */
+        "recurring_job_id.eq": string;
         /** @description Filter: scheduled_start is greater than the value. */
         "scheduled_start.gt": string;
         /** @description Filter: scheduled_start is greater than or equal to the value. */
@@ -11285,8 +12286,14 @@ export interface components {
         "scheduled_start.lt": string;
         /** @description Filter: scheduled_start is less than or equal to the value. */
         "scheduled_start.lte": string;
+        /** @description Filter: status equals the value (active, paused, ended). */
+        "status.eq.1": "active" | "paused" | "ended";
+        /** @description Filter: status is one of the comma-separated values (1 to 100, each a string) (active, paused, ended). */
+        "status.in.1": string;
         /** @description Filter: deal_id equals the value. */
         "deal_id.eq": string;
+        /** @description Filter: recurring_invoice_id equals the value. */
+        "recurring_invoice_id.eq": string;
         /** @description Filter: invoice_date is greater than the value. */
         "invoice_date.gt": string;
         /** @description Filter: invoice_date is greater than or equal to the value. */
@@ -11356,7 +12363,7 @@ export interface components {
         /** @description Filter: received_date is less than or equal to the value. */
         "received_date.lte": string;
         /** @description Filter: status equals the value (unverified, verified, disabled). */
-        "status.eq.1": "unverified" | "verified" | "disabled";
+        "status.eq.2": "unverified" | "verified" | "disabled";
         /** @description Filter: pinned equals the value. */
         "pinned.eq": boolean;
         /** @description The event id (the body's `id`): the same on every retry and replay. Deduplicate by it: delivery is at least once. */
@@ -15525,6 +16532,8 @@ export interface operations {
                 asset_id?: components["parameters"]["asset_id.eq"];
                 /** @description Filter: project_id equals the value. */
                 project_id?: components["parameters"]["project_id.eq"];
+                /** @description Filter: recurring_job_id equals the value. */
+                recurring_job_id?: components["parameters"]["recurring_job_id.eq"];
                 /** @description Filter: scheduled_start is greater than the value. */
                 "scheduled_start[gt]"?: components["parameters"]["scheduled_start.gt"];
                 /** @description Filter: scheduled_start is greater than or equal to the value. */
@@ -15797,6 +16806,295 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Job"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    listRecurringJobs: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: status equals the value (active, paused, ended). */
+                status?: components["parameters"]["status.eq.1"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string) (active, paused, ended). */
+                "status[in]"?: components["parameters"]["status.in.1"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status";
+                /** @description Free-text search over number, title, job type, reference and rule. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Job. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recurring jobs. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringJobList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createRecurringJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecurringJobCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created recurring job. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringJobResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getRecurringJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RecurringJob"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deleteRecurringJob: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updateRecurringJob: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecurringJobUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["RecurringJob"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_4"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    setRecurringJobAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=RecurringJob). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["RecurringJob"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearRecurringJobAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=RecurringJob). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RecurringJob"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -16111,6 +17409,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description Filter: customer_id equals the value. */
                 customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: recurring_invoice_id equals the value. */
+                recurring_invoice_id?: components["parameters"]["recurring_invoice_id.eq"];
                 /** @description Filter: status equals the value. */
                 status?: components["parameters"]["status.eq"];
                 /** @description Filter: status is one of the comma-separated values (1 to 100, each a string). */
@@ -16400,6 +17700,295 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Invoice"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    listRecurringInvoices: {
+        parameters: {
+            query?: {
+                /** @description Opaque, HMAC-signed continuation cursor: the next_cursor of the previous page (also in its Link header). Omit on the first page; pass back verbatim. Bound to the filters, q and custom_fields of the first request (changing them: 400 cursor.invalid_filters); valid for 24 hours (400 cursor.expired); empty, tampered or from a retired signing key: 400 cursor.invalid. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Filter: status equals the value (active, paused, ended). */
+                status?: components["parameters"]["status.eq.1"];
+                /** @description Filter: status is one of the comma-separated values (1 to 100, each a string) (active, paused, ended). */
+                "status[in]"?: components["parameters"]["status.in.1"];
+                /** @description Filter: customer_id equals the value. */
+                customer_id?: components["parameters"]["customer_id.eq"];
+                /** @description Filter: created_at is greater than the value. */
+                "created_at[gt]"?: components["parameters"]["created_at.gt"];
+                /** @description Filter: created_at is greater than or equal to the value. */
+                "created_at[gte]"?: components["parameters"]["created_at.gte"];
+                /** @description Filter: created_at is less than the value. */
+                "created_at[lt]"?: components["parameters"]["created_at.lt"];
+                /** @description Filter: created_at is less than or equal to the value. */
+                "created_at[lte]"?: components["parameters"]["created_at.lte"];
+                /** @description Filter: updated_at is greater than the value. */
+                "updated_at[gt]"?: components["parameters"]["updated_at.gt"];
+                /** @description Filter: updated_at is greater than or equal to the value. */
+                "updated_at[gte]"?: components["parameters"]["updated_at.gte"];
+                /** @description Filter: updated_at is less than the value. */
+                "updated_at[lt]"?: components["parameters"]["updated_at.lt"];
+                /** @description Filter: updated_at is less than or equal to the value. */
+                "updated_at[lte]"?: components["parameters"]["updated_at.lte"];
+                /** @description One field; prefix - for descending. */
+                sort?: "created_at" | "-created_at" | "updated_at" | "-updated_at" | "number" | "-number" | "status" | "-status";
+                /** @description Free-text search over number, reference and rule. */
+                q?: string;
+                /** @description `custom_fields[<field_id>]=<value>` with the ids of GET /custom_field_definitions?related_name=Invoice. */
+                custom_fields?: components["schemas"]["CustomFieldsFilter"];
+            };
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of recurring invoices. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringInvoiceList"];
+                };
+            };
+            400: components["responses"]["Problem400_3"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    createRecurringInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecurringInvoiceCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The created recurring invoice. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringInvoiceResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    getRecurringInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RecurringInvoice"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    deleteRecurringInvoice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    updateRecurringInvoice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecurringInvoiceUpdateRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["RecurringInvoice"];
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_4"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    setRecurringInvoiceAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=RecurringInvoice). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file (one part; its filename and Content-Type are read).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            200: components["responses"]["RecurringInvoice"];
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            412: components["responses"]["Problem412"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            428: components["responses"]["Problem428"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    clearRecurringInvoiceAttachment: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The ETag of a prior GET, create or update (weak `W/"<ms>-<version>"` or strong `"<ms>-<version>"`). Missing or empty: 428 precondition.required. Any other value that is not the current ETag (one not of the pattern can never be): 412 precondition.failed, once the record is found (404 resource.not_found first). */
+                "If-Match": components["parameters"]["IfMatch"];
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=RecurringInvoice). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RecurringInvoice"];
             400: components["responses"]["Problem400"];
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
@@ -17970,7 +19559,7 @@ export interface operations {
                 /** @description Page size, 1 to 100 (default 25). Above 100: 400 pagination.limit_too_large with max_limit. */
                 limit?: components["parameters"]["Limit"];
                 /** @description Filter: status equals the value (unverified, verified, disabled). */
-                status?: components["parameters"]["status.eq.1"];
+                status?: components["parameters"]["status.eq.2"];
                 /** @description Filter: created_at is greater than the value. */
                 "created_at[gt]"?: components["parameters"]["created_at.gt"];
                 /** @description Filter: created_at is greater than or equal to the value. */
@@ -20607,6 +22196,184 @@ export interface operations {
             500: components["responses"]["Problem500"];
         };
     };
+    pauseRecurringJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PauseRecurringJobRequest"];
+            };
+        };
+        responses: {
+            /** @description recurring_job: the template, paused. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PauseRecurringJobResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_13"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    resumeRecurringJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResumeRecurringJobRequest"];
+            };
+        };
+        responses: {
+            /** @description recurring_job: the template, active. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResumeRecurringJobResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_13"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    skipRecurringJobOccurrence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkipRecurringJobOccurrenceRequest"];
+            };
+        };
+        responses: {
+            /** @description The occurrence, skipped. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringOccurrenceResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_14"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    listRecurringJobOccurrences: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The occurrences, by date. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringOccurrenceList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
     convertEstimate: {
         parameters: {
             query?: never;
@@ -20646,7 +22413,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_13"];
+            409: components["responses"]["Problem409_15"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -20697,10 +22464,188 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_14"];
+            409: components["responses"]["Problem409_16"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    pauseRecurringInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PauseRecurringInvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description recurring_invoice: the template, paused. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PauseRecurringInvoiceResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_13"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    resumeRecurringInvoice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ResumeRecurringInvoiceRequest"];
+            };
+        };
+        responses: {
+            /** @description recurring_invoice: the template, active. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResumeRecurringInvoiceResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_13"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    skipRecurringInvoiceOccurrence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkipRecurringInvoiceOccurrenceRequest"];
+            };
+        };
+        responses: {
+            /** @description The occurrence, skipped. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringOccurrenceResponse"];
+                };
+            };
+            400: components["responses"]["Problem400_4"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
+            409: components["responses"]["Problem409_14"];
+            413: components["responses"]["Problem413"];
+            415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
+            429: components["responses"]["Problem429"];
+            431: components["responses"]["Problem431"];
+            500: components["responses"]["Problem500"];
+        };
+    };
+    listRecurringInvoiceOccurrences: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
+                "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
+                /** @description Optional correlation id. A value matching `^[A-Za-z0-9._:-]{1,128}$` (1 to 128 letters, digits, `.`, `_`, `:` or `-`) is the request's id: echoed in the X-Request-Id response header and in a problem's request_id. Any other value is never refused: it is ignored and a new id is generated, as when the header is absent. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
+                id: components["parameters"]["RecordId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The occurrences, by date. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecurringOccurrenceList"];
+                };
+            };
+            400: components["responses"]["Problem400"];
+            401: components["responses"]["Problem401"];
+            403: components["responses"]["Problem403_2"];
+            404: components["responses"]["Problem404"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
@@ -20748,7 +22693,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_15"];
+            409: components["responses"]["Problem409_17"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422"];
@@ -20799,7 +22744,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_16"];
+            409: components["responses"]["Problem409_18"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -20846,7 +22791,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_17"];
+            409: components["responses"]["Problem409_19"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_6"];
@@ -20893,7 +22838,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_18"];
+            409: components["responses"]["Problem409_20"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -20940,7 +22885,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_17"];
+            409: components["responses"]["Problem409_19"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             422: components["responses"]["Problem422_3"];
@@ -20987,7 +22932,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
-            409: components["responses"]["Problem409_17"];
+            409: components["responses"]["Problem409_19"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
             429: components["responses"]["Problem429"];

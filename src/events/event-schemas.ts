@@ -118,29 +118,18 @@ export function eventSchemaName(topic: Topic): string {
   return `${topic.resource}${action}Event`;
 }
 
-/**
- * The component schema of the record a topic carries ("Customer"), or null while its resource is not served: it
- * has no schema yet, and `data.object` is described only as an object.
- */
-export function recordSchemaName(topic: Topic): string | null {
-  return topic.gate && 'notServed' in topic.gate ? null : topic.resource;
+/** The component schema of the record a topic carries ("Customer"). */
+export function recordSchemaName(topic: Topic): string {
+  return topic.resource;
 }
 
 /** The schema of one topic's event: the envelope, `type` fixed to the topic, `data.object` its record, the action's details. */
 function topicSchema(topic: Topic): JsonSchema {
   const record = recordSchemaName(topic);
   const details = detailsOf[topic.action];
-  // `data` narrows the envelope's with the action's details and the record's schema; with the details only, it is
-  // their schema (an allOf of one branch is noise to readers and linters).
-  const data: JsonSchema | null = record
-    ? { ...(details ? { allOf: [schemaRef(details)] } : {}), properties: { object: schemaRef(record) } }
-    : details
-      ? schemaRef(details)
-      : null;
-  return {
-    allOf: [schemaRef(EVENT_SCHEMA)],
-    properties: { type: { const: topic.name }, ...(data ? { data } : {}) },
-  };
+  // `data` narrows the envelope's with the action's details and the record's schema.
+  const data: JsonSchema = { ...(details ? { allOf: [schemaRef(details)] } : {}), properties: { object: schemaRef(record) } };
+  return { allOf: [schemaRef(EVENT_SCHEMA)], properties: { type: { const: topic.name }, data } };
 }
 
 /**

@@ -17,6 +17,9 @@ import type { DeliveryJob, WebhookDeliverer } from '../resources/webhooks/delive
 //     pause. A process that dies mid-attempt loses nothing: the job expires and runs again (at least once).
 //   - events-purge (daily), idempotency-keys-purge (hourly) and files-purge (every 10 minutes: released attachment
 //     files and crash orphans, src/kernel/attachments.ts): schedules, run once per occurrence across processes.
+//   - recurring-generate (every 5 minutes): the occurrences of recurring templates that came inside their horizon
+//     (src/resources/recurring/generator.ts). Every process also runs that sweep once when it starts; the
+//     occurrence ledger, not the schedule, makes each occurrence happen once.
 // The dispatcher turns committed events into delivery jobs: woken by the outbox's NOTIFY (and a poll every few
 // seconds as a backstop), it takes the outbox cursor, reads the events after it, and inserts one job per event
 // and subscribed endpoint in the transaction that moves the cursor (src/db/outbox.ts), so an event is handed on
@@ -26,9 +29,10 @@ const DELIVERY = 'webhook-delivery';
 const EVENTS_PURGE = 'events-purge';
 const KEYS_PURGE = 'idempotency-keys-purge';
 const FILES_PURGE = 'files-purge';
+const RECURRING = 'recurring-generate';
 const BATCH = 500;
 /** Every queue the app runs, for /metrics (queue depth). */
-export const QUEUES: readonly string[] = [DELIVERY, EVENTS_PURGE, KEYS_PURGE, FILES_PURGE];
+export const QUEUES: readonly string[] = [DELIVERY, EVENTS_PURGE, KEYS_PURGE, FILES_PURGE, RECURRING];
 
 /** How one delivery job ended: the attempt's outcome, or `error` when it threw (pg-boss retries it). */
 export type DeliveryJobOutcome = 'delivered' | 'failed' | 'dropped' | 'deferred' | 'error';
@@ -74,12 +78,21 @@ const DELIVERY_RETRY = { retryLimit: 10, retryDelay: 1, retryBackoff: true } as 
 /** The purge schedules' jobs: a purge of a large table may take a while. */
 const PURGE_OPTIONS = { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 } as const;
 
+/** A generation sweep may create many records (a year of a thousand templates): it may run for a while. */
+const RECURRING_OPTIONS = { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 1800 } as const;
+
 type QueueSettings = Pick<Queue, 'retryLimit' | 'retryDelay' | 'retryBackoff' | 'expireInSeconds' | 'notify'>;
 
 /** The options of each queue; the delivery job's expiry follows the per-attempt timeout. */
 export function queueOptions(settings: DomainSettings): Record<string, QueueSettings> {
   const expireInSeconds = Math.ceil(settings.webhooks.timeoutMs / 1000) + DELIVERY_EXPIRY_MARGIN_SECONDS;
-  return { [DELIVERY]: { ...DELIVERY_RETRY, expireInSeconds, notify: true }, [EVENTS_PURGE]: PURGE_OPTIONS, [KEYS_PURGE]: PURGE_OPTIONS, [FILES_PURGE]: PURGE_OPTIONS };
+  return {
+    [DELIVERY]: { ...DELIVERY_RETRY, expireInSeconds, notify: true },
+    [EVENTS_PURGE]: PURGE_OPTIONS,
+    [KEYS_PURGE]: PURGE_OPTIONS,
+    [FILES_PURGE]: PURGE_OPTIONS,
+    [RECURRING]: RECURRING_OPTIONS,
+  };
 }
 
 export interface QueueDeps {
@@ -89,6 +102,8 @@ export interface QueueDeps {
   deliverer: WebhookDeliverer;
   /** The purge of released attachment files and crash orphans (src/kernel/attachments.ts). */
   files: { purge(now: Date): Promise<number> };
+  /** The recurring templates' generator (src/resources/recurring/recurring.service.ts). */
+  recurring: { sweep(stopped: () => boolean): Promise<{ created: number; missed: number; failed: number }> };
   logger: Logger;
 }
 
@@ -100,6 +115,8 @@ export class EventQueue {
   private poll: NodeJS.Timeout | undefined;
   private readonly dispatcher: CatchUp;
   private running = false;
+  /** The sweep each process runs when it starts (awaited by stop). */
+  private starting: Promise<void> = Promise.resolve();
   private deliveryListeners: readonly DeliveryListener[] = [];
 
   constructor(private readonly deps: QueueDeps) {
@@ -178,13 +195,23 @@ export class EventQueue {
       const purged = await this.deps.files.purge(this.deps.clock.now());
       if (purged > 0) logger.info({ purged }, 'released and orphaned files purged');
     });
+    await boss.work(RECURRING, () => this.generate());
     await boss.schedule(EVENTS_PURGE, '17 3 * * *');
+    await boss.schedule(RECURRING, '*/5 * * * *');
     await boss.schedule(FILES_PURGE, '*/10 * * * *');
     await boss.schedule(KEYS_PURGE, '7 * * * *');
     await ensureDispatchCursor(database.prisma);
     this.stopListening = await database.listen('fieldline_events', () => this.dispatch(), () => this.dispatch());
     this.poll = setInterval(() => this.dispatch(), 5_000).unref();
     this.running = true;
+    // What came due while no process ran (or since the last sweep) is generated at once, not at the next schedule.
+    this.starting = this.generate().catch((error: unknown) => logger.warn({ err: errorText(error) }, 'recurring generation at start failed'));
+  }
+
+  /** One sweep of the recurring templates (logged when it did something). */
+  private async generate(): Promise<void> {
+    const done = await this.deps.recurring.sweep(() => !this.running);
+    if (done.created + done.missed + done.failed > 0) this.deps.logger.info(done, 'recurring occurrences generated');
   }
 
   /** Runs the dispatcher now (again after the current run, when one is running). */
@@ -230,6 +257,7 @@ export class EventQueue {
     clearInterval(this.poll);
     await this.stopListening?.();
     await this.dispatcher.idle();
+    await this.starting;
     await this.boss?.stop({ graceful: true, timeout: 5_000, close: true }).catch(() => {});
     this.boss = null;
     return delivering;

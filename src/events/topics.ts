@@ -72,30 +72,12 @@ const linkageTopics: Topic[] = (['created', 'updated', 'deleted'] as const).map(
   gate: null,
 }));
 
-/** Resources the spec names: until one is declared, its topics are registered, not available. */
-const specResources = ['recurring_job', 'recurring_invoice', 'purchase_order', 'vendor', 'asset', 'task', 'ticket', 'deal', 'project', 'note'] as const;
-
-/** Those of them no declaration serves yet (a declared one's topics come from its declaration: no edit here). */
-export const notYetServed = specResources.filter((name) => !resources.some((def) => (def.name as string) === name));
-
-const unservedTopics: Topic[] = notYetServed.flatMap((name) =>
-  (['created', 'updated', 'deleted'] as const).map((action) => ({
-    name: `${name}.${action}`,
-    resource: name.replace(/(^|_)([a-z])/g, (_m, _s, c: string) => c.toUpperCase()),
-    recordName: name,
-    scope: null,
-    action,
-    description: `${standardDescriptions[action]!(name)} Registered; available when the API serves ${words(name)}s.`,
-    gate: { notServed: true } as const,
-  })),
-);
-
 let catalog: { list: readonly Topic[]; byName: ReadonlyMap<string, Topic> } | null = null;
 
 /** Built on first use: the webhook endpoint's declaration checks topics, and is itself one of the resources read here. */
 function built() {
   if (!catalog) {
-    const list = [...resources.flatMap(resourceTopics), ...linkageTopics, ...unservedTopics].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const list = [...resources.flatMap(resourceTopics), ...linkageTopics].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     catalog = { list, byName: new Map(list.map((topic) => [topic.name, topic])) };
   }
   return catalog;

@@ -12,6 +12,7 @@ import type { FileStorage } from './file-storage.ts';
 import { isUuid, newId } from './ids.ts';
 import { customFieldDefinitions } from './lookups.ts';
 import type { ResourceService, Single } from './resource-service.ts';
+import { lookupClassOf } from './resource.ts';
 import type { Scope } from './scopes.ts';
 import type { TenantClient } from './tenancy.ts';
 
@@ -187,7 +188,7 @@ export class AttachmentService {
   /** The checks before an upload's body is read: If-Match, the record, the field (an attachment of this class). */
   async target(ctx: RequestContext, service: ResourceService, recordId: string, fieldId: string, ifMatch: string | undefined): Promise<AttachmentTarget> {
     await service.checkCurrent(ctx, recordId, ifMatch);
-    const className = service.def.className;
+    const className = lookupClassOf(service.def);
     const field = `custom_fields.${fieldId}`;
     // A field id no live definition of the account has is a path that names nothing (404, like a record id); a
     // definition of another class, or not an attachment, is a field this record cannot take that way (422).

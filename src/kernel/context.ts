@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from './errors.ts';
+import type { SystemOrigin } from './events.ts';
 import type { IdempotencyScope } from './idempotency.ts';
 import type { Role } from './permissions.ts';
 import { vocabulary } from './vocabulary.ts';
@@ -50,6 +51,8 @@ export interface RequestContext {
    * calls complete with its result inside its transaction, before it commits.
    */
   idempotency?: IdempotencyScope;
+  /** Set when no request is behind the work (the scheduler's, src/kernel/system-context.ts): the events' actor. */
+  origin?: SystemOrigin;
 }
 
 // The tenant of the running request. The data layer reads it to scope every query (src/kernel/tenancy.ts).

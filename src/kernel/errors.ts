@@ -66,6 +66,8 @@ export const errorCatalog = {
   'purchase_order.cancelled': { status: 409, title: 'Purchase order cancelled', input: true },
   'ticket.already_converted': { status: 409, title: 'Ticket already converted', input: true },
   'ticket.closed': { status: 409, title: 'Ticket closed', input: true },
+  'recurring.ended': { status: 409, title: 'Series ended', input: true },
+  'recurring.occurrence_created': { status: 409, title: 'Occurrence already created', input: true },
   // GraphQL limits (src/graphql/transport/limits.ts; docs/graphql-limits.md): an operation over a limit is refused before it runs.
   'graphql.cost_exceeded': { status: 400, title: 'Query cost too high' },
   'graphql.depth_exceeded': { status: 400, title: 'Query nested too deeply' },

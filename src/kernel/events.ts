@@ -10,10 +10,15 @@ import type { TenantTx } from './tenancy.ts';
 /** What happened to the record: the last word of the topic (`job.status_changed`). */
 export type EventAction = 'created' | 'updated' | 'deleted' | 'status_changed' | 'converted' | 'received' | 'verified' | 'paused' | 'disabled' | 'test';
 
-/** Who caused an event that no request made: the delivery worker pausing or disabling an endpoint. */
+/**
+ * Who caused an event that no request made: the delivery worker pausing or disabling an endpoint, the scheduler
+ * creating a recurring template's occurrence (with the template: `recurring_job_id`, `recurring_invoice_id`).
+ */
 export interface SystemOrigin {
   accountId: string;
-  system: 'webhook_delivery';
+  system: 'webhook_delivery' | 'recurring_jobs' | 'recurring_invoices';
+  /** What the actor names beside the system (the template of an occurrence). */
+  about?: Record<string, string>;
 }
 
 export interface AppendedEvent {
@@ -46,11 +51,19 @@ export async function appendEvent(tx: TenantTx, origin: RequestContext | SystemO
       payload: event.payload as object,
       details: event.details as object | undefined,
       etag: event.action === 'deleted' ? null : (event.etag ?? null),
-      actor: request ? { key_id: request.principal.key.id, user_id: Number(request.principal.user.id) } : { system: (origin as SystemOrigin).system },
+      actor: actorOf(origin),
       request_id: request?.requestId ?? null,
     },
   });
   return id;
+}
+
+/** The event's actor: the key and user of a request, or the system (a request context may act for one: RequestContext.origin). */
+function actorOf(origin: RequestContext | SystemOrigin): Record<string, string | number> {
+  const system = 'principal' in origin ? origin.origin : origin;
+  if (system) return { system: system.system, ...system.about };
+  const { principal } = origin as RequestContext;
+  return { key_id: principal.key.id, user_id: Number(principal.user.id) };
 }
 
 /** The wire fields whose values differ between two versions of a record (updated_at always moves: left out). */

@@ -6,7 +6,7 @@ import { runList } from './list-sql.ts';
 import type { ListQuery, ListRequest, ListResult, ListSpec } from './listing.ts';
 import { customFieldDefinitions } from './lookups.ts';
 import type { RecordRow } from './model-delegates.ts';
-import { listSpecOf, type ResourceDefinition } from './resource.ts';
+import { listSpecOf, lookupClassOf, type ResourceDefinition } from './resource.ts';
 import { Projections, Single, type ListOptions, type Projection, type ReadOptions } from './served-record.ts';
 import type { TenantClient, TenantTx } from './tenancy.ts';
 import type { RawRunner } from './tenant-sql.ts';
@@ -63,7 +63,7 @@ export class RecordReader implements BatchedReadSource {
       this.raw,
       projection.listSpec,
       { request, maxLimit: options.maxLimit, within },
-      { cursors: this.deps.cursors, customFieldDefinitions: () => customFieldDefinitions(this.db, this.def.className) },
+      { cursors: this.deps.cursors, customFieldDefinitions: () => customFieldDefinitions(this.db, lookupClassOf(this.def)) },
     );
     const children = await this.loadChildren(this.raw, page.data.map((row) => row.id), projection);
     return { ...page, data: page.data.map((row) => this.served(row, children, projection)) };

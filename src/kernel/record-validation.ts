@@ -10,7 +10,7 @@ import { customFieldDefinitions, liveLabels, liveStatuses } from './lookups.ts';
 import { modelDelegate, type RecordRow } from './model-delegates.ts';
 import { lockNumberSequence } from './numbering.ts';
 import { own } from './own.ts';
-import { valueFieldOf, type ChildCollection, type HookDeps, type ResourceDefinition } from './resource.ts';
+import { lookupClassOf, valueFieldOf, type ChildCollection, type HookDeps, type ResourceDefinition } from './resource.ts';
 import { checkUniqueFields } from './unique-fields.ts';
 import type { TenantTx } from './tenancy.ts';
 
@@ -52,13 +52,13 @@ export async function validateRecord(def: ResourceDefinition, write: RecordWrite
     else values.status = await checkStatus(tx, def, input.status);
   }
   if (def.conventions.labels && input.labels !== undefined) {
-    const labels = checkLabels(input.labels, await liveLabels(tx, def.className), def.className, errors);
+    const labels = checkLabels(input.labels, await liveLabels(tx, lookupClassOf(def)), lookupClassOf(def), errors);
     if (labels) values.labels = labels;
   }
   if (def.conventions.customFields) {
     // Required definitions hold on every write, custom_fields sent or not: a definition made required after
     // the record was written makes any later update name it until a value is given.
-    const definitions = await customFieldDefinitions(tx, def.className);
+    const definitions = await customFieldDefinitions(tx, lookupClassOf(def));
     const existingValues = (existing?.custom_fields as Record<string, unknown> | undefined) ?? null;
     const merged = mergeCustomFields(input.custom_fields, definitions, existingValues, errors);
     if (mode === 'create' || input.custom_fields !== undefined) values.custom_fields = merged;

@@ -158,6 +158,11 @@ export function bodyKeyOf(def: Pick<ResourceDefinition, 'name' | 'bodyKey'>): st
   return def.bodyKey ?? def.name;
 }
 
+/** The class of the resource's labels and custom field definitions (ResourceDefinition conventions.lookupsOf). */
+export function lookupClassOf(def: Pick<ResourceDefinition, 'className' | 'conventions'>): string {
+  return def.conventions.lookupsOf ?? def.className;
+}
+
 /** Whether the resource serves the operation (ResourceDefinition.operations). */
 export function serves(def: ResourceDefinition, operation: StandardOperation): boolean {
   return def.operations === undefined || def.operations.includes(operation);
@@ -197,6 +202,12 @@ export interface ResourceDefinition {
     labels?: boolean;
     customFields?: boolean;
     softDelete?: boolean;
+    /**
+     * The class whose labels and custom field definitions the record's labels and custom_fields are, when not its
+     * own: a template carries those of the records it makes (a recurring job's are the Job's, checked by the job's
+     * rules). Such a resource is no related_name of its own (lookupClassOf).
+     */
+    lookupsOf?: string;
   };
   list: {
     filters: Record<string, FilterSpec>;
@@ -323,9 +334,9 @@ export function outputFields(def: ResourceDefinition): RecordFieldInfo[] {
   }
   for (const [name, spec] of Object.entries(def.readOnly ?? {})) out.push({ name, ...spec });
   if (def.conventions.status) out.push({ name: 'status', kind: 'string', nullable: false, description: `The status: the {display_name} of a live ${def.className} status.` });
-  if (def.conventions.labels) out.push({ name: 'labels', kind: 'string[]', nullable: false, description: `The labels of the record: {display_name} values of ${def.className} labels.` });
+  if (def.conventions.labels) out.push({ name: 'labels', kind: 'string[]', nullable: false, description: `The labels of the record: {display_name} values of ${lookupClassOf(def)} labels.` });
   if (def.conventions.customFields) {
-    out.push({ name: 'custom_fields', kind: 'json', nullable: false, description: `Custom field values keyed by ${def.className} custom field definition id. An attachment field's value is an object of the file's id, name, content type, size and SHA-256, and its url: a signed download link valid for an hour.` });
+    out.push({ name: 'custom_fields', kind: 'json', nullable: false, description: `Custom field values keyed by ${lookupClassOf(def)} custom field definition id. An attachment field's value is an object of the file's id, name, content type, size and SHA-256, and its url: a signed download link valid for an hour.` });
   }
   for (const [name, children] of Object.entries(def.children ?? {})) {
     out.push({ name, kind: 'children', nullable: false, description: children.description, children });

@@ -23,8 +23,8 @@ export interface Topic {
   readBy?: { field: string; scopes: Readonly<Record<string, ScopeResource>> };
   action: EventAction;
   description: string;
-  /** Why it cannot be subscribed to: its resource is not served yet, or a module gates it. */
-  gate: { notServed: true } | { module: 'System' } | null;
+  /** Why it cannot be subscribed to: a module gates it. */
+  gate: { module: 'System' } | null;
 }
 
 /** The topic catalog: every topic, by name. */
@@ -35,17 +35,15 @@ export interface TopicCatalog {
 
 const words = (name: string) => name.replace(/_/g, ' ');
 
-/** Whether an account can subscribe to the topic now (its resource served, its module on). */
+/** Whether an account can subscribe to the topic now (its module on). */
 export function topicAvailable(topic: Topic, modules: AccountModules): boolean {
   if (!topic.gate) return true;
-  if ('notServed' in topic.gate) return false;
   return modules[topic.gate.module] === 'on';
 }
 
 /** The reason a registered topic is not available, for the 422's detail. */
 export function unavailableReason(topic: Topic): string {
   if (!topic.gate) return '';
-  if ('notServed' in topic.gate) return `${topic.name} is registered but not available yet: the API does not serve ${words(topic.recordName)}s.`;
   return `${topic.name} is not available while the account's ${topic.gate.module} module is off.`;
 }
 

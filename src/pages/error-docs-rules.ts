@@ -70,6 +70,18 @@ export const ruleErrorDocs = {
     apis: both,
     example: { instance: `/api/v2/tickets/${ID}/convert`, detail: 'The ticket is Closed: reopen it (another status) before converting it.' },
   },
+  'recurring.ended': {
+    when: '`POST /recurring_jobs/{id}/pause` or `/resume` (and the same of `/recurring_invoices`; GraphQL `pauseRecurringJob`, `resumeRecurringJob` ...) of a template whose series has ended: its end date passed or its count was reached.',
+    fix: 'An ended series has nothing left to pause or resume: change its `end_date` or `count` (PATCH) to extend it, which makes it active again, or create a new template.',
+    apis: both,
+    example: { instance: `/api/v2/recurring_jobs/${ID}/resume`, detail: 'The series has ended: it has no occurrence left to resume; change its end to go on.' },
+  },
+  'recurring.occurrence_created': {
+    when: '`POST /recurring_jobs/{id}/skip` (or `/recurring_invoices/{id}/skip`; GraphQL `skipRecurringJobOccurrence` ...) of an occurrence whose job or invoice was created already. The detail names the record.',
+    fix: 'The occurrence happened: delete (or cancel) the job or invoice it created instead. Skip occurrences that are still upcoming (`GET .../occurrences`).',
+    apis: both,
+    example: { instance: `/api/v2/recurring_jobs/${ID}/skip`, detail: `The occurrence of 2027-01-04 was created already (${OTHER_ID}): delete that record instead of skipping the occurrence.` },
+  },
   'stock.insufficient': {
     when: '`POST /stock_adjustments` or `POST /inventory_transfers` (GraphQL `createStockAdjustment`, `createInventoryTransfer`) that would take what a location holds of an item below zero. Nothing is stored and no stock moves.',
     fix: 'Read what the location holds (`GET /stock_levels?item_id=...&location_id=...`), then move at most that, or count the stock in first with a stock adjustment.',

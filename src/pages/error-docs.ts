@@ -203,7 +203,7 @@ const docs = {
     },
   },
   'topic.not_available': {
-    when: 'A webhook endpoint subscribes to a topic that is registered but not available yet.',
+    when: "A webhook endpoint subscribes to a topic that is registered but not available to the account: a module gates it (the System module's system topics while it is off).",
     fix: 'Subscribe only to topics that `GET /webhooks/available_topics` lists. Topic names were renamed in 2026-05: check that you use the current names.',
     apis: rest,
     example: { instance: `/api/v2/webhooks/endpoints/${ID}`, detail: null },

@@ -37,7 +37,7 @@ export function isScope(value: string): value is Scope {
 }
 
 /** A resource with statuses, labels or custom fields (lookups are kept per resource class: related_name). */
-const hasLookups = (def: ResourceDefinition) => Boolean(def.conventions.status || def.conventions.labels || def.conventions.customFields);
+const hasLookups = (def: ResourceDefinition) => Boolean(def.conventions.status || ((def.conventions.labels || def.conventions.customFields) && !def.conventions.lookupsOf));
 
 /** The resource classes lookups belong to (`related_name`: Customer, Job ...). */
 export const relatedNames: readonly string[] = vocabulary(

@@ -25,6 +25,8 @@ import { purchaseOrderResource } from './purchase-orders/purchase-order.resource
 import { vendorResource } from './vendors/vendor.resource.ts';
 import { webhookEndpointResource } from './webhooks/webhook-endpoint.resource.ts';
 import { noteResource } from './notes/note.resource.ts';
+import { recurringInvoiceResource } from './recurring/recurring-invoice.resource.ts';
+import { recurringJobResource } from './recurring/recurring-job.resource.ts';
 
 /**
  * Every standard resource of the API, in the order they appear in docs. A new resource is added here (see
@@ -47,8 +49,10 @@ export const resources = [
   projectResource,
   ticketResource,
   jobResource,
+  recurringJobResource,
   estimateResource,
   invoiceResource,
+  recurringInvoiceResource,
   paymentResource,
   salesOrderResource,
   stockLocationResource,

@@ -83,6 +83,15 @@ const recipes: Record<string, Recipe> = {
     const job = await w.atPlace((customer, site) => w.create('jobs', { customer_id: customer, site_id: site, title: unique('Fuzz Job'), lineitems: [{ item_id: item.id, quantity: '2' }] }));
     return { id: job.id };
   },
+  // Templates whose horizon is today only: a seed makes at most one record of its own.
+  recurring_jobs: async (w) => {
+    const template = await w.atPlace((customer, site) => w.create('recurring_jobs', { customer_id: customer, site_id: site, title: unique('Fuzz Visit'), rule: 'FREQ=MONTHLY;BYMONTHDAY=1', start_date: '2026-01-01', start_time: '09:00', horizon_days: 0 }));
+    return { id: template.id };
+  },
+  recurring_invoices: async (w) => {
+    const customer = await w.liveEntry('customers', w.next());
+    return { id: (await w.create('recurring_invoices', { customer_id: customer.id, rule: 'FREQ=MONTHLY;BYMONTHDAY=1', start_date: '2026-01-01', horizon_days: 0, lineitems: [{ description: 'Service plan', quantity: '1', unit_price: '49' }] })).id };
+  },
   // A ticket of a customer at one of its sites; every other one is converted into a job (converted_job_id, ticket_id).
   tickets: async (w) => {
     const ticket = await w.atPlace((customer, site) => w.create('tickets', { subject: unique('Fuzz Ticket'), customer_id: customer, site_id: site, priority: 'high', channel: 'email' }));

@@ -136,6 +136,8 @@ export const INPUT_CODES = [
   'estimate.already_converted',
   'ticket.already_converted',
   'ticket.closed',
+  'recurring.ended',
+  'recurring.occurrence_created',
 ] as const;
 export type InputCode = (typeof INPUT_CODES)[number];
 

@@ -1,7 +1,7 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../../src/domain.ts';
-import { bodyKeyOf, restPath, serves } from '../../src/kernel/resource.ts';
+import { bodyKeyOf, lookupClassOf, restPath, serves } from '../../src/kernel/resource.ts';
 import { parentsOf } from '../../src/kernel/nesting.ts';
 import { errorCatalog } from '../../src/kernel/errors.ts';
 import { supportedVersions } from '../../src/kernel/versioning.ts';
@@ -762,7 +762,7 @@ describe('Job, Estimate and their line items', () => {
 
   it('serves every field of the spec\'s Job, the dispatch fields and the read-only amount, estimate_id and ticket_id', () => {
     const record = schema('Job');
-    expect(Object.keys(record.properties).sort()).toEqual([...jobFields, 'amount', 'estimate_id', 'ticket_id', 'id', 'created_at', 'updated_at'].sort());
+    expect(Object.keys(record.properties).sort()).toEqual([...jobFields, 'amount', 'estimate_id', 'ticket_id', 'recurring_job_id', 'occurrence_date', 'id', 'created_at', 'updated_at'].sort());
     expect(record.properties.ticket_id).toMatchObject({ type: ['string', 'null'], format: 'uuid', readOnly: true });
     expect(record.properties.amount).toMatchObject({ type: 'string', format: 'decimal', pattern: cents, readOnly: true });
     expect(record.properties.estimate_id).toMatchObject({ type: ['string', 'null'], format: 'uuid', readOnly: true });
@@ -817,7 +817,7 @@ describe('Job, Estimate and their line items', () => {
   it('serves a line item\'s inputs and its computed fields (read-only, cents), shared by jobs and estimates', () => {
     const line = schema('Lineitem');
     expect(Object.keys(line.properties).sort()).toEqual(['id', ...lineInputs, ...lineComputed].sort());
-    expect(line.description).toContain('Job, Estimate, Invoice or SalesOrder');
+    expect(line.description).toContain('Job, RecurringJob, Estimate, Invoice, RecurringInvoice or SalesOrder');
     for (const field of ['discount_amount', 'tax_amount', 'line_total']) {
       expect(line.properties[field], field).toMatchObject({ type: 'string', format: 'decimal', pattern: cents, readOnly: true });
     }
@@ -1031,7 +1031,7 @@ describe('every resource', () => {
         checked += 1;
       }
       if (params.some((p: any) => p.name === 'custom_fields')) {
-        const field = await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: def.className, name: 'Region', type: 'text' });
+        const field = await t.app.domain.admin.addCustomField({ accountId: tenant.accountId, relatedName: lookupClassOf(def), name: `Region of ${def.plural}`, type: 'text' });
         const custom = await api.get(`${path}?${encodeURIComponent(`custom_fields[${field.id}]`)}=North`);
         expect(custom.status, `${def.plural} custom_fields: ${custom.text}`).toBe(200);
       }
@@ -1142,6 +1142,17 @@ describe('every resource', () => {
     check('SalesOrderResponse', salesOrder, 'POST /sales_orders');
     const invoiced = await api.post(`/sales_orders/${salesOrder.body.data.id}/invoice`, { invoice: { due_date: '2026-12-31' } }, { headers: { 'idempotency-key': `doc-so-invoice-${Date.now()}` } });
     check('InvoiceSalesOrderResponse', invoiced, 'POST /sales_orders/{id}/invoice');
+    const schedule = { rule: 'FREQ=WEEKLY;BYDAY=MO', start_date: '2026-01-05', horizon_days: 14 };
+    const recurringJob = await api.post('/recurring_jobs', { recurring_job: { customer_id: site.body.data.customer_id, site_id: site.body.data.id, title: 'Boiler service', start_time: '09:00', assignments: [{ user_id: tenant.userId }], lineitems: lines, ...schedule } });
+    check('RecurringJobResponse', recurringJob, 'POST /recurring_jobs');
+    const recurringJobPath = `/recurring_jobs/${recurringJob.body.data.id}`;
+    check('RecurringOccurrenceList', await api.get(`${recurringJobPath}/occurrences`), 'GET /recurring_jobs/{id}/occurrences');
+    const [upcoming] = (await api.get(`${recurringJobPath}/occurrences?from=2099-01-01`)).body.data;
+    check('RecurringOccurrenceResponse', await api.post(`${recurringJobPath}/skip`, { date: upcoming.date }), 'POST /recurring_jobs/{id}/skip');
+    check('PauseRecurringJobResponse', await api.post(`${recurringJobPath}/pause`), 'POST /recurring_jobs/{id}/pause');
+    check('ResumeRecurringJobResponse', await api.post(`${recurringJobPath}/resume`), 'POST /recurring_jobs/{id}/resume');
+    const recurringInvoice = await api.post('/recurring_invoices', { recurring_invoice: { customer_id: site.body.data.customer_id, tax_rate_id: taxRate.body.data.id, payment_terms_days: 15, lineitems: lines, ...schedule } });
+    check('RecurringInvoiceResponse', recurringInvoice, 'POST /recurring_invoices');
     expect(invoiced.status).toBe(201);
     expect(invoiced.headers.get('location')).toBe(`/api/v2/invoices/${invoiced.body.data.invoice.id}`);
     expect(invoiced.body.data.invoice).toMatchObject({ sales_order_id: salesOrder.body.data.id, amount: salesOrder.body.data.amount });

@@ -1,7 +1,7 @@
 import type { ActionDefinition } from '../../kernel/action.ts';
 import { renderText, withArticle, writeDescription } from '../../kernel/api-text.ts';
 import type { FieldSpec } from '../../kernel/fields.ts';
-import { searchDescription, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../../kernel/resource.ts';
+import { lookupClassOf, searchDescription, type ChildCollection, type RecordFieldInfo, type ResourceDefinition } from '../../kernel/resource.ts';
 import { camelCase } from '../../kernel/naming.ts';
 
 // Every description of the GraphQL schema that is not plain prose in place: the declarations' texts rendered for
@@ -74,11 +74,11 @@ export const inputTexts = {
       : 'The number never changes: only the current number is accepted (a no-op); any other value is refused with number.immutable.',
   status: (def: ResourceDefinition) =>
     `The new status: the displayName of a live ${def.className} status (case-sensitive); any other value is refused with status.transition_invalid.`,
-  labels: (def: ResourceDefinition) => `The labels: displayName values of ${def.className} labels. Replaces the whole list; [] clears it.`,
+  labels: (def: ResourceDefinition) => `The labels: displayName values of ${lookupClassOf(def)} labels. Replaces the whole list; [] clears it.`,
   customFields: (def: ResourceDefinition, mode: 'create' | 'update') =>
     mode === 'create'
-      ? `Custom field values keyed by ${def.className} custom field definition id; required definitions must be given.`
-      : `Custom field values keyed by ${def.className} custom field definition id, merged into the stored ones: keys left out are kept, a key set to null is cleared.`,
+      ? `Custom field values keyed by ${lookupClassOf(def)} custom field definition id; required definitions must be given.`
+      : `Custom field values keyed by ${lookupClassOf(def)} custom field definition id, merged into the stored ones: keys left out are kept, a key set to null is cleared.`,
   children: (children: ChildCollection) => graphqlText(writeDescription({ description: children.description, writeRule: children.writeRule })) ?? `The ${children.label} entries.`,
 };
 

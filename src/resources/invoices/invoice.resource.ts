@@ -63,6 +63,8 @@ export const invoiceResource = defineResource({
     job_id: { kind: 'uuid', nullable: true, references: { model: 'job', label: 'Job' }, description: 'The job this invoice bills, when it was made from one.' },
     estimate_id: { kind: 'uuid', nullable: true, references: { model: 'estimate', label: 'Estimate' }, description: 'The estimate this invoice was made from, if any.' },
     sales_order_id: { kind: 'uuid', nullable: true, references: { model: 'salesOrder', label: 'SalesOrder' }, description: 'The sales order this invoice bills, when it was made from one.' },
+    recurring_invoice_id: { kind: 'uuid', nullable: true, references: { model: 'recurringInvoice', label: 'RecurringInvoice' }, description: 'The recurring invoice that created this invoice; null for an invoice made otherwise.' },
+    occurrence_date: { kind: 'date', nullable: true, description: 'The occurrence of {recurring_invoice_id} this invoice was created for (its {invoice_date}); null for an invoice made otherwise.' },
     amount: { kind: 'decimal', nullable: false, description: "Sum of the line totals (tax included), computed by the server, in the account's currency." },
     balance: { kind: 'decimal', nullable: false, description: 'What is still owed: amount minus what live payments apply to the invoice. Never negative.' },
   },
@@ -74,6 +76,7 @@ export const invoiceResource = defineResource({
   list: {
     filters: {
       customer_id: ['eq'],
+      recurring_invoice_id: ['eq'],
       status: ['eq', 'in'],
       invoice_date: rangeOps,
       due_date: rangeOps,

@@ -53,6 +53,8 @@ export const jobResource = defineResource({
     amount: { kind: 'decimal', nullable: false, description: 'Sum of the line totals.' },
     estimate_id: { kind: 'uuid', nullable: true, references: { model: 'estimate', label: 'Estimate' }, description: 'The estimate this job was converted from.' },
     ticket_id: { kind: 'uuid', nullable: true, references: { model: 'ticket', label: 'Ticket' }, description: 'The ticket this job was converted from.' },
+    recurring_job_id: { kind: 'uuid', nullable: true, references: { model: 'recurringJob', label: 'RecurringJob' }, description: 'The recurring job that created this job; null for a job made otherwise.' },
+    occurrence_date: { kind: 'date', nullable: true, description: 'The occurrence of {recurring_job_id} this job was created for; null for a job made otherwise.' },
   },
   children: {
     lineitems: lineitemCollection('job_id'),
@@ -143,6 +145,7 @@ export const jobResource = defineResource({
       site_id: ['eq'],
       asset_id: { type: 'uuid', ops: ['eq'], via: { table: 'job_assets', key: 'job_id' } },
       project_id: ['eq'],
+      recurring_job_id: ['eq'],
       scheduled_start: rangeOps,
       created_at: rangeOps,
       updated_at: rangeOps,

@@ -35,7 +35,7 @@ interface ItemRow {
 }
 
 /** The column naming a line's parent (exactly one is set: the CHECK lineitems_one_parent). */
-export type LineParentKey = 'job_id' | 'estimate_id' | 'invoice_id' | 'sales_order_id';
+export type LineParentKey = 'job_id' | 'estimate_id' | 'invoice_id' | 'sales_order_id' | 'recurring_job_id' | 'recurring_invoice_id';
 
 export function lineitemCollection(foreignKey: LineParentKey): ChildCollection {
   const parentLabel = foreignKey.replace(/_id$/, '').replace(/_/g, ' ');

@@ -17,13 +17,16 @@ import { appliedToInvoice } from '../payments/invoice-balance.ts';
 //                customer, site, user or system is renamed. Neither write touches updated_at or lock_version:
 //                both are recomputed from state the record's write already moved the ETag for.
 
-export type LineParent = 'job' | 'estimate' | 'invoice' | 'sales_order';
+export type LineParent = 'job' | 'estimate' | 'invoice' | 'sales_order' | 'recurring_job' | 'recurring_invoice';
 
-const parents: Record<LineParent, { table: string; foreignKey: LineParentKey; searchText: string; balance?: true }> = {
+// A recurring template's search_text is a generated column (src/db/declared-sql.ts): nothing to refresh.
+const parents: Record<LineParent, { table: string; foreignKey: LineParentKey; searchText?: string; balance?: true }> = {
   job: { table: 'jobs', foreignKey: 'job_id', searchText: 'fl_job_search_text' },
   estimate: { table: 'estimates', foreignKey: 'estimate_id', searchText: 'fl_estimate_search_text' },
   invoice: { table: 'invoices', foreignKey: 'invoice_id', searchText: 'fl_invoice_search_text', balance: true },
   sales_order: { table: 'sales_orders', foreignKey: 'sales_order_id', searchText: 'fl_sales_order_search_text' },
+  recurring_job: { table: 'recurring_jobs', foreignKey: 'recurring_job_id' },
+  recurring_invoice: { table: 'recurring_invoices', foreignKey: 'recurring_invoice_id' },
 };
 
 /** Recomputes the parent's amount from its lines (and an invoice's balance), then its search text (which may include them). */
@@ -52,6 +55,7 @@ export async function refreshParentTotals(tx: TenantTx, parent: LineParent, id: 
     totals.total,
     ...(balance ? [totals.applied] : []),
   );
+  if (!searchText) return;
   await tenantQuery(
     tx,
     `UPDATE ${table} p SET search_text = ${searchText}(p)

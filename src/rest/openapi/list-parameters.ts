@@ -1,7 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { CURSOR_FORM } from '../../kernel/cursor.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, type Operator, type ValueType } from '../../kernel/listing.ts';
-import { searchDescription, type ResourceDefinition } from '../../kernel/resource.ts';
+import { lookupClassOf, searchDescription, type ResourceDefinition } from '../../kernel/resource.ts';
 import { z } from './zod.ts';
 
 // The query parameters of a resource's list, from def.list and the kernel's list rules: cursor, limit, sort,
@@ -156,7 +156,7 @@ export function listQuerySchema(def: ResourceDefinition): z.ZodObject {
         param: {
           style: 'deepObject',
           explode: true,
-          description: `\`custom_fields[<field_id>]=<value>\` with the ids of GET /custom_field_definitions?related_name=${def.className}.`,
+          description: `\`custom_fields[<field_id>]=<value>\` with the ids of GET /custom_field_definitions?related_name=${lookupClassOf(def)}.`,
         },
       });
   }
