@@ -153,19 +153,24 @@ export class Authenticator {
  */
 const principals = new WeakMap<object, Principal>();
 
+/** The account as a principal carries it, from its row (a request's key, or work no request is behind: system-context.ts). */
+export function principalAccount(account: Pick<KeyRow['account'], 'id' | 'name' | 'sandbox' | 'modules' | 'currency' | 'time_zone' | 'payment_terms_days'>): Principal['account'] {
+  return {
+    id: account.id,
+    name: account.name,
+    sandbox: account.sandbox,
+    modules: { ...defaultModules, ...(account.modules as object) },
+    currency: account.currency,
+    timeZone: account.time_zone,
+    paymentTermsDays: account.payment_terms_days,
+  };
+}
+
 function principalOf(row: KeyRow): Principal {
   const { account, user } = row;
   return {
     accountId: account.id,
-    account: {
-      id: account.id,
-      name: account.name,
-      sandbox: account.sandbox,
-      modules: { ...defaultModules, ...(account.modules as object) },
-      currency: account.currency,
-      timeZone: account.time_zone,
-      paymentTermsDays: account.payment_terms_days,
-    },
+    account: principalAccount(account),
     user: { id: user.id, name: user.name, email: user.email, role: user.role as Role },
     key: { id: row.id, scopes: row.scopes, expiresAt: row.expires_at, createdAt: row.created_at, apiVersion: row.api_version },
   };

@@ -1,4 +1,4 @@
-import { defaultModules } from './auth.ts';
+import { principalAccount } from './auth.ts';
 import type { RequestContext } from './context.ts';
 import type { SystemOrigin } from './events.ts';
 import type { TenantClient } from './tenancy.ts';
@@ -21,15 +21,7 @@ export async function systemContext(db: TenantClient, origin: SystemOrigin): Pro
     origin,
     principal: {
       accountId: account.id,
-      account: {
-        id: account.id,
-        name: account.name,
-        sandbox: account.sandbox,
-        modules: { ...defaultModules, ...(account.modules as object) },
-        currency: account.currency,
-        timeZone: account.time_zone,
-        paymentTermsDays: account.payment_terms_days,
-      },
+      account: principalAccount(account),
       // No user acts: rules that read the caller's role see an admin (the scheduler may do what the template says).
       user: { id: 0n, name: 'Fieldline scheduler', email: '', role: 'admin' },
       key: { id: origin.system, scopes: [], expiresAt: null, createdAt: new Date(0), apiVersion: '' },

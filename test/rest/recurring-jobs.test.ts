@@ -120,6 +120,26 @@ describe('creating a recurring job', () => {
   });
 });
 
+describe('events', () => {
+  it('announce the template (recurring_job.*) and each job it creates (job.created naming the template)', async () => {
+    at('2027-03-01');
+    const template = await createRecurringJob(tenant.api, weekly({ horizon_days: 7 }));
+    const created = await tenant.api.get(`/events?topic=recurring_job.created&record_id=${template.id}`);
+    expect(created.status, created.text).toBe(200);
+    expect(created.body.data.map((event: { data: { object: { id: string } } }) => event.data.object.id)).toEqual([template.id]);
+    const jobs = await createdBy(tenant.api, 'jobs', template.id);
+    const announced = await tenant.api.get(`/events?topic=job.created&record_id[in]=${jobs.map((job) => job.id).join(',')}`);
+    expect(announced.body.data.map((event: { data: { object: Record<string, unknown> } }) => [event.data.object.recurring_job_id, event.data.object.occurrence_date])).toEqual([
+      [template.id, '2027-03-01'],
+      [template.id, '2027-03-08'],
+    ]);
+    await tenant.api.post(`/recurring_jobs/${template.id}/pause`);
+    const paused = await tenant.api.get(`/events?topic=recurring_job.updated&record_id=${template.id}`);
+    expect(paused.body.data.at(-1).data.object.status).toBe('paused');
+    expect(paused.body.data.at(-1).data.changed_fields).toEqual(['status']);
+  });
+});
+
 describe('the scheduler', () => {
   it('creates each occurrence once as the horizon moves forward, however often it runs', async () => {
     at('2027-03-01');

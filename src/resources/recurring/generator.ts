@@ -229,7 +229,8 @@ export function generateAfterWrite(name: TemplateName) {
   return async ({ ctx, db, resources, single }: CommitHookArgs): Promise<Single> => {
     const service = resources(name);
     const id = single.record.id as string;
-    await generateTemplate({ db, resources, now: () => service.now() }, name, ctx.principal.accountId, id);
+    // The write committed: a failure here (the database) leaves the occurrences to the next sweep, not the answer.
+    await generateTemplate({ db, resources, now: () => service.now() }, name, ctx.principal.accountId, id).catch(() => undefined);
     // The answer is the template as it is now (the generator may have ended it).
     return runAsTenant(ctx.principal.accountId, () => service.get(ctx, id)).catch(() => single);
   };
