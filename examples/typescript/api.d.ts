@@ -3614,7 +3614,7 @@ export interface paths {
         };
         /**
          * List an endpoint's delivery attempts
-         * @description The latest 100 delivery attempts of the endpoint (test deliveries included), newest first: event id, topic, attempt number, HTTP status, duration, error and next attempt time. Not paginated.
+         * @description The latest delivery attempts of the endpoint (test deliveries included), newest first: event id, topic, attempt number, HTTP status, duration, error and next attempt time. At most 100; fewer with limit. Not paginated. A query parameter given twice, or any other parameter: 422 validation.failed naming it.
          */
         get: operations["listWebhookEndpointDeliveries"];
         put?: never;
@@ -22942,7 +22942,10 @@ export interface operations {
     };
     listWebhookEndpointDeliveries: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description At most this many attempts, the latest: 1 to 100 (default 100). */
+                limit?: number;
+            };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
@@ -22974,6 +22977,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422_3"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];

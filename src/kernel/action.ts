@@ -1,20 +1,21 @@
 import type { RequestContext } from './context.ts';
-import { addError, throwIfErrors } from './body.ts';
+import { addError, NOT_PERMITTED, throwIfErrors, zodIssuesToErrors } from './body.ts';
 import type { ErrorCode, FieldErrors } from './errors.ts';
-import type { FieldSpec } from './fields.ts';
+import { valueSchema, type FieldKind, type FieldSpec } from './fields.ts';
 import type { Single } from './resource-service.ts';
 import type { Scope } from './scopes.ts';
-import { assertStorableBody } from './storable.ts';
+import { assertStorableBody, printable, unstorableFields } from './storable.ts';
 import type { WireShape } from './wire-shape.ts';
 
 // An action: an operation of a resource beyond its five standard ones (convert a lead, link a contact ...),
 // declared once with its resource. The REST route (src/rest/api-router.ts), its OpenAPI operation
 // (src/rest/openapi-operations.ts) and its GraphQL query or mutation (src/graphql/schema/actions.ts) are generated from
-// the declaration: the path, the scopes, the body, the service call and the answer are written nowhere else.
+// the declaration, as is its MCP tool (src/mcp/tools.ts): the path, the scopes, the body or query parameters, the
+// service call and the answer are written nowhere else.
 //
 // Every adapter hands the service the same input, the field values by their declared names (ActionCall.input),
 // each having read them from its own request in its own way: so rules, results and error codes are the same on
-// both APIs, and no adapter speaks another's wire format.
+// every API, and no adapter speaks another's wire format.
 
 /** The input of an action, and how REST carries it: under `key` in the JSON body, as every resource's record is. */
 export type ActionBody =
@@ -53,6 +54,24 @@ export type ActionBody =
       required: false;
       description: string;
     };
+
+/**
+ * The input of a GET action: parameters, each a FieldSpec of a kind a query string can carry (QUERY_KINDS; a string
+ * may be an enum, an integer a range), required when `create` is 'required' (`update` is not read: say
+ * 'not_accepted'), described by its `description`. REST reads them from the query string, GraphQL as arguments of
+ * the query field (camelCase), MCP as arguments of the tool; each adapter hands over the values it was given, typed
+ * as far as its wire types them (REST turns "20" into 20 for an integer, and leaves text it cannot read as text),
+ * and the kernel checks them against the declaration when the service reads its input (queryInput below): so a
+ * value out of range, of the wrong type or missing is the same 422 validation.failed naming the parameter on every
+ * API, after the records the path names are found. Omitted and null are absent; a default is the service's, and
+ * the parameter's description says it.
+ */
+export interface ActionQuery {
+  fields: Readonly<Record<string, FieldSpec>>;
+}
+
+/** The field kinds a query parameter may have: each has a one-line text form, and a scalar on every API. */
+export const QUERY_KINDS: readonly FieldKind[] = ['string', 'integer', 'boolean', 'date', 'datetime', 'uuid'];
 
 /** What a successful action answers. */
 export type ActionResponse =
@@ -95,10 +114,11 @@ export interface DomainServices {}
 
 /**
  * An action's input: its field values by their declared names (the snake_case keys of `fields`, or the fields of
- * the resource it `overrides`); {} when it takes none or none was given. A function the service calls where it
- * checks its input, the pattern of ResourceService.update: the documented order of checks has the records exist
- * (404) before their input is refused (422), and an adapter's own refusal of what it received (a REST body of
- * the wrong shape) is one of those 422s, so it must come at that point too.
+ * the resource it `overrides`, or the parameters of its `query`, which come checked and typed: queryInput); {}
+ * when it takes none or none was given. A function the service calls where it checks its input, the pattern of
+ * ResourceService.update: the documented order of checks has the records exist (404) before their input is
+ * refused (422), and an adapter's own refusal of what it received (a REST body of the wrong shape, an unknown
+ * query parameter) is one of those 422s, so it must come at that point too.
  */
 export type ActionInput = () => Record<string, unknown>;
 
@@ -125,6 +145,15 @@ export interface ActionCall {
   input: ActionInput;
 }
 
+/**
+ * An action's declaration. Its input is either a `body` (POST, PATCH, DELETE: a JSON body on REST, an input
+ * argument on GraphQL, a member of the tool's arguments on MCP) or, for a GET action, `query` parameters (REST's
+ * query string, arguments of the GraphQL query field, arguments of the tool), never both. Parameters are their own
+ * member rather than a `fields` body of the GET: a body's key, its create/update mode and its GraphQL input type
+ * mean nothing for a read, and each adapter gives parameters as its reads take them (REST's list parameters,
+ * GraphQL's list arguments), which a body variant would have to undo per method. `action()` refuses a `query` on
+ * any other method, or beside a body, when the declaration loads.
+ */
 export interface ActionDefinition {
   /** The GraphQL field and the OpenAPI operationId: "convertLead". */
   name: string;
@@ -138,7 +167,10 @@ export interface ActionDefinition {
   summary: string;
   /** The rules, for both APIs' documentation. */
   description: string;
+  /** The input of a POST, PATCH or DELETE action (a GET action's input is `query`). */
   body?: ActionBody;
+  /** The query parameters of a GET action (ActionQuery): its input, by the parameters' names. */
+  query?: ActionQuery;
   response: ActionResponse;
   /** The service call. */
   run(call: ActionCall): Promise<unknown>;
@@ -164,8 +196,58 @@ export interface ActionDefinition {
 /** The records of a `records` response, as the services return them. */
 export type ActionRecords = Record<string, Single>;
 
+/**
+ * The values of a query input as the service reads them: each parameter given (not null) checked against its
+ * FieldSpec (valueSchema: type, range, enum, length; datetime as a Date), a required one that is missing refused
+ * ('is missing'), any other name refused as an unknown body member is ('is not a permitted field', the name
+ * printable-escaped), and text PostgreSQL cannot store refused under the parameter's name. All of a request's
+ * errors together, 422 validation.failed.
+ */
+export function queryInput(fields: Readonly<Record<string, FieldSpec>>, given: Record<string, unknown>): Record<string, unknown> {
+  const errors: FieldErrors = {};
+  const values: Record<string, unknown> = {};
+  for (const name of Object.keys(given)) if (!Object.hasOwn(fields, name)) addError(errors, printable(name), NOT_PERMITTED);
+  for (const [name, spec] of Object.entries(fields)) {
+    const value = Object.hasOwn(given, name) ? given[name] : undefined;
+    if (value === undefined || value === null) {
+      if (spec.create === 'required') addError(errors, name, 'is missing');
+      continue;
+    }
+    const unstorable = unstorableFields(value, name);
+    if (Object.keys(unstorable).length > 0) {
+      for (const [field, messages] of Object.entries(unstorable)) for (const message of messages) addError(errors, field, message);
+      continue;
+    }
+    const parsed = valueSchema(spec).safeParse(value);
+    if (parsed.success) values[name] = parsed.data;
+    else for (const [field, messages] of Object.entries(zodIssuesToErrors(parsed.error, name))) for (const message of messages) addError(errors, field, message);
+  }
+  throwIfErrors(errors);
+  return values;
+}
+
+/** A declaration's mistakes that no adapter could serve, found when the module loads. */
+function checkDeclaration(definition: ActionDefinition): void {
+  const query = definition.query;
+  if (!query) return;
+  if (definition.method !== 'get') throw new Error(`${definition.name}: only a GET action takes query parameters; a ${definition.method} action takes a body`);
+  if (definition.body) throw new Error(`${definition.name}: a GET action takes its input as query parameters, not a body`);
+  for (const [name, spec] of Object.entries(query.fields)) {
+    if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`${definition.name}: query parameter ${name} is not a snake_case name`);
+    if (!QUERY_KINDS.includes(spec.kind)) throw new Error(`${definition.name}: query parameter ${name} is of kind ${spec.kind}; a query parameter is one of ${QUERY_KINDS.join(', ')}`);
+    if (spec.enum && spec.kind !== 'string') throw new Error(`${definition.name}: query parameter ${name} has an enum but is not a string`);
+    if (!spec.description) throw new Error(`${definition.name}: query parameter ${name} has no description (every API documents it)`);
+  }
+}
+
 /** Declares an action (checked against ActionDefinition, keeping its literal types). */
 export function action<const A extends ActionDefinition>(definition: A): A {
+  checkDeclaration(definition);
+  const query = definition.query;
+  if (query) {
+    // The parameters are checked where the service reads its input, as a body's fields are.
+    return { ...definition, run: (call: ActionCall) => definition.run({ ...call, input: () => queryInput(query.fields, call.input()) }) };
+  }
   const body = definition.body;
   const except = body && 'overrides' in body ? body.except : undefined;
   if (!except) return definition;

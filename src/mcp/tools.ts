@@ -201,8 +201,13 @@ function resourceTools(domain: Domain, documented: DocumentedSchemas, def: Resou
 
 // ---- declared actions ----
 
-/** The action's input from the tool's arguments, as the action declares its body (the record under `key`). */
+/**
+ * The action's input from the tool's arguments, as the action declares it: its body (the record under `key`), or a
+ * GET action's query parameters, each an argument by its name (null is omitted, as on the list tools).
+ */
 function actionInputOf(action: ActionDefinition, args: Args): ActionInput {
+  const query = action.query;
+  if (query) return () => Object.fromEntries(Object.keys(query.fields).filter((name) => args[name] != null).map((name) => [name, args[name]]));
   const body = action.body;
   if (!body || 'empty' in body) return () => ({});
   return () => recordArg(args, body.key, body.required);
@@ -216,6 +221,11 @@ function actionTool(domain: Domain, documented: DocumentedSchemas, def: Resource
   for (const [name, description] of Object.entries(action.params ?? {})) {
     properties[name] = { type: 'string', description: wireText(description) };
     required.push(name);
+  }
+  // A GET action's query parameters, as the document describes them.
+  if (action.query) {
+    Object.assign(properties, queryProperties(operation));
+    for (const parameter of operation?.parameters ?? []) if (parameter.in === 'query' && parameter.required) required.push(parameter.name);
   }
   const body = action.body && !('empty' in action.body) ? action.body : undefined;
   if (body) {

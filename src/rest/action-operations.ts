@@ -6,6 +6,7 @@ import { docText } from './openapi/doc-text.ts';
 import { singleExample, unpaginatedListEnvelope, unpaginatedListExample } from './openapi/envelopes.ts';
 import { createFieldsExample, partialFieldsExample, recordExample, shapeExample } from './openapi/examples.ts';
 import { exampleWithin, memberKeywords, objectKeywords, rulesNote, rulesOfAction } from './openapi/body-rules.ts';
+import { kindNote, kindSchema } from './openapi/field-schemas.ts';
 import { bodyObject, notAccepted, writeShape } from './openapi/write-fields.ts';
 import { overridesSchema } from './openapi/write-schemas.ts';
 import { z } from './openapi/zod.ts';
@@ -75,6 +76,28 @@ function requestComponents(action: ActionDefinition, components: Map<string, Ext
   return { key: body.key, required: body.required, schema: (refs) => refs.component(name) };
 }
 
+/**
+ * The query parameters of a GET action (ActionQuery): each declared parameter with the schema of its field (kind,
+ * range, enum, as the kernel checks them) and its description. Strict: any other parameter is refused (422
+ * validation.failed naming it, src/rest/action-input.ts).
+ */
+function queryParameters(action: ActionDefinition): ExtraOperation['query'] {
+  const query = action.query;
+  if (!query) return undefined;
+  return () =>
+    z
+      .object(
+        Object.fromEntries(
+          Object.entries(query.fields).map(([name, spec]) => {
+            const description = docText([spec.description, kindNote(spec, 'write')].filter(Boolean).join(' '));
+            const schema = kindSchema(spec).openapi({ param: { description } });
+            return [name, spec.create === 'required' ? schema : schema.optional()];
+          }),
+        ),
+      )
+      .strict();
+}
+
 function responseSchema(action: ActionDefinition, components: Map<string, ExtraComponent>): ExtraOperation['ok']['schema'] {
   const response = action.response;
   if (response.status === 204) return undefined;
@@ -117,6 +140,7 @@ export function actionOperations(definitions: readonly ResourceDefinition[]): { 
   for (const def of definitions) {
     for (const action of def.actions ?? []) {
       const body = requestComponents(action, components);
+      const query = queryParameters(action);
       const schema = responseSchema(action, components);
       const located = action.response.status !== 204 && 'location' in action.response && action.response.location !== undefined;
       operations.push({
@@ -125,12 +149,20 @@ export function actionOperations(definitions: readonly ResourceDefinition[]): { 
         operationId: action.name,
         resource: def.name,
         summary: action.summary,
-        description: located ? `${docText(action.description)} Answers 201 with Location of the new ${locatedName(action)} (no ETag).` : docText(action.description),
+        description: [
+          docText(action.description),
+          located ? `Answers 201 with Location of the new ${locatedName(action)} (no ETag).` : undefined,
+          query ? 'A query parameter given twice, or any other parameter: 422 validation.failed naming it.' : undefined,
+        ]
+          .filter(Boolean)
+          .join(' '),
         scopes: [...action.scopes],
         params: action.params,
+        query,
         body,
         ok: { status: action.response.status, description: docText(action.response.description), schema, headers: located ? ['Location'] : undefined },
-        errors: [...action.errors],
+        // Parameters are input: a value outside its rules, or a parameter the action does not take, is 422.
+        errors: [...action.errors, ...(query && !action.errors.includes('validation.failed') ? (['validation.failed'] as const) : [])],
         includes: action.includes ? [...action.includes] : undefined,
         idempotent: action.idempotent,
       });

@@ -78,10 +78,10 @@ function sendUnpaginated(res: Response, data: unknown): void {
   res.json({ data, has_more: false, next_cursor: null });
 }
 
-/** Runs a declared action with the request's path parameters and the input its body carries. */
+/** Runs a declared action with the request's path parameters and the input its body (or query string) carries. */
 function runAction(domain: Domain, req: Request, res: Response, action: ActionDefinition, context = ctx(res)): Promise<unknown> {
   const params = Object.fromEntries(Object.keys(action.params ?? {}).map((name) => [name, String(req.params[name])]));
-  return action.run({ domain, ctx: context, id: String(req.params.id), params, input: actionInputOf(action.body, req.body) });
+  return action.run({ domain, ctx: context, id: String(req.params.id), params, input: actionInputOf(action, req.body, action.query ? queryEntries(req) : []) });
 }
 
 /** The answer of an action whose response is `records`: the records by key, and Location of the located one. */

@@ -20,7 +20,8 @@ import { wireObject } from './wire-object.ts';
 import { served } from './idempotent-create.ts';
 
 // The GraphQL field of every declared action (src/kernel/action.ts): a query for GET actions, a mutation
-// otherwise. Arguments are the record id, the further path parameters (camelCase) and the body as an input type;
+// otherwise. Arguments are the record id, the further path parameters (camelCase), the body as an input type and a
+// GET action's query parameters each as an argument of its own (camelCase, typed by its kind as input fields are);
 // the resolver checks the action's scopes in order, renames the input to the declared field names and calls the
 // same service. Answers: records as a payload of the resources' types (each with its ETag), a wire shape in
 // `<Shape>Payload`, a list of a wire shape, or the DeletePayload of a 204 action; a mutation's payload also has
@@ -151,8 +152,12 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
     }
     return { type: fieldsInput(builder, `${pascalCase(field)}${bodyArg === 'input' ? '' : pascalCase(bodyArg)}Input`, actionTexts(action, def).body!, body.fields, body.mode), target: null };
   })();
-  /** The input argument -> the action's input values by their declared names ({} when none was given). */
-  const inputValues = (value: unknown): Record<string, unknown> => {
+  // A GET action's query parameters: one argument each (null is omitted, as with list arguments).
+  const query = Object.entries(action.query?.fields ?? {});
+  /** The arguments -> the action's input values by their declared names ({} when none was given). */
+  const inputValues = (args: Record<string, unknown>): Record<string, unknown> => {
+    if (query.length > 0) return Object.fromEntries(query.filter(([wire]) => args[camelCase(wire)] != null).map(([wire]) => [wire, args[camelCase(wire)]]));
+    const value = args[bodyArg];
     if (!body || 'empty' in body || !input || value === undefined || value === null) return {};
     return input.target ? recordValues(input.target, 'create', value as Record<string, unknown>) : fieldValues((body as { fields: Record<string, FieldSpec> }).fields, value as Record<string, unknown>);
   };
@@ -166,6 +171,9 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
       [idArg]: t.arg.id({ required: true, description: actionTexts(action, def).id }),
       ...Object.fromEntries(params.map((param) => [camelCase(param), t.arg.id({ required: true, description: actionTexts(action, def).param(param) })])),
       ...(input ? { [bodyArg]: t.arg({ type: input.type, required: body!.required, description: actionTexts(action, def).body }) } : {}),
+      ...Object.fromEntries(
+        query.map(([wire, spec]) => [camelCase(wire), t.arg({ type: graphqlType(spec.kind, builder, spec.enum), required: spec.create === 'required', description: actionTexts(action, def).parameter(spec) })]),
+      ),
       ...(action.idempotent ? { idempotencyKey: t.arg.string({ required: true, description: actionTexts(action, def).idempotencyKey }) } : {}),
     }),
     resolve: async (_root: unknown, args: Record<string, unknown>, ctx: GraphQLContext) => {
@@ -176,7 +184,7 @@ function registerAction(builder: Builder, def: ResourceDefinition, action: Actio
           ctx: context,
           id: String(args[idArg]),
           params: Object.fromEntries(params.map((param) => [param, String(args[camelCase(param)])])),
-          input: () => inputValues(args[bodyArg]),
+          input: () => inputValues(args),
         });
       const call = () => (action.idempotent ? idempotentAction(ctx, action, field, args, run) : run(requestContext(ctx)));
       if (!mutation) return call();

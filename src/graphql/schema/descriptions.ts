@@ -157,6 +157,8 @@ export function actionTexts(action: ActionDefinition, def: ResourceDefinition) {
     id: `The id of the ${noun}.`,
     param: (param: string) => `The id of the ${param.replace(/_id$/, '').replace(/_/g, ' ')} of this ${noun}.`,
     body: action.body ? graphqlText(action.body.description) : undefined,
+    /** A query parameter of a GET action: what it is and its rules, as the declaration says them (it must say them). */
+    parameter: (spec: Pick<FieldSpec, 'description'>) => graphqlText(spec.description),
     payload: `${graphqlText(response.description)} Each record carries its new ETag.`,
     payloadRecord: (key: string, resource: string) => `The ${resource.replace(/_/g, ' ')}${key === resource ? '' : ` (${key})`} as written, with its new ETag.`,
     shapePayload: (key: string) => `The ${key.replace(/_/g, ' ')} as written.`,

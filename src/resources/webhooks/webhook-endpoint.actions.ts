@@ -1,7 +1,7 @@
 import { action, type ActionDefinition } from '../../kernel/action.ts';
-import { replayFields, webhookDeliveryShape, webhookReplayShape, webhookSecretShape } from './webhook.shapes.ts';
+import { DELIVERY_LOG, deliveriesQueryFields, replayFields, webhookDeliveryShape, webhookReplayShape, webhookSecretShape } from './webhook.shapes.ts';
 
-// POST /webhooks/endpoints/{id}/verify, /test, /replay, /rotate_secret and GET .../deliveries, through
+// POST /webhooks/endpoints/{id}/verify, /test, /replay, /rotate_secret and GET .../deliveries(?limit=), through
 // domain.webhooks (src/resources/webhooks/webhook.service.ts).
 
 /** The causes of a failed verification handshake (src/resources/webhooks/verification.ts). */
@@ -78,9 +78,10 @@ export const webhookEndpointActions: readonly ActionDefinition[] = [
     path: '/deliveries',
     scopes: ['webhooks:read'],
     summary: "List an endpoint's delivery attempts",
-    description: 'The latest 100 delivery attempts of the endpoint (test deliveries included), newest first: event id, topic, attempt number, HTTP status, duration, error and next attempt time. Not paginated.',
+    description: `The latest delivery attempts of the endpoint (test deliveries included), newest first: event id, topic, attempt number, HTTP status, duration, error and next attempt time. At most ${DELIVERY_LOG}; fewer with {limit}. Not paginated.`,
+    query: { fields: deliveriesQueryFields },
     response: { list: webhookDeliveryShape, status: 200, description: 'The attempts, newest first.' },
-    run: ({ domain, ctx, id }) => domain.webhooks.deliveries(ctx, id),
+    run: ({ domain, ctx, id, input }) => domain.webhooks.deliveries(ctx, id, input),
     events: [],
     errors: [],
     graphql: { field: 'webhookEndpointDeliveries' },

@@ -2,7 +2,7 @@ import { readActionInput, type ActionInput } from '../../kernel/action.ts';
 import { addError, throwIfErrors, zodIssuesToErrors } from '../../kernel/body.ts';
 import { valueSchema } from '../../kernel/fields.ts';
 import { printable } from '../../kernel/storable.ts';
-import { replayFields } from './webhook.shapes.ts';
+import { DELIVERY_LOG, replayFields } from './webhook.shapes.ts';
 import type { RequestContext } from '../../kernel/context.ts';
 import { runAsTenant } from '../../kernel/context.ts';
 import { AppError, notFound, validationError, type FieldErrors } from '../../kernel/errors.ts';
@@ -33,7 +33,6 @@ export interface DeliverySink {
 
 const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 const MAX_REPLAY = 10_000;
-const DELIVERY_LOG = 100;
 
 export class WebhookService {
   /** Set by the app when its queue starts; replays need it. */
@@ -127,11 +126,13 @@ export class WebhookService {
     return subscribableTopics(this.catalog, ctx.principal.account.modules, (scope) => grants(ctx.principal.key.scopes, `${scope}:read` as Scope));
   }
 
-  /** The latest attempts, newest first. */
-  deliveries(ctx: RequestContext, id: string): Promise<Record<string, unknown>[]> {
+  /** The latest attempts, newest first: `limit` of them (deliveriesQueryFields), DELIVERY_LOG without it. */
+  deliveries(ctx: RequestContext, id: string, input: ActionInput): Promise<Record<string, unknown>[]> {
     return runAsTenant(ctx.principal.accountId, async () => {
+      // The documented order: the endpoint (404), then the parameters (422).
       await this.row(id);
-      const rows = await this.db.webhookDelivery.findMany({ where: { endpoint_id: id }, orderBy: [{ created_at: 'desc' }, { id: 'desc' }], take: DELIVERY_LOG });
+      const { limit } = input() as { limit?: number };
+      const rows = await this.db.webhookDelivery.findMany({ where: { endpoint_id: id }, orderBy: [{ created_at: 'desc' }, { id: 'desc' }], take: limit ?? DELIVERY_LOG });
       return rows.map(deliveryWire);
     });
   }

@@ -57,3 +57,17 @@ export const replayFields = {
   since: { kind: 'datetime', create: 'optional', update: 'not_accepted', description: 'Re-send the events from this time on.' },
   until: { kind: 'datetime', create: 'optional', update: 'not_accepted', description: 'Up to this time (exclusive); default now.' },
 } as const satisfies Record<string, FieldSpec>;
+
+/** The most attempts GET .../deliveries answers, and how many it answers without `limit`. */
+export const DELIVERY_LOG = 100;
+
+/** The query parameters of GET .../deliveries: the action declares them, the kernel checks them, the service reads them. */
+export const deliveriesQueryFields = {
+  limit: {
+    kind: 'integer',
+    create: 'optional',
+    update: 'not_accepted',
+    range: [1, DELIVERY_LOG],
+    description: `At most this many attempts, the latest: 1 to ${DELIVERY_LOG} (default ${DELIVERY_LOG}).`,
+  },
+} as const satisfies Record<string, FieldSpec>;
