@@ -3244,7 +3244,7 @@ export interface paths {
         };
         /**
          * Preview the next occurrences
-         * @description The next occurrences of the schedule from today (in the account's time zone), without creating anything: each with its date, what has become of it (upcoming, created with its job, skipped, failed) and, for a job with a start time, its scheduled start. At most 10 (limit: 1 to 100). An ended template has none. Not paginated.
+         * @description The occurrences of the schedule from from (default today in the account's time zone), without creating anything: each with its date, what has become of it (upcoming, created with its job, skipped, missed, failed) and, for a job with a start time, its scheduled start. At most limit (default 10). An ended template has none from today on. Not paginated. A query parameter given twice, or any other parameter: 422 validation.failed naming it.
          */
         get: operations["listRecurringJobOccurrences"];
         put?: never;
@@ -3414,7 +3414,7 @@ export interface paths {
         };
         /**
          * Preview the next occurrences
-         * @description The next occurrences of the schedule from today (in the account's time zone), without creating anything: each with its date, what has become of it (upcoming, created with its invoice, skipped, failed) and, for a job with a start time, its scheduled start. At most 10 (limit: 1 to 100). An ended template has none. Not paginated.
+         * @description The occurrences of the schedule from from (default today in the account's time zone), without creating anything: each with its date, what has become of it (upcoming, created with its invoice, skipped, missed, failed) and, for a job with a start time, its scheduled start. At most limit (default 10). An ended template has none from today on. Not paginated. A query parameter given twice, or any other parameter: 422 validation.failed naming it.
          */
         get: operations["listRecurringInvoiceOccurrences"];
         put?: never;
@@ -22337,7 +22337,12 @@ export interface operations {
     };
     listRecurringJobOccurrences: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The first date to show; default today in the account's time zone. An earlier date shows what became of past occurrences (created, skipped, missed, failed). Calendar date YYYY-MM-DD. */
+                from?: string;
+                /** @description How many occurrences to answer, 1 to 100 (default 10). */
+                limit?: number;
+            };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
@@ -22369,6 +22374,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422_3"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
@@ -22614,7 +22620,12 @@ export interface operations {
     };
     listRecurringInvoiceOccurrences: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The first date to show; default today in the account's time zone. An earlier date shows what became of past occurrences (created, skipped, missed, failed). Calendar date YYYY-MM-DD. */
+                from?: string;
+                /** @description How many occurrences to answer, 1 to 100 (default 10). */
+                limit?: number;
+            };
             header?: {
                 /** @description API version (supported: 2026-04-30). Omitted: the version pinned on the key. Unknown value: 400 version.invalid. */
                 "Fieldline-Version"?: components["parameters"]["FieldlineVersion"];
@@ -22646,6 +22657,7 @@ export interface operations {
             401: components["responses"]["Problem401"];
             403: components["responses"]["Problem403_2"];
             404: components["responses"]["Problem404"];
+            422: components["responses"]["Problem422_3"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];

@@ -10,6 +10,11 @@ export const skipFields = {
   date: { kind: 'date', create: 'required', update: 'not_accepted', nullable: false, description: 'The date of the occurrence to skip.', writeRule: 'An occurrence of the schedule, today or later, not created yet.' },
 } as const satisfies Record<string, FieldSpec>;
 
+export const occurrencesQueryFields = {
+  from: { kind: 'date', create: 'optional', update: 'not_accepted', description: "The first date to show; default today in the account's time zone. An earlier date shows what became of past occurrences (created, skipped, missed, failed)." },
+  limit: { kind: 'integer', create: 'optional', update: 'not_accepted', range: [1, 100], description: 'How many occurrences to answer, 1 to 100 (default 10).' },
+} as const satisfies Record<string, FieldSpec>;
+
 const nouns = { recurring_job: { stem: 'RecurringJob', records: 'jobs', record: 'job', scope: 'recurring_jobs' }, recurring_invoice: { stem: 'RecurringInvoice', records: 'invoices', record: 'invoice', scope: 'recurring_invoices' } } as const;
 
 /** The actions of a recurring template resource. */
@@ -61,7 +66,8 @@ export function recurringActions(name: TemplateName): readonly ActionDefinition[
       path: '/occurrences',
       scopes: [`${scope}:read`],
       summary: 'Preview the next occurrences',
-      description: `The next occurrences of the schedule from today (in the account's time zone), without creating anything: each with its date, what has become of it (upcoming, created with its ${record}, skipped, failed) and, for a job with a start time, its scheduled start. At most 10 (limit: 1 to 100). An ended template has none. Not paginated.`,
+      description: `The occurrences of the schedule from {from} (default today in the account's time zone), without creating anything: each with its date, what has become of it (upcoming, created with its ${record}, skipped, missed, failed) and, for a job with a start time, its scheduled start. At most {limit} (default 10). An ended template has none from today on. Not paginated.`,
+      query: { fields: occurrencesQueryFields },
       response: { list: occurrenceShape, status: 200, description: 'The occurrences, by date.' },
       run: ({ domain, ctx, id, input }) => domain.recurring.occurrences(ctx, name, id, input),
       events: [],

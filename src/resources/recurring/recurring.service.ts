@@ -118,7 +118,7 @@ export class RecurringService {
   occurrences(ctx: RequestContext, name: TemplateName, id: string, input: ActionInput): Promise<WireOccurrence[]> {
     return runAsTenant(ctx.principal.accountId, async () => {
       const row = await this.template(this.db, name, id, false);
-      const query = readActionInput(input, 'occurrences');
+      const query = input();
       const limit = typeof query.limit === 'number' ? query.limit : PREVIEW_DEFAULT;
       const today = calendarDateIn(this.clock.now(), ctx.principal.account.timeZone);
       const from = typeof query.from === 'string' ? query.from : today;
