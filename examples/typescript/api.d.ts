@@ -8877,9 +8877,9 @@ export interface components {
              * @description Sum of the line totals of the template: what each occurrence starts with.
              */
             readonly amount: string;
-            /** @description Labels (display_name values of GET /labels?related_name=RecurringJob). */
+            /** @description Labels (display_name values of GET /labels?related_name=Job). */
             labels: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=RecurringJob). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Job). */
             custom_fields: {
                 [key: string]: components["schemas"]["CustomFieldValue"];
             };
@@ -8976,9 +8976,9 @@ export interface components {
             horizon_days?: number;
             /** @description Omitted: the next in sequence; given: kept, unique in the account. */
             number?: string;
-            /** @description Each value must be one of the display_name values of GET /labels?related_name=RecurringJob; an unknown label gives 422 validation.failed. */
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Job; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=RecurringJob), one key per definition at most. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Job), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -9021,9 +9021,9 @@ export interface components {
             horizon_days?: components["schemas"]["RecurringJobCreate"]["horizon_days"];
             /** @description Only the current value (a no-op); another gives 422 number.immutable. */
             number?: string;
-            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=RecurringJob. */
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Job. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=RecurringJob), one key per definition at most; merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Job), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -9486,9 +9486,9 @@ export interface components {
              * @description Sum of the line totals of the template: what each occurrence starts with.
              */
             readonly amount: string;
-            /** @description Labels (display_name values of GET /labels?related_name=RecurringInvoice). */
+            /** @description Labels (display_name values of GET /labels?related_name=Invoice). */
             labels: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=RecurringInvoice). */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Invoice). */
             custom_fields: {
                 [key: string]: components["schemas"]["CustomFieldValue"];
             };
@@ -9550,9 +9550,9 @@ export interface components {
             horizon_days?: number;
             /** @description Omitted: the next in sequence; given: kept, unique in the account. */
             number?: string;
-            /** @description Each value must be one of the display_name values of GET /labels?related_name=RecurringInvoice; an unknown label gives 422 validation.failed. */
+            /** @description Each value must be one of the display_name values of GET /labels?related_name=Invoice; an unknown label gives 422 validation.failed. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=RecurringInvoice), one key per definition at most. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Invoice), one key per definition at most. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -9578,9 +9578,9 @@ export interface components {
             horizon_days?: components["schemas"]["RecurringInvoiceCreate"]["horizon_days"];
             /** @description Only the current value (a no-op); another gives 422 number.immutable. */
             number?: string;
-            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=RecurringInvoice. */
+            /** @description Replaces the whole list; [] clears all labels, omitting the key keeps them. Each value must be one of the display_name values of GET /labels?related_name=Invoice. */
             labels?: string[];
-            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=RecurringInvoice), one key per definition at most; merged into the stored values. */
+            /** @description Keyed by custom field definition id (GET /custom_field_definitions?related_name=Invoice), one key per definition at most; merged into the stored values. */
             custom_fields?: {
                 [key: string]: components["schemas"]["CustomFieldWriteValue"];
             };
@@ -17041,7 +17041,7 @@ export interface operations {
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
                 id: components["parameters"]["RecordId"];
-                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=RecurringJob). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Job). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
                 field_id: string;
             };
             cookie?: never;
@@ -17087,7 +17087,7 @@ export interface operations {
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
                 id: components["parameters"]["RecordId"];
-                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=RecurringJob). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Job). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
                 field_id: string;
             };
             cookie?: never;
@@ -17935,7 +17935,7 @@ export interface operations {
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
                 id: components["parameters"]["RecordId"];
-                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=RecurringInvoice). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Invoice). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
                 field_id: string;
             };
             cookie?: never;
@@ -17981,7 +17981,7 @@ export interface operations {
             path: {
                 /** @description Record id (UUID v7). Unknown or in another account: 404 resource.not_found. */
                 id: components["parameters"]["RecordId"];
-                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=RecurringInvoice). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
+                /** @description The id of an attachment custom field definition (GET /custom_field_definitions?related_name=Invoice). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed. */
                 field_id: string;
             };
             cookie?: never;
@@ -22237,6 +22237,7 @@ export interface operations {
             409: components["responses"]["Problem409_13"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
@@ -22283,6 +22284,7 @@ export interface operations {
             409: components["responses"]["Problem409_13"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
@@ -22520,6 +22522,7 @@ export interface operations {
             409: components["responses"]["Problem409_13"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];
@@ -22566,6 +22569,7 @@ export interface operations {
             409: components["responses"]["Problem409_13"];
             413: components["responses"]["Problem413"];
             415: components["responses"]["Problem415"];
+            422: components["responses"]["Problem422_3"];
             429: components["responses"]["Problem429"];
             431: components["responses"]["Problem431"];
             500: components["responses"]["Problem500"];

@@ -61,6 +61,9 @@ async function oneOfEach(): Promise<Record<string, Created>> {
     estimate: await createEstimate(api, { site_id: site.id }),
     // A deal needs exactly one party (no required field says so).
     deal: await createRecord(api, 'deals', 'deal', { name: 'Hostile deal', customer_id: place.customer.id }),
+    // A schedule is a rule, not plain text; a horizon of 0 keeps the templates from creating records.
+    recurring_job: await createRecord(api, 'recurring_jobs', 'recurring_job', { site_id: site.id, rule: 'FREQ=MONTHLY;BYMONTHDAY=1', start_date: '2026-01-01', horizon_days: 0 }),
+    recurring_invoice: await createRecord(api, 'recurring_invoices', 'recurring_invoice', { customer_id: place.customer.id, rule: 'FREQ=MONTHLY;BYMONTHDAY=1', start_date: '2026-01-01' }),
     // A topic none of these tests emits: the endpoint gets no deliveries in the background.
     webhook_endpoint: await createRecord(api, 'webhooks/endpoints', 'endpoint', { url: receiver.url, topics: ['webhook_endpoint.paused'], description: 'Hostile' }),
   };

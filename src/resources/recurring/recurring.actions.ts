@@ -32,7 +32,7 @@ export function recurringActions(name: TemplateName): readonly ActionDefinition[
       response: { records: { [name]: name }, status: 200, description: `{${name}}: the template, paused.` },
       run: ({ domain, ctx, id }) => domain.recurring.pause(ctx, name, id),
       events: [`${name}.updated`],
-      errors: ['recurring.ended'],
+      errors: ['validation.failed', 'recurring.ended'],
     }),
     action({
       name: `resume${stem}`,
@@ -45,7 +45,7 @@ export function recurringActions(name: TemplateName): readonly ActionDefinition[
       response: { records: { [name]: name }, status: 200, description: `{${name}}: the template, active.` },
       run: ({ domain, ctx, id }) => domain.recurring.resume(ctx, name, id),
       events: [`${name}.updated`, `${record}.created`],
-      errors: ['recurring.ended'],
+      errors: ['validation.failed', 'recurring.ended'],
     }),
     action({
       name: `skip${stem}Occurrence`,

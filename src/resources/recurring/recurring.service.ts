@@ -142,7 +142,9 @@ export class RecurringService {
    */
   async sweep(stopped?: () => boolean): Promise<GenerationResult> {
     const total: GenerationResult = { created: 0, missed: 0, failed: 0 };
-    for (const template of await dueTemplates(this.prisma, this.clock.now())) {
+    // In an order of its own: processes sweeping at once (each at its start) mostly take different templates
+    // instead of waiting on each other's occurrences one by one (the ledger keeps them exact either way).
+    for (const template of shuffled(await dueTemplates(this.prisma, this.clock.now()))) {
       if (stopped?.()) break;
       try {
         const result = await this.generate(template.name, template.account_id, template.id, stopped);
@@ -155,6 +157,15 @@ export class RecurringService {
     }
     return total;
   }
+}
+
+/** The entries in a random order (Fisher-Yates). */
+function shuffled<T>(entries: T[]): T[] {
+  for (let i = entries.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [entries[i], entries[j]] = [entries[j]!, entries[i]!];
+  }
+  return entries;
 }
 
 /** The ledger rows of these dates of a template. */

@@ -1,4 +1,4 @@
-import { restPath, serves, type ResourceDefinition } from '../../kernel/resource.ts';
+import { lookupClassOf, restPath, serves, type ResourceDefinition } from '../../kernel/resource.ts';
 import { DEFAULT_MAX_FILE_BYTES } from '../../kernel/attachments.ts';
 import { FILE_LINK_LIFETIME_SECONDS } from '../../kernel/file-links.ts';
 import type { DocumentBuilder } from './document-builder.ts';
@@ -11,7 +11,7 @@ import { z } from './zod.ts';
 // GET /files/{file_id}, the bytes, by a signed link or with the key.
 
 const fieldId = (def: ResourceDefinition) =>
-  z.string().openapi({ format: 'uuid', param: { name: 'field_id', in: 'path', description: `The id of an attachment custom field definition (GET /custom_field_definitions?related_name=${def.className}). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed.` } });
+  z.string().openapi({ format: 'uuid', param: { name: 'field_id', in: 'path', description: `The id of an attachment custom field definition (GET /custom_field_definitions?related_name=${lookupClassOf(def)}). Unknown, retired or another account's: 404 resource.not_found; a field of another type or class: 422 validation.failed.` } });
 
 /** PUT and DELETE of an attachment field of the resource's records (a resource with custom fields and an update). */
 export function registerAttachmentOperations({ parameters, addOperation }: Pick<DocumentBuilder, 'parameters' | 'addOperation'>, def: ResourceDefinition, current: ReturnType<DocumentBuilder['response']>): void {

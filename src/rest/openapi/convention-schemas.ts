@@ -1,5 +1,5 @@
 import { MAX_CUSTOM_TEXT_LENGTH } from '../../kernel/custom-fields.ts';
-import type { ResourceDefinition } from '../../kernel/resource.ts';
+import { lookupClassOf, type ResourceDefinition } from '../../kernel/resource.ts';
 import { z } from './zod.ts';
 
 // The labels and custom_fields conventions, as served on a record and as written in a create or update body.
@@ -17,7 +17,7 @@ function customFieldValue(mode: 'record' | 'create' | 'update'): z.ZodType {
 }
 
 export function customFieldsSchema(def: ResourceDefinition, mode: 'record' | 'create' | 'update'): z.ZodType {
-  const where = `GET /custom_field_definitions?related_name=${def.className}`;
+  const where = `GET /custom_field_definitions?related_name=${lookupClassOf(def)}`;
   const notes = {
     record: `Keyed by custom field definition id (${where}).`,
     create: `Keyed by custom field definition id (${where}), one key per definition at most.`,
@@ -27,7 +27,7 @@ export function customFieldsSchema(def: ResourceDefinition, mode: 'record' | 'cr
 }
 
 export function labelsSchema(def: ResourceDefinition, mode: 'record' | 'create' | 'update'): z.ZodType {
-  const where = `display_name values of GET /labels?related_name=${def.className}`;
+  const where = `display_name values of GET /labels?related_name=${lookupClassOf(def)}`;
   const notes = {
     record: `Labels (${where}).`,
     create: `Each value must be one of the ${where}; an unknown label gives 422 validation.failed.`,
