@@ -16,10 +16,10 @@ import { endedBy, localInstant, occurrenceDates } from './schedule.ts';
 
 // The generator: turns the occurrences of a recurring template that are due (inside its horizon) into records,
 // each exactly once. Every occurrence is its own transaction: its row in the occurrence ledger
-// (recurring_occurrences, unique per template and date) is inserted first, ON CONFLICT DO NOTHING, then the record
-// is created with the record's own rules (createWithin: number, lines, events), then the ledger row names it. A
-// second process generating the same occurrence waits on the unique key until the first commits and then finds
-// the row taken; a process killed mid-occurrence leaves nothing (its transaction never committed) and the next run
+// (recurring_occurrences, unique per template and date) is inserted first, ON CONFLICT DO NOTHING, naming the
+// record about to be made (its id is chosen first), then the record is created with the record's own rules
+// (createWithin: number, lines, events). A second process generating the same occurrence waits on the unique key
+// until the first commits and then finds the row taken; a process killed mid-occurrence leaves nothing (its transaction never committed) and the next run
 // creates it. The ledger, not timing, decides.
 //
 // Which occurrences: from the first date the generator has not handled (the day after generated_through; after a
@@ -166,15 +166,16 @@ async function generateOccurrence(
 ): Promise<keyof GenerationResult | null> {
   try {
     return await inTransaction(deps.db, async (tx) => {
-      const claimed = await claim(tx, template.id, date, passed ? 'missed' : 'created');
-      if (!claimed || passed) return claimed ? 'missed' : null;
+      if (passed) return (await claim(tx, template.id, date, 'missed')) ? 'missed' : null;
+      // The record's id is chosen first, so the ledger row names it from its insert (one statement, not two).
+      const recordId = newId();
+      if (!(await claim(tx, template.id, date, 'created', null, recordId))) return null;
       const input: Record<string, unknown> = { ...kind.occurrence(template, date, ctx, source.assignments), labels: template.labels, custom_fields: source.customFields };
       for (const field of kind.copied) if (template[field] !== null && template[field] !== undefined) input[field] = toWire('string', template[field]);
-      const record: Single = await deps.resources(kind.target).createWithin(tx, ctx, input, {
-        values: { [kind.column]: template.id, occurrence_date: new Date(`${date}T00:00:00Z`) },
+      await deps.resources(kind.target).createWithin(tx, ctx, input, {
+        values: { id: recordId, [kind.column]: template.id, occurrence_date: new Date(`${date}T00:00:00Z`) },
         children: { lineitems: source.lines },
       });
-      await tenantQuery(tx, `UPDATE recurring_occurrences SET record_id = $3::uuid WHERE account_id = $1::uuid AND id = $2::uuid`, claimed, record.record.id);
       return 'created';
     });
   } catch (error) {
@@ -187,17 +188,18 @@ async function generateOccurrence(
 }
 
 /** Inserts the occurrence's ledger row; answers its id, or null when the occurrence was handled already. */
-async function claim(tx: TenantTx, templateId: string, date: string, state: 'created' | 'missed' | 'failed' | 'skipped', reason: string | null = null): Promise<string | null> {
+async function claim(tx: TenantTx, templateId: string, date: string, state: 'created' | 'missed' | 'failed' | 'skipped', reason: string | null = null, recordId: string | null = null): Promise<string | null> {
   const [row] = await tenantQuery<{ id: string }>(
     tx,
-    `INSERT INTO recurring_occurrences (id, account_id, template_id, occurrence_date, state, reason)
-     VALUES ($2::uuid, $1::uuid, $3::uuid, $4::date, $5, $6)
+    `INSERT INTO recurring_occurrences (id, account_id, template_id, occurrence_date, state, reason, record_id)
+     VALUES ($2::uuid, $1::uuid, $3::uuid, $4::date, $5, $6, $7::uuid)
      ON CONFLICT (account_id, template_id, occurrence_date) DO NOTHING RETURNING id`,
     newId(),
     templateId,
     date,
     state,
     reason,
+    recordId,
   );
   return row?.id ?? null;
 }
@@ -208,19 +210,24 @@ export async function claimSkip(tx: TenantTx, templateId: string, date: string):
 }
 
 /**
- * The templates of every account that may have occurrences due, oldest first: active, and not handled as far as
- * today plus their horizon (a day more: today depends on each account's time zone; the run decides exactly).
+ * The templates of every account with occurrences due: active, and not handled as far as today (in the account's
+ * time zone) plus their horizon. A sweep with nothing due costs these reads only.
  */
 export async function dueTemplates(prisma: PrismaClient, now: Date): Promise<{ name: TemplateName; account_id: string; id: string }[]> {
-  const utcToday = now.toISOString().slice(0, 10);
   const select = { id: true, account_id: true, horizon_days: true, generated_through: true } as const;
   const where = { deleted_at: null, status: 'active' };
-  const due = (name: TemplateName, rows: { id: string; account_id: string; horizon_days: number; generated_through: Date | null }[]) =>
-    rows
-      .filter((row) => row.generated_through === null || (toWire('date', row.generated_through) as string) < addDays(utcToday, row.horizon_days + 1))
-      .map((row) => ({ name, account_id: row.account_id, id: row.id }));
   // Every account's: this read is the scheduler's, outside any tenant (each template then runs as its account).
   const [jobs, invoices] = await Promise.all([prisma.recurringJob.findMany({ where, select, orderBy: { id: 'asc' } }), prisma.recurringInvoice.findMany({ where, select, orderBy: { id: 'asc' } })]);
+  const accounts = [...new Set([...jobs, ...invoices].map((row) => row.account_id))];
+  const zones = new Map((accounts.length === 0 ? [] : await prisma.account.findMany({ where: { id: { in: accounts } }, select: { id: true, time_zone: true } })).map((a) => [a.id, a.time_zone]));
+  const due = (name: TemplateName, rows: { id: string; account_id: string; horizon_days: number; generated_through: Date | null }[]) =>
+    rows
+      .filter((row) => {
+        const zone = zones.get(row.account_id);
+        if (zone === undefined) return false;
+        return row.generated_through === null || (toWire('date', row.generated_through) as string) < addDays(calendarDateIn(now, zone), row.horizon_days);
+      })
+      .map((row) => ({ name, account_id: row.account_id, id: row.id }));
   return [...due('recurring_job', jobs), ...due('recurring_invoice', invoices)];
 }
 
