@@ -8838,7 +8838,10 @@ export interface components {
             job_type: string | null;
             /** @description Priority (free text, e.g. High). */
             priority: string | null;
-            /** @description The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form. */
+            /**
+             * @description The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form.
+             * @example FREQ=MONTHLY;BYMONTHDAY=1
+             */
             rule: string;
             /**
              * Format: date
@@ -8898,11 +8901,11 @@ export interface components {
              */
             updated_at: string;
         };
-        /** @description One assignment of a RecurringJob. */
+        /** @description One recurring job assignment of a RecurringJob. */
         RecurringJobAssignment: {
             /**
              * Format: uuid
-             * @description Id of the assignment; send it back to keep or change the entry.
+             * @description Id of the recurring job assignment; send it back to keep or change the entry.
              */
             id: string;
             /**
@@ -8949,7 +8952,10 @@ export interface components {
             reference?: components["schemas"]["RecurringJob"]["reference"];
             job_type?: components["schemas"]["RecurringJob"]["job_type"];
             priority?: components["schemas"]["RecurringJob"]["priority"];
-            /** @description The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form. FREQ DAILY, WEEKLY, MONTHLY or YEARLY, with INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYYEARDAY, BYWEEKNO, BYSETPOS and WKST as RFC 5545 defines them. DTSTART, UNTIL, COUNT, TZID, BYHOUR, BYMINUTE and BYSECOND are refused: start_date, end_date, count and the account time zone say them. The series must have at least one occurrence. */
+            /**
+             * @description The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form. FREQ DAILY, WEEKLY, MONTHLY or YEARLY, with INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYYEARDAY, BYWEEKNO, BYSETPOS and WKST as RFC 5545 defines them. DTSTART, UNTIL, COUNT, TZID, BYHOUR, BYMINUTE and BYSECOND are refused: start_date, end_date, count and the account time zone say them. The series must have at least one occurrence.
+             * @example FREQ=MONTHLY;BYMONTHDAY=1
+             */
             rule: string;
             start_date: components["schemas"]["RecurringJob"]["start_date"];
             /** @description The local start time of each visit (HH:MM, 24-hour) in the account's time zone; it stays the same wall-clock time across daylight saving changes. Null: the jobs are not scheduled (their due_date is the occurrence). HH:MM from 00:00 to 23:59. A time a daylight saving change skips is read as the time after the change (02:30 on a night that goes from 02:00 to 03:00 is 03:30). */
@@ -8987,7 +8993,7 @@ export interface components {
             /** @description Users each job is assigned to, each once. On update a snapshot, as lineitems: an entry with id keeps that assignment, an entry without id adds one, assignments whose id is absent are removed; omit the field to keep them. Omitted: no entries (unless a hook supplies a default). Not null; at most 200 entries. */
             assignments?: components["schemas"]["RecurringJobAssignmentCreate"][];
         };
-        /** @description A new assignment. Not accepted: id. */
+        /** @description A new recurring job assignment. Not accepted: id. */
         RecurringJobAssignmentCreate: {
             /**
              * Format: int64
@@ -9032,11 +9038,11 @@ export interface components {
             /** @description Users each job is assigned to, each once. On update a snapshot, as lineitems: an entry with id keeps that assignment, an entry without id adds one, assignments whose id is absent are removed; omit the field to keep them. The order given is the new order; supplying the key changes the ETag even when nothing else changes. Not null; at most 200 entries. */
             assignments?: components["schemas"]["RecurringJobAssignmentUpdate"][];
         };
-        /** @description An entry of the assignment snapshot: with id it updates that entry, without id it creates one. */
+        /** @description An entry of the recurring job assignment snapshot: with id it updates that entry, without id it creates one. */
         RecurringJobAssignmentUpdate: {
             /**
              * Format: uuid
-             * @description Id of an existing assignment of this RecurringJob; any other id gives 422 validation.failed.
+             * @description Id of an existing recurring job assignment of this RecurringJob; any other id gives 422 validation.failed.
              */
             id: string;
             user_id?: components["schemas"]["RecurringJobAssignmentCreate"]["user_id"];
@@ -9454,7 +9460,10 @@ export interface components {
              * @description Days from each invoice's date to its due date; null: the account's payment terms when the invoice is created.
              */
             payment_terms_days: number | null;
-            /** @description The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form. */
+            /**
+             * @description The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form.
+             * @example FREQ=MONTHLY;BYMONTHDAY=1
+             */
             rule: string;
             /**
              * Format: date
@@ -9530,7 +9539,10 @@ export interface components {
              */
             tax_rate_id?: string | null;
             payment_terms_days?: components["schemas"]["RecurringInvoice"]["payment_terms_days"];
-            /** @description The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form. FREQ DAILY, WEEKLY, MONTHLY or YEARLY, with INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYYEARDAY, BYWEEKNO, BYSETPOS and WKST as RFC 5545 defines them. DTSTART, UNTIL, COUNT, TZID, BYHOUR, BYMINUTE and BYSECOND are refused: start_date, end_date, count and the account time zone say them. The series must have at least one occurrence. */
+            /**
+             * @description The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form. FREQ DAILY, WEEKLY, MONTHLY or YEARLY, with INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYYEARDAY, BYWEEKNO, BYSETPOS and WKST as RFC 5545 defines them. DTSTART, UNTIL, COUNT, TZID, BYHOUR, BYMINUTE and BYSECOND are refused: start_date, end_date, count and the account time zone say them. The series must have at least one occurrence.
+             * @example FREQ=MONTHLY;BYMONTHDAY=1
+             */
             rule: string;
             start_date: components["schemas"]["RecurringInvoice"]["start_date"];
             /**

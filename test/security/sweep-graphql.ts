@@ -140,7 +140,10 @@ export class GqlBuilder {
   classOf(owner: FullType | undefined, field: Field): string | undefined {
     const base = owner?.name.replace(/Input$/, '') ?? '';
     const candidates = [...this.schema.types.values()].filter((t) => t.kind === 'OBJECT' && !t.name.startsWith('__') && base.endsWith(t.name) && kindOfBase(snake(t.name), this.model.kinds));
-    return candidates.sort((x, y) => y.name.length - x.name.length)[0]?.name ?? recordClass(this.schema, field);
+    const type = candidates.sort((x, y) => y.name.length - x.name.length)[0]?.name ?? recordClass(this.schema, field);
+    // A record whose lookups are another class's (a recurring job carries the Job's custom fields): its REST twin says whose.
+    const custom = type ? deref(this.model.doc, this.model.doc.components.schemas[type])?.properties?.custom_fields?.description : undefined;
+    return /related_name=([A-Z][A-Za-z]*)/.exec(String(custom ?? ''))?.[1] ?? type;
   }
 
   /** The kind of an id-like input value; `owner` is the input type (or undefined for a field argument). */
@@ -339,6 +342,8 @@ export class GqlBuilder {
     }
     switch (t.name) {
       case 'String':
+        // A value of a grammar (a recurrence rule): the REST twin's documented example.
+        if (this.model.examples.has(snake(name))) return this.model.examples.get(snake(name));
         this.unique += 1;
         return `sweep ${this.unique}`;
       case 'Int':

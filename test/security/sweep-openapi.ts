@@ -55,6 +55,8 @@ export interface Model {
   kinds: Set<string>;
   /** Enum values of every body property by name (siteable_type -> [Customer, Lead]), for polymorphic ids. */
   enums: Map<string, string[]>;
+  /** The documented example of every body property that has one (rule -> FREQ=MONTHLY;BYMONTHDAY=1): a value it accepts. */
+  examples: Map<string, unknown>;
 }
 
 /** The kind of the collection a path parameter indexes: `/contacts/{id}` -> contact, `/contacts/{id}/linkages/{linkage_id}` -> contact_linkage. */
@@ -95,7 +97,7 @@ export function buildModel(doc: Doc): Model {
       }
     }
   }
-  const model: Model = { doc, ops, lists, byId: new Map(), children: new Map(), singletons, kinds: new Set(), enums: new Map() };
+  const model: Model = { doc, ops, lists, byId: new Map(), children: new Map(), singletons, kinds: new Set(), enums: new Map(), examples: new Map() };
   for (const list of lists) {
     const params = [...list.path.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]);
     if (params.length > 0) list.parentKind = collectionKind(model, list.path, params[params.length - 1]);
@@ -135,6 +137,7 @@ export function buildModel(doc: Doc): Model {
     for (const [name, prop] of Object.entries<any>(n.properties ?? {})) {
       const p = deref(doc, prop);
       if (Array.isArray(p?.enum) && !model.enums.has(name)) model.enums.set(name, p.enum.filter((v: unknown) => typeof v === 'string'));
+      if (p?.example !== undefined && !model.examples.has(name)) model.examples.set(name, p.example);
       collectEnums(p);
     }
     for (const b of [...(n.anyOf ?? []), ...(n.oneOf ?? []), ...(n.allOf ?? [])]) collectEnums(b);
@@ -315,6 +318,7 @@ export function bodyTemplate(model: Model, schema: any, fill: (kind: string, opt
   const scalar = (node: any): unknown => {
     const types: string[] = [node.type].flat().filter((t: string) => t && t !== 'null');
     if (Array.isArray(node.enum)) return node.enum.find((v: unknown) => v !== null);
+    if (node.example !== undefined) return node.example;
     const t = types[0];
     if (t === 'string') {
       if (node.format === 'date') return '2026-03-02';

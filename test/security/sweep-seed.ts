@@ -258,6 +258,18 @@ export async function seedTenant(t: TestApp, marker: string, relatedNames: strin
   await created('sales_orders', 'sales_order', { customer_id: c1.id, reference: u(marker, 'Sales order'), lineitems: [line()] });
   const billed = await api.post(`/sales_orders/${so0.id}/invoice`, { invoice: { reference: u(marker, 'Invoice') } }, freshKey());
   expect(billed.status, billed.text).toBe(201);
+  // Recurring templates whose horizons create records (RecurringJob.jobs, RecurringInvoice.invoices, the records'
+  // recurring_*_id), with the records' own labels and custom fields; one of each with a skipped occurrence.
+  const weekly = { rule: 'FREQ=WEEKLY;BYDAY=MO,TH', start_date: new Date().toISOString().slice(0, 10), horizon_days: 14 };
+  const rj0 = await created('recurring_jobs', 'recurring_job', { customer_id: c0.id, site_id: s0.id, contact_id: ct0.id, title: u(marker, 'Recurring job'), start_time: '08:30', assignments: [{ user_id: tenant.userId }], lineitems: [line()], ...weekly, ...cf('Job') });
+  await created('recurring_jobs', 'recurring_job', { customer_id: c0.id, site_id: s0.id, title: u(marker, 'Recurring job'), ...weekly, horizon_days: 0 });
+  const ri0 = await created('recurring_invoices', 'recurring_invoice', { customer_id: c0.id, site_id: s0.id, tax_rate_id: t0.id, reference: u(marker, 'Recurring invoice'), lineitems: [line()], ...weekly, ...cf('Invoice') });
+  await created('recurring_invoices', 'recurring_invoice', { customer_id: c1.id, reference: u(marker, 'Recurring invoice'), ...weekly, horizon_days: 0 });
+  for (const [plural, id] of [['recurring_jobs', rj0.id], ['recurring_invoices', ri0.id]] as const) {
+    const [upcoming] = (await api.get(`/${plural}/${id}/occurrences?from=${weekly.start_date}&limit=100`)).body.data.filter((o: { state: string }) => o.state === 'upcoming');
+    const skipped = await api.post(`/${plural}/${id}/skip`, { date: upcoming.date });
+    expect(skipped.status, skipped.text).toBe(200);
+  }
 
   // Stock: a warehouse and a technician's van, stock counted in (two levels, two adjustments) and two transfers.
   const w0 = await created('stock_locations', 'stock_location', { name: u(marker, 'Warehouse'), kind: 'warehouse', description: u(marker, 'Shelf') });

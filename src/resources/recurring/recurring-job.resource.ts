@@ -42,7 +42,7 @@ export const recurringJobResource = defineResource({
       model: 'recurringJobAssignment',
       table: 'recurring_job_assignments',
       foreignKey: 'recurring_job_id',
-      label: 'assignment',
+      label: 'recurring job assignment',
       description: 'Users each job is assigned to, each once.',
       writeRule: jobResource.children!.assignments!.writeRule,
       fields: jobResource.children!.assignments!.fields,

@@ -29,6 +29,7 @@ export function scheduleFields(horizonDefault: number, startTime: boolean): Reco
       update: 'optional',
       nullable: false,
       max: 500,
+      example: 'FREQ=MONTHLY;BYMONTHDAY=1',
       description: 'The RFC 5545 recurrence rule (an RRULE value), e.g. FREQ=MONTHLY;BYMONTHDAY=1 or FREQ=WEEKLY;BYDAY=MO,TH;INTERVAL=2; served in canonical form.',
       writeRule:
         'FREQ DAILY, WEEKLY, MONTHLY or YEARLY, with INTERVAL, BYDAY, BYMONTHDAY, BYMONTH, BYYEARDAY, BYWEEKNO, BYSETPOS and WKST as RFC 5545 defines them. DTSTART, UNTIL, COUNT, TZID, BYHOUR, BYMINUTE and BYSECOND are refused: {start_date}, {end_date}, {count} and the account time zone say them. The series must have at least one occurrence.',

@@ -44,7 +44,7 @@ export function kindSchema(spec: FieldSpec): z.ZodType {
   const format = formats[spec.kind];
   const schema = valueSchema(spec);
   // A field that refuses a blank value ("", whitespace only): the kernel's rule, as a pattern.
-  const keywords = { ...(format ? { format } : {}), ...(refusesBlank(spec) ? { pattern: NON_BLANK.source } : {}) };
+  const keywords = { ...(format ? { format } : {}), ...(refusesBlank(spec) ? { pattern: NON_BLANK.source } : {}), ...(spec.example !== undefined ? { example: spec.example } : {}) };
   return Object.keys(keywords).length > 0 ? schema.openapi(keywords) : schema;
 }
 
