@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import type { PrismaClient } from '../../generated/prisma/client.ts';
-import { readActionInput, type ActionInput, type ActionRecords } from '../../kernel/action.ts';
-import { addError, NOT_PERMITTED, throwIfErrors, zodIssuesToErrors } from '../../kernel/body.ts';
+import { queryInput, readActionInput, type ActionInput, type ActionRecords } from '../../kernel/action.ts';
+import { addError, throwIfErrors } from '../../kernel/body.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { runAsTenant, type RequestContext } from '../../kernel/context.ts';
 import { calendarDateIn } from '../../kernel/dates.ts';
 import { AppError, notFound, type FieldErrors } from '../../kernel/errors.ts';
-import { toWire, valueSchema } from '../../kernel/fields.ts';
+import { toWire } from '../../kernel/fields.ts';
 import { isUuid } from '../../kernel/ids.ts';
 import { errorText } from '../../kernel/logger.ts';
 import type { ResourceLookup } from '../../kernel/resource.ts';
@@ -181,19 +181,10 @@ async function occurrencesOf(db: TenantTx | TenantClient, templateId: string, da
   return rows.map((row) => ({ date: toWire('date', row.occurrence_date) as string, state: row.state, record_id: row.record_id, reason: row.reason }));
 }
 
-/** The skip action's input: its date. */
+/** The skip action's input: its date, checked as the kernel checks declared fields (unknown, missing, malformed: 422). */
 function skipDate(values: Record<string, unknown>): string {
-  const errors: FieldErrors = {};
-  for (const key of Object.keys(values)) if (key !== 'date') addError(errors, key, NOT_PERMITTED);
-  if (values.date === undefined || values.date === null) addError(errors, 'date', values.date === null ? "can't be blank" : 'is missing');
-  else {
-    const parsed = valueSchema(skipFields.date).safeParse(values.date);
-    if (!parsed.success) Object.assign(errors, zodIssuesToErrors(parsed.error, 'date'));
-  }
-  throwIfErrors(errors);
-  return values.date as string;
+  return queryInput(skipFields, values).date as string;
 }
-
 
 declare module '../../kernel/action.ts' {
   /** The actions' name for this service (src/domain.ts provides it). */
